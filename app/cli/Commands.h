@@ -1,0 +1,18 @@
+#pragma once
+// Each subcommand registers its options on the CLI11 app and returns the action to run once the
+// command line has parsed. Actions return the process exit code.
+
+#include <functional>
+
+namespace CLI {
+class App;
+}
+
+namespace ps::cli {
+
+using Action = std::function<int()>;
+
+Action addReportCommand(CLI::App& app);
+Action addDemoCommand(CLI::App& app);
+
+}  // namespace ps::cli

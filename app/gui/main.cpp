@@ -1,0 +1,46 @@
+// pipescope [FILE] and pipescope --screenshot OUT.png [FILE] (DESIGN §5).
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QPixmap>
+
+#include <cstdio>
+
+#include "ui/MainWindow.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("PipeScope");
+  QApplication::setOrganizationName("PipeScope");
+  QApplication::setApplicationVersion(PIPESCOPE_VERSION);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Profiler and schedule explorer for pipeline-parallel training");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption screenshot("screenshot", "Render the main window to OUT.png and exit.",
+                                "OUT.png");
+  parser.addOption(screenshot);
+  parser.addPositionalArgument("FILE", "Trace file to open (.sqlite)", "[FILE]");
+  parser.process(app);
+
+  ps::ui::MainWindow window;
+  const QStringList files = parser.positionalArguments();
+  const bool headless = parser.isSet(screenshot);
+  if (!files.isEmpty() && !window.openTrace(files.first(), !headless)) {
+    std::fprintf(stderr, "pipescope: error: %s\n", qPrintable(window.lastError()));
+    if (headless) return 2;
+  }
+  if (headless) {
+    window.show();
+    QApplication::processEvents();
+    const QString out = parser.value(screenshot);
+    if (!window.grab().save(out)) {
+      std::fprintf(stderr, "pipescope: error: %s: cannot write the screenshot\n", qPrintable(out));
+      return 2;
+    }
+    return 0;
+  }
+  window.show();
+  return app.exec();
+}

@@ -1,0 +1,5 @@
+# One place for the project's warning flags; applied per target so third-party code is untouched.
+function(pipescope_warnings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow=local -Wnon-virtual-dtor -Wno-missing-field-initializers>)
+endfunction()

@@ -1,0 +1,128 @@
+#include "trace/analysis/ReportFormat.h"
+
+#include <cstdio>
+
+#include "trace/JsonWriter.h"
+#include "trace/Units.h"
+
+namespace ps::trace {
+
+std::string reportJson(const RunAnalysis& a) {
+  JsonWriter w(true);
+  w.beginObject();
+  w.key("run").beginObject();
+  w.key("id").value(a.run.id);
+  w.key("name").value(a.run.name);
+  w.key("source").value(a.run.source);
+  w.key("schedule").value(a.run.schedule);
+  w.key("status").value(runStatusName(a.run.status));
+  w.key("ranks").value(a.run.num_ranks);
+  w.key("stages").value(a.run.num_stages);
+  w.key("microbatches").value(a.run.num_microbatches);
+  w.key("chunks").value(a.chunks);
+  w.endObject();
+  w.key("step_time_ns").value(a.step_time_ns);
+  w.key("bubble_ratio").value(a.bubble_ratio);
+  w.key("steady_bubble_ratio").value(a.steady_bubble_ratio);
+  w.key("steps").beginArray();
+  for (const auto& s : a.steps) {
+    w.beginObject();
+    w.key("step").value(s.step);
+    w.key("start_ns").value(s.start_ns);
+    w.key("span_ns").value(s.span_ns());
+    w.key("bubble_ratio").value(s.bubble_ratio);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("ranks").beginArray();
+  for (const auto& r : a.ranks) {
+    w.beginObject();
+    w.key("rank").value(r.rank);
+    w.key("busy_ns").value(r.busy_ns);
+    w.key("bubble_ratio").value(r.bubble_ratio);
+    w.key("peak_memory_bytes").value(r.peak_memory_bytes);
+    w.key("memory_capacity_bytes").value(r.memory_capacity_bytes);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("links").beginArray();
+  for (const auto& l : a.links) {
+    w.beginObject();
+    w.key("src").value(l.src);
+    w.key("dst").value(l.dst);
+    w.key("bytes").value(l.bytes);
+    w.key("busy_ns").value(l.busy_ns);
+    w.endObject();
+  }
+  w.endArray();
+  w.key("metrics").beginObject();
+  for (const auto& [name, value] : a.metrics)
+    w.key(name).value(value);
+  w.endObject();
+  w.endObject();
+  return w.str() + "\n";
+}
+
+namespace {
+std::string opt(const std::optional<int>& v) {
+  return v ? std::to_string(*v) : "-";
+}
+// Pads to `width` display columns (UTF-8 aware, so "µs" counts as two columns, not three).
+std::string pad(std::string text, std::size_t width) {
+  std::size_t columns = 0;
+  for (unsigned char c : text)
+    if ((c & 0xc0) != 0x80) ++columns;
+  if (columns < width) text.append(width - columns, ' ');
+  return text;
+}
+std::string line(const char* fmt, auto... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+}  // namespace
+
+std::string reportText(const RunAnalysis& a) {
+  std::string out;
+  out +=
+      line("run %lld  \"%s\"  source %s  schedule %s  status %s\n",
+           static_cast<long long>(a.run.id), a.run.name.c_str(), a.run.source.c_str(),
+           a.run.schedule.value_or("-").c_str(), std::string(runStatusName(a.run.status)).c_str());
+  if (!a.run.status_message.empty()) out += "  " + a.run.status_message + "\n";
+  out += line("ranks %d  stages %s  micro-batches %s  chunks %s  steps %zu\n", a.run.num_ranks,
+              opt(a.run.num_stages).c_str(), opt(a.run.num_microbatches).c_str(),
+              opt(a.chunks).c_str(), a.steps.size());
+  out += line("step time      %s\n",
+              a.step_time_ns ? formatDuration(*a.step_time_ns).c_str() : "- (no compute ops)");
+  out += line("bubble ratio   %s\n", a.bubble_ratio ? formatPercent(*a.bubble_ratio).c_str() : "-");
+  out += line("steady bubble  %s\n", a.steady_bubble_ratio
+                                         ? formatPercent(*a.steady_bubble_ratio).c_str()
+                                         : "- (needs 3 or more steps)");
+  out += "\nrank  busy              bubble     peak memory   capacity\n";
+  for (const auto& r : a.ranks) {
+    out += line("%4d  ", r.rank) + pad(formatDuration(r.busy_ns), 16) + "  " +
+           pad(r.bubble_ratio ? formatPercent(*r.bubble_ratio) : "-", 9) + "  " +
+           pad(r.peak_memory_bytes ? formatBytes(*r.peak_memory_bytes) : "-", 12) + "  " +
+           (r.memory_capacity_bytes ? formatBytes(*r.memory_capacity_bytes) : "-") + "\n";
+  }
+  if (!a.links.empty()) {
+    out += "\nlink      bytes         busy              bandwidth\n";
+    for (const auto& l : a.links) {
+      // Achieved bandwidth while the link was busy; undefined for instantaneous transfers.
+      const std::string bandwidth = l.busy_ns > 0
+                                        ? line("%.2f Gb/s", static_cast<double>(l.bytes) * 8.0 /
+                                                                static_cast<double>(l.busy_ns))
+                                        : "-";
+      out += line("%3d -> %-3d ", l.src, l.dst) + pad(formatBytes(l.bytes), 12) + "  " +
+             pad(formatDuration(l.busy_ns), 16) + "  " + bandwidth + "\n";
+    }
+  }
+  if (!a.metrics.empty()) {
+    out += "\nmetric (last value)\n";
+    for (const auto& [name, value] : a.metrics)
+      out += line("  %-20s %.6g\n", name.c_str(), value);
+  }
+  return out;
+}
+
+}  // namespace ps::trace

@@ -1,0 +1,178 @@
+#include "trace/analysis/RunAnalysis.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "trace/analysis/ConfigJson.h"
+
+namespace ps::trace {
+namespace {
+
+// Streams intervals sorted by start and accumulates the length of their union.
+struct UnionAccumulator {
+  std::int64_t curStart = 0, curEnd = 0, total = 0;
+  bool open = false;
+  void add(std::int64_t s, std::int64_t e) {
+    if (!open) {
+      curStart = s;
+      curEnd = e;
+      open = true;
+    } else if (s > curEnd) {
+      total += curEnd - curStart;
+      curStart = s;
+      curEnd = e;
+    } else {
+      curEnd = std::max(curEnd, e);
+    }
+  }
+  std::int64_t finish() const { return open ? total + (curEnd - curStart) : total; }
+};
+
+std::vector<int> distinctSteps(const RunTrace& run) {
+  std::vector<int> steps;
+  for (const auto& r : run.ranks) {
+    const auto& lane = r.lane(Lane::Compute);
+    steps.insert(steps.end(), lane.step.begin(), lane.step.end());
+    std::sort(steps.begin(), steps.end());
+    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  }
+  return steps;
+}
+
+std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>& steps) {
+  const std::size_t R = run.ranks.size();
+  std::unordered_map<int, std::size_t> index;
+  std::vector<StepStats> out(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    index[steps[i]] = i;
+    out[i].step = steps[i];
+    out[i].start_ns = std::numeric_limits<std::int64_t>::max();
+    out[i].end_ns = std::numeric_limits<std::int64_t>::min();
+    out[i].rank_busy_ns.assign(R, 0);
+  }
+  std::vector<UnionAccumulator> acc(steps.size());
+  for (std::size_t r = 0; r < R; ++r) {
+    std::fill(acc.begin(), acc.end(), UnionAccumulator{});
+    const auto& lane = run.ranks[r].lane(Lane::Compute);
+    for (std::size_t i = 0; i < lane.size(); ++i) {
+      const std::size_t k = index[lane.step[i]];
+      acc[k].add(lane.start[i], lane.end[i]);
+      out[k].start_ns = std::min(out[k].start_ns, lane.start[i]);
+      out[k].end_ns = std::max(out[k].end_ns, lane.end[i]);
+    }
+    for (std::size_t k = 0; k < steps.size(); ++k)
+      out[k].rank_busy_ns[r] = acc[k].finish();
+  }
+  for (auto& s : out) {
+    const double span = static_cast<double>(s.span_ns());
+    s.rank_bubble.assign(R, 0.0);
+    double sum = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+      s.rank_bubble[r] = span > 0 ? 1.0 - static_cast<double>(s.rank_busy_ns[r]) / span : 0.0;
+      sum += s.rank_bubble[r];
+    }
+    s.bubble_ratio = R ? sum / static_cast<double>(R) : 0.0;
+  }
+  return out;
+}
+
+std::vector<LinkSummary> computeLinks(const RunTrace& run) {
+  std::vector<LinkSummary> links;
+  for (const auto& r : run.ranks) {
+    const auto& lane = r.lane(Lane::Send);
+    std::map<int, std::pair<LinkSummary, UnionAccumulator>> byDst;
+    for (std::size_t i = 0; i < lane.size(); ++i) {
+      if (lane.peer[i] == kNoValue) continue;
+      auto& [link, acc] = byDst[lane.peer[i]];
+      link.src = r.info.rank;
+      link.dst = lane.peer[i];
+      if (lane.bytes[i] > 0) link.bytes += lane.bytes[i];
+      ++link.ops;
+      acc.add(lane.start[i], lane.end[i]);
+    }
+    for (auto& [dst, entry] : byDst) {
+      entry.first.busy_ns = entry.second.finish();
+      links.push_back(entry.first);
+    }
+  }
+  return links;
+}
+
+}  // namespace
+
+std::int64_t unionLength(const std::vector<std::int64_t>& start,
+                         const std::vector<std::int64_t>& end) {
+  UnionAccumulator acc;
+  for (std::size_t i = 0; i < start.size(); ++i)
+    acc.add(start[i], end[i]);
+  return acc.finish();
+}
+
+std::optional<double> steadyStateBubble(const RunTrace& run, const std::vector<int>& steps) {
+  if (steps.size() < 3) return std::nullopt;
+  const int firstStep = steps[1], lastStep = steps.back();
+  double sum = 0;
+  int counted = 0;
+  for (const auto& r : run.ranks) {
+    const auto& lane = r.lane(Lane::Compute);
+    std::int64_t from = std::numeric_limits<std::int64_t>::max();
+    std::int64_t to = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < lane.size(); ++i) {
+      if (lane.step[i] == firstStep) from = std::min(from, lane.start[i]);
+      if (lane.step[i] == lastStep) to = std::min(to, lane.start[i]);
+    }
+    if (from == std::numeric_limits<std::int64_t>::max() ||
+        to == std::numeric_limits<std::int64_t>::max() || to <= from)
+      continue;
+    UnionAccumulator acc;
+    for (std::size_t i = lane.lowerBoundStart(from); i < lane.size() && lane.start[i] < to; ++i)
+      acc.add(lane.start[i], std::min(lane.end[i], to));
+    sum += 1.0 - static_cast<double>(acc.finish()) / static_cast<double>(to - from);
+    ++counted;
+  }
+  if (!counted) return std::nullopt;
+  return sum / counted;
+}
+
+RunAnalysis analyzeRun(const RunTrace& run) {
+  RunAnalysis a;
+  a.run = run.info;
+  a.chunks = chunksOf(run.info);
+  const std::vector<int> steps = distinctSteps(run);
+  a.steps = computeSteps(run, steps);
+  if (!a.steps.empty()) {
+    double spanSum = 0, bubbleSum = 0;
+    for (const auto& s : a.steps) {
+      spanSum += static_cast<double>(s.span_ns());
+      bubbleSum += s.bubble_ratio;
+    }
+    a.step_time_ns = static_cast<std::int64_t>(spanSum / static_cast<double>(a.steps.size()) + 0.5);
+    a.bubble_ratio = bubbleSum / static_cast<double>(a.steps.size());
+  }
+  a.steady_bubble_ratio = steadyStateBubble(run, steps);
+  for (std::size_t r = 0; r < run.ranks.size(); ++r) {
+    const RankTrace& rt = run.ranks[r];
+    RankSummary s;
+    s.rank = rt.info.rank;
+    const auto& lane = rt.lane(Lane::Compute);
+    s.busy_ns = unionLength(lane.start, lane.end);
+    if (!a.steps.empty()) {
+      double sum = 0;
+      for (const auto& st : a.steps)
+        sum += st.rank_bubble[r];
+      s.bubble_ratio = sum / static_cast<double>(a.steps.size());
+    }
+    if (rt.memory.size())
+      s.peak_memory_bytes = *std::max_element(rt.memory.bytes.begin(), rt.memory.bytes.end());
+    s.memory_capacity_bytes = rt.info.memory_capacity_bytes;
+    a.ranks.push_back(s);
+  }
+  a.links = computeLinks(run);
+  // Metrics arrive ordered by (name, step, file order): the last row per name wins.
+  for (const auto& m : run.metrics)
+    a.metrics[m.name] = m.value;
+  return a;
+}
+
+}  // namespace ps::trace

@@ -1,0 +1,110 @@
+#pragma once
+// Thin RAII over the SQLite C API: a connection and prepared statements, errors as values that
+// name the file. Nothing PipeScope-specific lives here.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "trace/Result.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace ps::trace {
+
+class SqliteStatement {
+ public:
+  SqliteStatement() = default;
+  SqliteStatement(sqlite3_stmt* stmt, std::string path) : stmt_(stmt), path_(std::move(path)) {}
+  SqliteStatement(SqliteStatement&& other) noexcept;
+  SqliteStatement& operator=(SqliteStatement&& other) noexcept;
+  SqliteStatement(const SqliteStatement&) = delete;
+  SqliteStatement& operator=(const SqliteStatement&) = delete;
+  ~SqliteStatement();
+
+  // Bind helpers: indexes start at 1 as in SQLite. Text is copied (SQLITE_TRANSIENT).
+  void bindNull(int index);
+  void bind(int index, std::int64_t value);
+  void bind(int index, int value) { bind(index, static_cast<std::int64_t>(value)); }
+  void bind(int index, double value);
+  void bind(int index, std::string_view text);
+  template <typename T>
+  void bind(int index, const std::optional<T>& value) {
+    if (value)
+      bind(index, *value);
+    else
+      bindNull(index);
+  }
+
+  // true: a row is ready; false: done. An error names the file and what SQLite said.
+  Result<bool> step();
+  // Runs a statement that returns no rows to completion.
+  Status run();
+  void reset();
+
+  bool isNull(int col) const;
+  std::int64_t int64(int col) const;
+  double real(int col) const;
+  std::string_view text(int col) const;  // valid until the next step
+  std::optional<std::int64_t> optInt64(int col) const;
+  std::optional<std::string> optText(int col) const;
+
+  sqlite3_stmt* handle() const { return stmt_; }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  std::string path_;
+};
+
+class SqliteDb {
+ public:
+  enum class Mode { ReadOnly, ReadWriteCreate };
+
+  // Opens (ReadOnly: the file must exist and is never modified).
+  static Result<SqliteDb> open(const std::string& path, Mode mode);
+
+  SqliteDb() = default;
+  SqliteDb(SqliteDb&& other) noexcept;
+  SqliteDb& operator=(SqliteDb&& other) noexcept;
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+  ~SqliteDb();
+
+  Status exec(std::string_view sql);
+  Result<SqliteStatement> prepare(std::string_view sql);
+  // Error for the last failed call, as "FILE: <what>: <sqlite message>", with the common SQLite
+  // failure codes translated into words a user understands.
+  Error lastError(std::string_view what) const;
+
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+  bool readOnly() const { return readOnly_; }
+  std::int64_t lastInsertRowId() const;
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  bool readOnly_ = true;
+};
+
+// An IMMEDIATE transaction that rolls back unless committed: every write path uses it, so a
+// failure part-way never leaves half a batch in the file.
+class SqliteTransaction {
+ public:
+  static Result<SqliteTransaction> begin(SqliteDb& db);
+  SqliteTransaction(SqliteTransaction&& other) noexcept;
+  SqliteTransaction& operator=(SqliteTransaction&&) = delete;
+  ~SqliteTransaction();
+  Status commit();
+
+ private:
+  explicit SqliteTransaction(SqliteDb* db) : db_(db) {}
+  SqliteDb* db_ = nullptr;
+};
+
+// "FILE: <what>: <explanation>" for a SQLite result code and message.
+Error sqliteError(const std::string& path, std::string_view what, int code, std::string_view msg);
+
+}  // namespace ps::trace

@@ -1,0 +1,29 @@
+#pragma once
+// Loads one run of a trace file into the columnar RunTrace.
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "trace/Result.h"
+#include "trace/RunTrace.h"
+
+namespace ps::trace {
+
+class TraceStore;
+
+struct LoadOptions {
+  bool withOps = true;
+  bool withMemory = true;
+  // Polled between rows; set it to abandon a load (the result is then an error "cancelled").
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+Result<RunTrace> loadRun(TraceStore& store, std::int64_t runId, const LoadOptions& options = {});
+
+// Opens `path` read-only and loads run `runId`, or the latest run when none is given.
+Result<RunTrace> loadRunFromFile(const std::string& path, std::optional<std::int64_t> runId,
+                                 const LoadOptions& options = {});
+
+}  // namespace ps::trace
