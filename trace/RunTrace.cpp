@@ -59,6 +59,16 @@ bool OpColumns::sortByStart() {
   return true;
 }
 
+void MemorySeries::sortByTime() {
+  if (std::is_sorted(t.begin(), t.end())) return;
+  std::vector<std::size_t> order(t.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [this](std::size_t a, std::size_t b) { return t[a] < t[b]; });
+  permute(t, order);
+  permute(bytes, order);
+}
+
 std::size_t RankTrace::opCount() const {
   std::size_t n = 0;
   for (const auto& l : lanes)

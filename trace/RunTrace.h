@@ -46,6 +46,8 @@ struct MemorySeries {
   std::vector<std::int64_t> t;      // sorted
   std::vector<std::int64_t> bytes;  // in use from t[i] on
   std::size_t size() const { return t.size(); }
+  // Stable sort by time (samples written in step batches may interleave across steps).
+  void sortByTime();
 };
 
 struct RankTrace {

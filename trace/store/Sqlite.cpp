@@ -65,6 +65,28 @@ void SqliteStatement::bind(int index, std::string_view text) {
   sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
 }
 
+void SqliteStatement::bindStatic(int index, std::string_view text) {
+  sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+}
+
+std::int64_t SqliteStatement::int64Or(int col, std::int64_t none) const {
+  const std::int64_t v = sqlite3_column_int64(stmt_, col);
+  if (v == 0 && sqlite3_column_type(stmt_, col) == SQLITE_NULL) return none;
+  return v;
+}
+
+int SqliteStatement::stepFast() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return 1;
+  if (rc == SQLITE_DONE) return 0;
+  lastRc_ = rc;
+  return -1;
+}
+
+Error SqliteStatement::lastStepError() const {
+  return sqliteError(path_, "", lastRc_, sqlite3_errmsg(sqlite3_db_handle(stmt_)));
+}
+
 Result<bool> SqliteStatement::step() {
   const int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
@@ -79,7 +101,7 @@ Status SqliteStatement::run() {
     if (!row) return std::move(row).takeError();
     if (!*row) break;
   }
-  reset();
+  sqlite3_reset(stmt_);
   return {};
 }
 

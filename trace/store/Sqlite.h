@@ -30,6 +30,8 @@ class SqliteStatement {
   void bind(int index, int value) { bind(index, static_cast<std::int64_t>(value)); }
   void bind(int index, double value);
   void bind(int index, std::string_view text);
+  // Text that outlives the statement's use (string literals): bound without a copy.
+  void bindStatic(int index, std::string_view text);
   template <typename T>
   void bind(int index, const std::optional<T>& value) {
     if (value)
@@ -40,7 +42,10 @@ class SqliteStatement {
 
   // true: a row is ready; false: done. An error names the file and what SQLite said.
   Result<bool> step();
-  // Runs a statement that returns no rows to completion.
+  // Hot-loop variant: 1 = row, 0 = done, -1 = error (then `lastStepError()` says what).
+  int stepFast();
+  Error lastStepError() const;
+  // Runs a statement that returns no rows to completion (bindings are kept; rebind them all).
   Status run();
   void reset();
 
@@ -50,12 +55,15 @@ class SqliteStatement {
   std::string_view text(int col) const;  // valid until the next step
   std::optional<std::int64_t> optInt64(int col) const;
   std::optional<std::string> optText(int col) const;
+  // The column as int64, or `none` when it is NULL (one type check only for zero values).
+  std::int64_t int64Or(int col, std::int64_t none) const;
 
   sqlite3_stmt* handle() const { return stmt_; }
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
   std::string path_;
+  int lastRc_ = 0;
 };
 
 class SqliteDb {

@@ -51,10 +51,6 @@ OpKind kindFromText(std::string_view text, bool& unknown) {
   return OpKind::OTHER;
 }
 
-std::int32_t optInt32(const SqliteStatement& s, int col) {
-  return s.isNull(col) ? kNoValue : static_cast<std::int32_t>(s.int64(col));
-}
-
 RankTrace& rankSlot(RunTrace& run, int rank) {
   while (static_cast<int>(run.ranks.size()) <= rank) {
     RankTrace r;
@@ -68,39 +64,65 @@ Status cancelled(const TraceStore& store) {
   return Error{store.path() + ": loading cancelled"};
 }
 
+// One run's rows of `table` occupy a (mostly) contiguous rowid range, found through the run
+// index in O(log n). Scanning that range in rowid order is as fast as a bare table scan, where
+// reading through the index would seek once per row. Two ORDER BY ... LIMIT 1 lookups: a single
+// min()/max() query would scan every index entry of the run.
+Result<std::optional<std::pair<std::int64_t, std::int64_t>>> rowidRange(SqliteDb& db,
+                                                                        const std::string& table,
+                                                                        std::int64_t runId) {
+  using Range = std::optional<std::pair<std::int64_t, std::int64_t>>;
+  std::int64_t edges[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    auto q = db.prepare("SELECT rowid FROM " + table + " WHERE run_id=? ORDER BY rowid" +
+                        (i ? " DESC" : "") + " LIMIT 1");
+    if (!q) return std::move(q).takeError();
+    q->bind(1, runId);
+    auto row = q->step();
+    if (!row) return std::move(row).takeError();
+    if (!*row) return Range{};
+    edges[i] = q->int64(0);
+  }
+  return Range{std::pair{edges[0], edges[1]}};
+}
+
 Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
   SqliteDb& db = store.db();
-  // One run's ops occupy a (mostly) contiguous rowid range: find it through the run index, then
-  // scan that range in rowid order, which is as fast as a bare table scan.
-  auto range = db.prepare("SELECT min(rowid), max(rowid) FROM op WHERE run_id=?");
+  auto range = rowidRange(db, "op", run.info.id);
   if (!range) return std::move(range).takeError();
-  range->bind(1, run.info.id);
-  auto row = range->step();
-  if (!row) return std::move(row).takeError();
-  if (range->isNull(0)) return {};
-  const std::int64_t first = range->int64(0), last = range->int64(1);
+  if (!*range) return {};
+  const auto [first, last] = **range;
 
   auto stmt = db.prepare(
       "SELECT rank, kind, stage, microbatch, step, start_ns, end_ns, peer_rank, bytes, name "
-      "FROM op WHERE rowid BETWEEN ? AND ? AND run_id=?");
+      "FROM op NOT INDEXED WHERE rowid BETWEEN ? AND ? AND run_id=?");
   if (!stmt) return std::move(stmt).takeError();
   stmt->bind(1, first);
   stmt->bind(2, last);
   stmt->bind(3, run.info.id);
   NameTable names(run.names);
   std::size_t count = 0;
+  // Ops of one rank and lane tend to come in runs; remember the last destination.
+  std::int64_t lastRank = -1;
+  Lane lastLane = Lane::Compute;
+  OpColumns* lane = nullptr;
   for (;;) {
-    auto next = stmt->step();
-    if (!next) return std::move(next).takeError();
-    if (!*next) break;
+    const int next = stmt->stepFast();
+    if (next < 0) return stmt->lastStepError();
+    if (next == 0) break;
     if (opt.cancel && (++count & 0xffff) == 0 && opt.cancel->load(std::memory_order_relaxed))
       return cancelled(store);
     const std::int64_t rank = stmt->int64(0);
-    if (rank < 0 || rank > 1'000'000)
-      return Error{store.path() + ": run " + std::to_string(run.info.id) + " has an op on rank " +
-                   std::to_string(rank) + ", which is not a valid rank"};
     bool unknownKind = false;
     const OpKind kind = kindFromText(stmt->text(1), unknownKind);
+    if (rank != lastRank || laneOf(kind) != lastLane || !lane) {
+      if (rank < 0 || rank > 1'000'000)
+        return Error{store.path() + ": run " + std::to_string(run.info.id) + " has an op on rank " +
+                     std::to_string(rank) + ", which is not a valid rank"};
+      lastRank = rank;
+      lastLane = laneOf(kind);
+      lane = &rankSlot(run, static_cast<int>(rank)).lane(lastLane);
+    }
     std::int32_t name = kNoValue;
     if (unknownKind)
       name = names.intern(stmt->text(1));
@@ -109,33 +131,40 @@ Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
     const std::int64_t start = stmt->int64(5);
     std::int64_t end = stmt->int64(6);
     if (end < start) end = start;  // a negative duration is a recorder bug; keep the op visible
-    rankSlot(run, static_cast<int>(rank))
-        .lane(laneOf(kind))
-        .push(start, end, kind, optInt32(*stmt, 2), optInt32(*stmt, 3),
-              static_cast<std::int32_t>(stmt->int64(4)), optInt32(*stmt, 7),
-              stmt->isNull(8) ? kNoValue : stmt->int64(8), name);
+    lane->push(start, end, kind, static_cast<std::int32_t>(stmt->int64Or(2, kNoValue)),
+               static_cast<std::int32_t>(stmt->int64Or(3, kNoValue)),
+               static_cast<std::int32_t>(stmt->int64(4)),
+               static_cast<std::int32_t>(stmt->int64Or(7, kNoValue)), stmt->int64Or(8, kNoValue),
+               name);
   }
   for (auto& r : run.ranks)
-    for (auto& lane : r.lanes)
-      lane.sortByStart();
+    for (auto& columns : r.lanes)
+      columns.sortByStart();
   return {};
 }
 
 Status loadMemory(TraceStore& store, RunTrace& run) {
-  auto stmt =
-      store.db().prepare("SELECT rank, t_ns, bytes FROM memory WHERE run_id=? ORDER BY rank, t_ns");
+  auto range = rowidRange(store.db(), "memory", run.info.id);
+  if (!range) return std::move(range).takeError();
+  if (!*range) return {};
+  auto stmt = store.db().prepare(
+      "SELECT rank, t_ns, bytes FROM memory NOT INDEXED WHERE rowid BETWEEN ? AND ? AND run_id=?");
   if (!stmt) return std::move(stmt).takeError();
-  stmt->bind(1, run.info.id);
+  stmt->bind(1, (*range)->first);
+  stmt->bind(2, (*range)->second);
+  stmt->bind(3, run.info.id);
   for (;;) {
-    auto next = stmt->step();
-    if (!next) return std::move(next).takeError();
-    if (!*next) break;
+    const int next = stmt->stepFast();
+    if (next < 0) return stmt->lastStepError();
+    if (next == 0) break;
     const std::int64_t rank = stmt->int64(0);
     if (rank < 0 || rank > 1'000'000) continue;
     MemorySeries& m = rankSlot(run, static_cast<int>(rank)).memory;
     m.t.push_back(stmt->int64(1));
     m.bytes.push_back(stmt->int64(2));
   }
+  for (auto& r : run.ranks)
+    r.memory.sortByTime();
   return {};
 }
 

@@ -116,8 +116,14 @@ Status TraceStore::checkOurs() {
 Status TraceStore::initWritable() {
   // WAL: readers (the app) keep reading while a run appends, and a killed writer loses only the
   // step it was writing.
+  // 16 KiB pages for new files (ignored for existing ones): fewer b-tree pages per op and
+  // faster full scans. Must precede the switch to WAL, which fixes the page size.
+  PS_TRY(db_.exec("PRAGMA page_size=16384"));
   PS_TRY(db_.exec("PRAGMA journal_mode=WAL"));
   PS_TRY(db_.exec("PRAGMA synchronous=NORMAL"));
+  PS_TRY(db_.exec("PRAGMA cache_size=-65536"));  // 64 MiB: bulk inserts stay in memory
+  // Checkpoint every ~64 MiB of WAL rather than every 4 MiB: fewer syncs during bulk writes.
+  PS_TRY(db_.exec("PRAGMA wal_autocheckpoint=4096"));
   auto names = tableNames(db_);
   if (!names) return std::move(names).takeError();
   if (names->empty()) {

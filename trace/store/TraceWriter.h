@@ -69,7 +69,7 @@ class TraceWriter {
   SqliteDb* db_ = nullptr;
   std::int64_t runId_ = 0;
   std::int64_t opsWritten_ = 0;
-  SqliteStatement insertOp_, insertMemory_, insertMetric_;
+  SqliteStatement insertOp_, insertOps_, insertMemory_, insertMetric_;
 };
 
 // Current time as ISO 8601 UTC, e.g. 2026-11-30T00:27:23Z.

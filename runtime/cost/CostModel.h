@@ -1,0 +1,74 @@
+#pragma once
+// What things cost (DESIGN §2): per-layer F/I/W time, activation and parameter bytes; per-rank
+// speed factor and memory capacity (heterogeneous devices); per-link bandwidth and latency.
+// Built from the uniform CLI flags, a per-layer JSON file, or calibration on a backend.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+struct LayerCost {
+  double fwdNs = 0;             // forward of one micro-batch (cost scale 1)
+  double inputGradNs = 0;       // I: backward for inputs
+  double weightGradNs = 0;      // W: backward for weights (B = I + W)
+  std::int64_t actBytes = 0;    // activations kept from F until the last backward op
+  std::int64_t paramBytes = 0;  // weights (gradients and optimizer state scale with them)
+  std::string name;
+};
+
+struct LinkCost {
+  double bytesPerNs = 0;  // 0 = free link: transfers take no time
+  double latencyNs = 0;
+};
+
+struct RankCost {
+  double speed = 1.0;  // durations are divided by it (2.0 = twice as fast)
+  std::optional<std::int64_t> memoryCapacityBytes;
+};
+
+struct CostModel {
+  std::vector<LayerCost> layers;
+  std::vector<RankCost> ranks;  // may be shorter than the plan's ranks: missing ones are speed 1
+  LinkCost defaultLink;
+  std::map<std::pair<int, int>, LinkCost> links;  // (src, dst) overrides
+  double optimizerNsPerParamByte = 0;             // OPT duration per byte of the stage's parameters
+  // Parameters + gradients + optimizer state per parameter byte (Adam: weights, grads, m, v).
+  double stateBytesPerParamByte = 4.0;
+
+  double speedOf(int rank) const {
+    return rank >= 0 && rank < static_cast<int>(ranks.size()) ? ranks[rank].speed : 1.0;
+  }
+  std::optional<std::int64_t> capacityOf(int rank) const {
+    if (rank >= 0 && rank < static_cast<int>(ranks.size())) return ranks[rank].memoryCapacityBytes;
+    return std::nullopt;
+  }
+  const LinkCost& link(int src, int dst) const {
+    auto it = links.find({src, dst});
+    return it == links.end() ? defaultLink : it->second;
+  }
+};
+
+// The uniform cost flags of DESIGN §5: --fwd-us is one layer's forward, --bwd-us its whole
+// backward (I + W), --wgrad-us the W part; --act-mb one micro-batch's activations per layer.
+struct UniformCostFlags {
+  int layers = 0;
+  double fwdUs = 100;
+  double bwdUs = 200;
+  double wgradUs = 100;
+  double actMb = 0;
+  double paramMb = 0;
+  std::optional<double> linkGbps;  // gigabits per second
+  double linkLatencyUs = 0;
+};
+
+// Checks the flags (positive sizes, wgrad <= bwd) and builds a model; errors name the flag.
+Result<CostModel> uniformCostModel(const UniformCostFlags& flags);
+
+}  // namespace ps::runtime

@@ -1,0 +1,238 @@
+#include "runtime/cost/Partitioner.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include "trace/Units.h"
+
+namespace ps::runtime {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct MinMax {
+  double value = kInf;
+  std::vector<int> boundaries;
+};
+
+// Exact DP: min over cuts of layers [0, L) into S non-empty contiguous stages of
+// max over stages of cost(s, first, end). cost must not decrease as a segment grows (it only
+// sums non-negative per-layer terms), which lets the inner loop stop early. O(S·L²) worst case.
+template <typename Cost>
+MinMax minMaxPartition(int L, int S, const Cost& cost) {
+  // best[s][j]: stages 0..s covering layers [0, j); from[s][j]: where stage s starts.
+  std::vector<std::vector<double>> best(S, std::vector<double>(L + 1, kInf));
+  std::vector<std::vector<int>> from(S, std::vector<int>(L + 1, -1));
+  for (int j = 1; j <= L - (S - 1); ++j)
+    best[0][j] = cost(0, 0, j);
+  for (int s = 1; s < S; ++s) {
+    for (int j = s + 1; j <= L - (S - 1 - s); ++j) {
+      double b = kInf;
+      int arg = -1;
+      for (int i = j - 1; i >= s; --i) {
+        const double c = cost(s, i, j);
+        if (c >= b) break;  // earlier starts only make stage s dearer
+        const double v = std::max(best[s - 1][i], c);
+        if (v < b || arg < 0) {
+          b = v;
+          arg = i;
+        }
+      }
+      best[s][j] = b;
+      from[s][j] = arg;
+    }
+  }
+  MinMax out;
+  out.value = best[S - 1][L];
+  if (std::isinf(out.value) && out.value > 0) return out;
+  out.boundaries.assign(S - 1, 0);
+  for (int s = S - 1, j = L; s >= 1; --s) {
+    j = from[s][j];
+    out.boundaries[s - 1] = j;
+  }
+  return out;
+}
+
+// Prefix sums over layers so a stage's totals cost O(1).
+struct Prefix {
+  std::vector<double> work, params, acts;
+  explicit Prefix(const std::vector<LayerCost>& layers) {
+    work.assign(layers.size() + 1, 0);
+    params = acts = work;
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      const auto& c = layers[l];
+      work[l + 1] = work[l] + c.fwdNs + c.inputGradNs + c.weightGradNs;
+      params[l + 1] = params[l] + static_cast<double>(c.paramBytes);
+      acts[l + 1] = acts[l] + static_cast<double>(c.actBytes);
+    }
+  }
+};
+
+std::string bytes(double b) {
+  return trace::formatBytes(static_cast<std::int64_t>(std::llround(b)));
+}
+
+}  // namespace
+
+Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest& req) {
+  const int L = static_cast<int>(model.layers.size());
+  const int S = req.numStages;
+  if (S <= 0) return Error{"partition: needs at least one stage (got " + std::to_string(S) + ")"};
+  if (L < S)
+    return Error{"partition: cannot cut " + std::to_string(L) + " layers into " +
+                 std::to_string(S) + " stages (each stage needs at least one layer)"};
+  std::vector<int> rankOf = req.stageRank;
+  if (rankOf.empty())
+    for (int s = 0; s < S; ++s)
+      rankOf.push_back(s);
+  if (static_cast<int>(rankOf.size()) != S)
+    return Error{"partition: stage→rank map has " + std::to_string(rankOf.size()) +
+                 " entries for " + std::to_string(S) + " stages"};
+  std::vector<int> inFlight = req.inFlight;
+  if (inFlight.empty()) inFlight.assign(S, 1);
+  if (static_cast<int>(inFlight.size()) != S)
+    return Error{"partition: in-flight list has " + std::to_string(inFlight.size()) +
+                 " entries for " + std::to_string(S) + " stages"};
+  int maxRank = 0;
+  for (int s = 0; s < S; ++s) {
+    if (rankOf[s] < 0) return Error{"partition: stage " + std::to_string(s) + " has no rank"};
+    if (inFlight[s] < 0)
+      return Error{"partition: stage " + std::to_string(s) + " has negative in-flight count"};
+    maxRank = std::max(maxRank, rankOf[s]);
+  }
+  std::vector<int> stagesOn(maxRank + 1, 0);
+  for (int r : rankOf)
+    ++stagesOn[r];
+
+  const Prefix pre(model.layers);
+  const double state = model.stateBytesPerParamByte;
+  auto memory = [&](int s, int a, int b) {
+    return (pre.params[b] - pre.params[a]) * state + (pre.acts[b] - pre.acts[a]) * inFlight[s];
+  };
+  // A stage's share of its rank's capacity (see the header for ranks with several stages).
+  auto budget = [&](int s) {
+    const auto cap = model.capacityOf(rankOf[s]);
+    if (!req.enforceMemory || !cap) return kInf;
+    return static_cast<double>(*cap) / stagesOn[rankOf[s]];
+  };
+  auto time = [&](int s, int a, int b) {
+    if (memory(s, a, b) > budget(s)) return kInf;
+    return (pre.work[b] - pre.work[a]) / model.speedOf(rankOf[s]);
+  };
+
+  MinMax best = minMaxPartition(L, S, time);
+  if (std::isinf(best.value)) {
+    // Nothing fits: find the cut that leaves the smallest shortfall and report its worst stage.
+    auto excess = [&](int s, int a, int b) { return memory(s, a, b) - budget(s); };
+    const MinMax closest = minMaxPartition(L, S, excess);
+    std::vector<int> starts{0};
+    starts.insert(starts.end(), closest.boundaries.begin(), closest.boundaries.end());
+    starts.push_back(L);
+    int worst = 0;
+    for (int s = 1; s < S; ++s)
+      if (excess(s, starts[s], starts[s + 1]) > excess(worst, starts[worst], starts[worst + 1]))
+        worst = s;
+    const int a = starts[worst], b = starts[worst + 1], r = rankOf[worst];
+    const double params = (pre.params[b] - pre.params[a]) * state;
+    const double acts = (pre.acts[b] - pre.acts[a]) * inFlight[worst];
+    std::string share = bytes(budget(worst));
+    if (stagesOn[r] > 1)
+      share += " (its share of " + bytes(static_cast<double>(*model.capacityOf(r))) + " over " +
+               std::to_string(stagesOn[r]) + " stages)";
+    return Error{"partition: no cut of " + std::to_string(L) + " layers into " + std::to_string(S) +
+                 " stages fits in memory; the closest leaves rank " + std::to_string(r) +
+                 " short by " + bytes(closest.value) + ": stage " + std::to_string(worst) +
+                 " (layers " + std::to_string(a) + ".." + std::to_string(b - 1) + ") needs " +
+                 bytes(params + acts) + " = parameters and " + "optimizer state " + bytes(params) +
+                 " + activations of " + std::to_string(inFlight[worst]) +
+                 " in-flight micro-batches " + bytes(acts) + ", but has " + share};
+  }
+
+  Partition out;
+  out.boundaries = best.boundaries;
+  out.maxStageNs = best.value;
+  std::vector<int> starts{0};
+  starts.insert(starts.end(), best.boundaries.begin(), best.boundaries.end());
+  starts.push_back(L);
+  for (int s = 0; s < S; ++s) {
+    out.stageNs.push_back((pre.work[starts[s + 1]] - pre.work[starts[s]]) /
+                          model.speedOf(rankOf[s]));
+    out.stageBytes.push_back(
+        static_cast<std::int64_t>(std::llround(memory(s, starts[s], starts[s + 1]))));
+  }
+  return out;
+}
+
+Result<std::vector<int>> parseBoundaries(const std::string& text, int numLayers, int numStages) {
+  const std::string flag = "--boundaries '" + text + "': ";
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    while (!item.empty() && item.front() == ' ')
+      item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ')
+      item.pop_back();
+    int v = 0;
+    const auto res = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || res.ec != std::errc{} || res.ptr != item.data() + item.size())
+      return Error{flag + "'" + item + "' is not a layer number"};
+    out.push_back(v);
+    start = comma + 1;
+  }
+  const auto want = static_cast<std::size_t>(std::max(numStages - 1, 0));
+  if (out.size() != want)
+    return Error{flag + "expected " + std::to_string(want) +
+                 " values (the first layer of stages 1.." + std::to_string(numStages - 1) +
+                 ") for " + std::to_string(numStages) + " stages, got " +
+                 std::to_string(out.size())};
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] < 1 || out[i] > numLayers - 1)
+      return Error{flag + std::to_string(out[i]) + " is outside 1.." +
+                   std::to_string(numLayers - 1) + " (stage 0 starts at layer 0; the model has " +
+                   std::to_string(numLayers) + " layers)"};
+    if (i > 0 && out[i] <= out[i - 1])
+      return Error{flag + "must be strictly increasing (" + std::to_string(out[i - 1]) + " then " +
+                   std::to_string(out[i]) + ")"};
+  }
+  return out;
+}
+
+std::vector<int> evenBoundaries(int numLayers, int numStages) {
+  std::vector<int> out;
+  if (numStages <= 0) return out;
+  const int base = numLayers / numStages, extra = numLayers % numStages;
+  int first = 0;
+  for (int s = 0; s + 1 < numStages; ++s) {
+    first += base + (s < extra ? 1 : 0);
+    out.push_back(first);
+  }
+  return out;
+}
+
+Status assignLayers(Plan& plan, const std::vector<int>& boundaries, int numLayers) {
+  const int S = plan.numStages;
+  if (static_cast<int>(boundaries.size()) != S - 1)
+    return Error{"assignLayers: " + std::to_string(boundaries.size()) + " boundaries for " +
+                 std::to_string(S) + " stages (expected " + std::to_string(S - 1) + ")"};
+  std::vector<int> starts{0};
+  starts.insert(starts.end(), boundaries.begin(), boundaries.end());
+  starts.push_back(numLayers);
+  for (int s = 0; s < S; ++s)
+    if (starts[s + 1] <= starts[s])
+      return Error{"assignLayers: stage " + std::to_string(s) + " would have no layers (" +
+                   std::to_string(numLayers) + " layers, boundaries must increase within 1.." +
+                   std::to_string(numLayers - 1) + ")"};
+  for (auto& replica : plan.placement)
+    for (int s = 0; s < S && s < static_cast<int>(replica.size()); ++s) {
+      replica[s].firstLayer = starts[s];
+      replica[s].lastLayer = starts[s + 1] - 1;
+    }
+  plan.numLayers = numLayers;
+  return {};
+}
+
+}  // namespace ps::runtime

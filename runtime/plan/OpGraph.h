@@ -1,0 +1,43 @@
+#pragma once
+// The dependency DAG of a plan (DESIGN §2), flattened for the validator, the simulator and the
+// executors: every compute action gets a dense id; dependencies are CSR arrays of ids.
+//
+// Rules: F(s,m) after F(pred(s),m) [and F(s, previous slice)]; R(s,m) after F(s,m);
+// B/I(s,m) after B/I(succ(s),m) (the last stage: after F(s,m)), after F(s,m) and R(s,m);
+// W(s,m) after I(s,m); OPT(rank, step) after every W/B of that step — on its own rank
+// (OptimizerSync::None) or on every rank through one barrier node (OptimizerSync::Barrier);
+// plus the plan's extra edges. Program order on each rank is implicit (in-order streams).
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/plan/Plan.h"
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+struct OpGraph {
+  // Nodes: every action of every program (program order), then virtual barrier nodes.
+  std::vector<Action> actions;
+  std::vector<std::int32_t> rank;        // -1 for virtual nodes
+  std::vector<std::int32_t> programPos;  // index within the rank's program; -1 for virtual
+  std::vector<std::int32_t> depBegin;    // CSR: deps of node i are deps[depBegin[i]..depBegin[i+1])
+  std::vector<std::int32_t> deps;
+  std::vector<std::vector<std::int32_t>> rankNodes;  // [rank] → node ids in program order
+  std::size_t computeCount = 0;  // nodes that are real actions (the rest are virtual)
+
+  std::size_t size() const { return actions.size(); }
+  bool isVirtual(std::size_t i) const { return rank[i] < 0; }
+  std::span<const std::int32_t> depsOf(std::size_t i) const {
+    return {deps.data() + depBegin[i], deps.data() + depBegin[i + 1]};
+  }
+};
+
+// Builds the graph. Errors (naming ranks and ops): unknown stage, rank or micro-batch; an action
+// on a rank that does not hold its stage; a duplicate; a missing required op (F, and B or I+W,
+// and R under recompute, for every stage and micro-batch of every step).
+Result<OpGraph> buildOpGraph(const Plan& plan);
+
+}  // namespace ps::runtime

@@ -1,0 +1,109 @@
+#pragma once
+// The plan IR of DESIGN §2: for one or more training steps, what every rank computes, in what
+// order, and where each virtual stage lives. Communication is derived from placement (see
+// Lowering.h); dependencies are derived from the stage graph and the kind rules (Dependencies.h).
+//
+// Designed to take later families without rewrites:
+//  - heterogeneous devices: per-rank speed and memory live in the cost model, not here;
+//  - replicated stages (Chimera): `placement[replica][stage]`, micro-batches pick a replica;
+//  - stage DAGs (GraphPipe): `stagePreds`, a chain by default;
+//  - token slices (TeraPipe): micro-batches with `sliceOf` chaining F(s,k) after F(s,k-1);
+//  - bubble filling (DiffusionPipe): FILL actions with no dependencies;
+//  - asynchronous weights (PipeDream, 2BW): `versioning` and multi-step programs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/OpKind.h"
+
+namespace ps::runtime {
+
+using trace::OpKind;
+
+// One entry of a rank's program. Compute kinds only in `Plan::programs`; communication kinds
+// appear in lowered programs and in torch CSVs that list them.
+struct Action {
+  OpKind kind = OpKind::F;
+  int stage = -1;       // virtual stage; -1 for OPT
+  int microbatch = -1;  // index into Plan::microbatches; -1 for OPT
+  int step = 0;
+  int peer = -1;  // communication actions: the other rank
+  // DualPipeV-style overlap: this action and the next one form one unit that starts when both
+  // are ready (torch CSV cell "(0F7;7B3)OVERLAP_F_B").
+  bool overlapNext = false;
+
+  friend bool operator==(const Action&, const Action&) = default;
+};
+
+struct StagePlacement {
+  int rank = 0;
+  int firstLayer = 0;
+  int lastLayer = 0;  // inclusive
+};
+
+struct MicrobatchSpec {
+  double costScale = 1.0;  // variable-length micro-batches and token slices scale their costs
+  int replica = 0;         // bidirectional plans: which pipeline direction it takes
+  int sliceOf = -1;        // token slices: the previous slice of the same sequence, or -1
+};
+
+enum class WeightVersioning {
+  Synchronous,     // one weight version; OPT after every W/B of the step
+  Stashed,         // PipeDream: each in-flight micro-batch keeps the version its forward used
+  DoubleBuffered,  // PipeDream-2BW: two versions, updated every M micro-batches
+};
+
+enum class OptimizerSync {
+  Barrier,  // OPT of a step waits for every rank's W/B of that step (global gradient clipping)
+  None,     // OPT waits only for its own rank's W/B (the zero-bubble paper's post-validation)
+};
+
+// An extra dependency edge a plan may add: `before` must finish before `after` starts.
+struct ActionRef {
+  OpKind kind = OpKind::F;
+  int stage = -1;
+  int microbatch = -1;
+  int step = 0;
+  friend bool operator==(const ActionRef&, const ActionRef&) = default;
+};
+struct ExtraEdge {
+  ActionRef before, after;
+};
+
+struct Plan {
+  std::string schedule;  // canonical generator name, or "custom" for imported CSVs
+  int numRanks = 0;
+  int numStages = 0;  // S = P·V virtual stages (per replica)
+  int chunks = 1;     // V
+  int numLayers = 0;
+  int steps = 1;               // how many steps the programs cover
+  bool splitBackward = false;  // I + W instead of B
+  bool recompute = false;      // R before each backward; only stage inputs kept after F
+  WeightVersioning versioning = WeightVersioning::Synchronous;
+  OptimizerSync optimizerSync = OptimizerSync::Barrier;
+
+  std::vector<std::vector<StagePlacement>> placement;  // [replica][stage]
+  std::vector<std::vector<int>> stagePreds;            // [stage]; empty = chain
+  std::vector<MicrobatchSpec> microbatches;            // M entries, the same every step
+  std::vector<std::vector<Action>> programs;           // [rank]
+  std::vector<ExtraEdge> extraEdges;
+
+  int numReplicas() const { return static_cast<int>(placement.size()); }
+  int numMicrobatches() const { return static_cast<int>(microbatches.size()); }
+  int replicaOf(int microbatch) const { return microbatches[microbatch].replica; }
+  int rankOf(int stage, int microbatch) const {
+    return placement[replicaOf(microbatch)][stage].rank;
+  }
+  // Predecessors of a stage: stagePreds when given, else the chain (stage - 1).
+  std::vector<int> predecessors(int stage) const;
+  std::vector<int> successors(int stage) const;
+  bool isLastStage(int stage) const { return successors(stage).empty(); }
+  std::size_t actionCount() const;
+};
+
+// "2F0", "1I3", "OPT" ... (torch's cell spelling; OPT carries no stage/micro-batch).
+std::string actionLabel(const Action& a);
+std::string actionLabel(const ActionRef& a);
+
+}  // namespace ps::runtime

@@ -1,0 +1,76 @@
+#include "runtime/sim/SimWriter.h"
+
+#include <algorithm>
+
+#include "trace/store/TraceWriter.h"
+
+namespace ps::runtime {
+
+trace::RunHeader planRunHeader(const Plan& plan, const CostModel& cost, const std::string& source,
+                               const std::string& name, const std::string& configJson) {
+  trace::RunHeader h;
+  h.info.name = name;
+  h.info.source = source;
+  h.info.schedule = plan.schedule;
+  h.info.num_ranks = plan.numRanks;
+  h.info.num_stages = plan.numStages;
+  h.info.num_microbatches = plan.numMicrobatches();
+  h.info.config_json = configJson;
+  for (int r = 0; r < plan.numRanks; ++r) {
+    trace::RankInfo info;
+    info.rank = r;
+    info.host = "localhost";
+    info.device = source;
+    info.memory_capacity_bytes = cost.capacityOf(r);
+    h.ranks.push_back(info);
+  }
+  for (const auto& replica : plan.placement)
+    for (int s = 0; s < static_cast<int>(replica.size()); ++s)
+      h.stages.push_back({s, replica[s].rank, replica[s].firstLayer, replica[s].lastLayer});
+  for (int l = 0; l < plan.numLayers && l < static_cast<int>(cost.layers.size()); ++l) {
+    const LayerCost& c = cost.layers[l];
+    trace::LayerRecord rec;
+    rec.layer = l;
+    rec.name = c.name.empty() ? std::nullopt : std::optional<std::string>(c.name);
+    rec.fwd_ns = static_cast<std::int64_t>(c.fwdNs);
+    rec.bwd_ns = static_cast<std::int64_t>(c.inputGradNs + c.weightGradNs);
+    rec.wgrad_ns = static_cast<std::int64_t>(c.weightGradNs);
+    rec.act_bytes = c.actBytes;
+    rec.param_bytes = c.paramBytes;
+    h.layers.push_back(rec);
+  }
+  return h;
+}
+
+Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
+                                     const CostModel& cost, const SimResult& result,
+                                     const std::string& name, const std::string& configJson) {
+  auto writer =
+      trace::TraceWriter::begin(store, planRunHeader(plan, cost, "sim", name, configJson));
+  if (!writer) return std::move(writer).takeError();
+  // Group ops by step; memory samples go with the step during which they happen.
+  std::vector<trace::TraceBatch> steps(plan.steps);
+  std::vector<std::int64_t> stepEnd(plan.steps, 0);
+  for (const auto& op : result.records) {
+    const int k = std::clamp(op.step, 0, plan.steps - 1);
+    steps[k].ops.push_back(op);
+    stepEnd[k] = std::max(stepEnd[k], op.end_ns);
+  }
+  for (int k = 1; k < plan.steps; ++k)
+    stepEnd[k] = std::max(stepEnd[k], stepEnd[k - 1]);
+  for (const auto& m : result.memory) {
+    const auto it = std::lower_bound(stepEnd.begin(), stepEnd.end(), m.t_ns);
+    const auto k = std::min<std::ptrdiff_t>(it - stepEnd.begin(), plan.steps - 1);
+    steps[k].memory.push_back(m);
+  }
+  for (auto& batch : steps) {
+    if (auto s = writer->write(batch); !s) {
+      (void)writer->finish(trace::RunStatus::Failed, s.error());
+      return std::move(s).takeError();
+    }
+  }
+  PS_TRY(writer->finish(trace::RunStatus::Complete));
+  return writer->runId();
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,20 @@
+#pragma once
+// Writes a simulated run into a trace file: the run row, ranks, stages, layers, then one
+// transaction per step (ops of that step and memory samples up to its end).
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/cost/CostModel.h"
+#include "runtime/plan/Plan.h"
+#include "runtime/sim/Simulator.h"
+#include "trace/Result.h"
+#include "trace/store/TraceStore.h"
+
+namespace ps::runtime {
+
+Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
+                                     const CostModel& cost, const SimResult& result,
+                                     const std::string& name, const std::string& configJson);
+
+}  // namespace ps::runtime

@@ -1,0 +1,44 @@
+#pragma once
+// The sim backend (DESIGN §3): discrete-event simulation of a validated plan under a cost model.
+// Each rank's compute stream runs its program in order; an op starts when its dependencies and
+// its stream are free; each cross-rank dependency is a transfer that occupies its link
+// (bytes / bandwidth, then latency) and delays the consumer.
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/cost/CostModel.h"
+#include "runtime/plan/OpGraph.h"
+#include "runtime/plan/Plan.h"
+#include "trace/Result.h"
+#include "trace/store/TraceWriter.h"
+
+namespace ps::runtime {
+
+struct SimulatedOp {
+  std::int64_t start = 0, end = 0;
+};
+
+struct SimResult {
+  std::vector<SimulatedOp> ops;          // per OpGraph node (virtual nodes: their ready time)
+  std::vector<trace::OpRecord> records;  // compute + SEND/RECV ops, as the store takes them
+  std::vector<trace::MemorySample> memory;
+  std::vector<std::int64_t> peakMemory;           // per rank
+  std::vector<std::int64_t> peakActivationBytes;  // per rank, above the static base
+  std::int64_t makespan = 0;
+};
+
+// Stage cost helpers: sums over the stage's layers, scaled by the micro-batch and divided by the
+// rank's speed.
+std::int64_t opDurationNs(const Plan& plan, const CostModel& cost, const Action& a, int rank);
+std::int64_t activationBytes(const Plan& plan, const CostModel& cost, int stage);
+// Bytes crossing the boundary out of `stage` for one micro-batch (its last layer's activations).
+std::int64_t boundaryBytes(const Plan& plan, const CostModel& cost, int stage);
+
+Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostModel& cost);
+
+// The run header (ranks, stages, layers) for a simulated or executed plan.
+trace::RunHeader planRunHeader(const Plan& plan, const CostModel& cost, const std::string& source,
+                               const std::string& name, const std::string& configJson);
+
+}  // namespace ps::runtime
