@@ -14,5 +14,8 @@ using Action = std::function<int()>;
 
 Action addReportCommand(CLI::App& app);
 Action addDemoCommand(CLI::App& app);
+Action addSchedulesCommand(CLI::App& app);
+Action addSimCommand(CLI::App& app);
+Action addExportCommand(CLI::App& app);
 
 }  // namespace ps::cli

@@ -21,7 +21,10 @@ int main(int argc, char** argv) {
     ps::cli::Action action = fn(app);
     commands.emplace_back(app.get_subcommands({})[before], std::move(action));
   };
+  add(ps::cli::addSchedulesCommand);
+  add(ps::cli::addSimCommand);
   add(ps::cli::addReportCommand);
+  add(ps::cli::addExportCommand);
   add(ps::cli::addDemoCommand);
 
   try {

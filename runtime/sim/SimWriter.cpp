@@ -53,7 +53,7 @@ Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
   std::vector<std::int64_t> stepEnd(plan.steps, 0);
   for (const auto& op : result.records) {
     const int k = std::clamp(op.step, 0, plan.steps - 1);
-    steps[k].ops.push_back(op);
+    steps[k].ops.push_back(toOpRecord(op));
     stepEnd[k] = std::max(stepEnd[k], op.end_ns);
   }
   for (int k = 1; k < plan.steps; ++k)

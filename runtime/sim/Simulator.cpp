@@ -115,9 +115,7 @@ class EventSimulation {
       const Action& a = g_.actions[node];
       const std::int64_t end = t + opDurationNs(p_, c_, a, r);
       out_.ops[node] = {t, end};
-      out_.records.push_back({r, a.kind, a.stage >= 0 ? std::optional<int>(a.stage) : std::nullopt,
-                              a.microbatch >= 0 ? std::optional<int>(a.microbatch) : std::nullopt,
-                              a.step, t, end, std::nullopt, std::nullopt, std::nullopt});
+      out_.records.push_back({t, end, -1, r, a.stage, a.microbatch, a.step, -1, a.kind});
       mem_.onStart(r, a, t, end);
       push(end, node);
       t = end;
@@ -161,7 +159,7 @@ class EventSimulation {
           push(readyAt_[c], c);
         else
           tryStart(rc);
-      } else if (rc >= 0 && pending_[c] == 1) {
+      } else if (hasOverlap_ && rc >= 0 && pending_[c] == 1) {
         tryStart(rc);  // may be the partner of an overlapped pair waiting only on its first half
       }
     }
@@ -189,10 +187,10 @@ class EventSimulation {
     free = start + occupy;
     const std::int64_t arrival = start + occupy + roundNs(link.latencyNs);
     const OpKind recvKind = sendKind == OpKind::SEND_F ? OpKind::RECV_F : OpKind::RECV_B;
-    out_.records.push_back({src, sendKind, pa.stage, pa.microbatch, pa.step, start, start + occupy,
-                            dst, bytes, std::nullopt});
-    out_.records.push_back({dst, recvKind, ca.stage, ca.microbatch, ca.step, start, arrival, src,
-                            bytes, std::nullopt});
+    out_.records.push_back(
+        {start, start + occupy, bytes, src, pa.stage, pa.microbatch, pa.step, dst, sendKind});
+    out_.records.push_back(
+        {start, arrival, bytes, dst, ca.stage, ca.microbatch, ca.step, src, recvKind});
     return arrival;
   }
 
@@ -208,9 +206,24 @@ class EventSimulation {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::int64_t seq_ = 0;
   std::vector<std::int32_t> unitLast_;
+  bool hasOverlap_ = false;
 };
 
 }  // namespace
+
+trace::OpRecord toOpRecord(const SimRecord& r) {
+  trace::OpRecord op;
+  op.rank = r.rank;
+  op.kind = r.kind;
+  if (r.stage >= 0) op.stage = r.stage;
+  if (r.microbatch >= 0) op.microbatch = r.microbatch;
+  op.step = r.step;
+  op.start_ns = r.start_ns;
+  op.end_ns = r.end_ns;
+  if (r.peer_rank >= 0) op.peer_rank = r.peer_rank;
+  if (r.bytes >= 0) op.bytes = r.bytes;
+  return op;
+}
 
 std::int64_t opDurationNs(const Plan& plan, const CostModel& cost, const Action& a, int rank) {
   const double speed = cost.speedOf(rank);

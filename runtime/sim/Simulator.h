@@ -19,9 +19,18 @@ struct SimulatedOp {
   std::int64_t start = 0, end = 0;
 };
 
+// One recorded op, compact (48 bytes: simulations of millions of ops stay cheap); kNoValue (-1)
+// marks an absent stage, micro-batch, peer or byte count. toOpRecord() gives the store's form.
+struct SimRecord {
+  std::int64_t start_ns = 0, end_ns = 0, bytes = -1;
+  std::int32_t rank = 0, stage = -1, microbatch = -1, step = 0, peer_rank = -1;
+  OpKind kind = OpKind::F;
+};
+trace::OpRecord toOpRecord(const SimRecord& r);
+
 struct SimResult {
-  std::vector<SimulatedOp> ops;          // per OpGraph node (virtual nodes: their ready time)
-  std::vector<trace::OpRecord> records;  // compute + SEND/RECV ops, as the store takes them
+  std::vector<SimulatedOp> ops;    // per OpGraph node (virtual nodes: their ready time)
+  std::vector<SimRecord> records;  // compute + SEND/RECV ops in the order they were placed
   std::vector<trace::MemorySample> memory;
   std::vector<std::int64_t> peakMemory;           // per rank
   std::vector<std::int64_t> peakActivationBytes;  // per rank, above the static base

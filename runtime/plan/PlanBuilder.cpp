@@ -1,0 +1,151 @@
+#include "runtime/plan/PlanBuilder.h"
+
+#include "runtime/cost/CostJson.h"
+#include "runtime/cost/Partitioner.h"
+#include "runtime/plan/TorchCsv.h"
+#include "runtime/plan/Validator.h"
+#include "runtime/schedules/Schedule.h"
+#include "trace/JsonWriter.h"
+#include "trace/Units.h"
+
+namespace ps::runtime {
+namespace {
+
+Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
+  if (!spec.scheduleFile.empty()) {
+    auto csv = readTorchCsv(spec.scheduleFile);
+    if (!csv) return std::move(csv).takeError();
+    for (const auto& n : csv->notes)
+      notes.push_back(n);
+    Plan plan = std::move(csv->plan);
+    if (spec.stages && *spec.stages != plan.numRanks)
+      return Error{spec.scheduleFile + ": the file has " + std::to_string(plan.numRanks) +
+                   " ranks but --stages is " + std::to_string(*spec.stages)};
+    if (spec.microbatches && *spec.microbatches != plan.numMicrobatches())
+      return Error{spec.scheduleFile + ": the file has " + std::to_string(plan.numMicrobatches()) +
+                   " micro-batches but --microbatches is " + std::to_string(*spec.microbatches)};
+    return plan;
+  }
+  ScheduleParams params;
+  params.ranks = spec.stages.value_or(4);
+  params.microbatches = spec.microbatches.value_or(8);
+  params.chunks = spec.chunks;
+  params.steps = spec.steps;
+  return generateSchedule(spec.schedule, params);
+}
+
+Result<CostModel> costModel(const PlanSpec& spec, int numStages) {
+  if (!spec.costsFile.empty()) {
+    auto cost = loadCostJson(spec.costsFile);
+    if (!cost) return cost;
+    if (spec.layers && *spec.layers != static_cast<int>(cost->layers.size()))
+      return Error{spec.costsFile + ": describes " + std::to_string(cost->layers.size()) +
+                   " layers but --layers is " + std::to_string(*spec.layers)};
+    return cost;
+  }
+  UniformCostFlags flags = spec.uniform;
+  flags.layers = spec.layers.value_or(numStages);
+  return uniformCostModel(flags);
+}
+
+Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
+  const int L = static_cast<int>(cost.layers.size());
+  if (L < plan.numStages)
+    return Error{"--layers: the model has " + std::to_string(L) +
+                 " layers, fewer than the plan's " + std::to_string(plan.numStages) + " stages"};
+  if (!spec.boundaries.empty()) {
+    auto b = parseBoundaries(spec.boundaries, L, plan.numStages);
+    if (!b) return std::move(b).takeError();
+    return assignLayers(plan, *b, L);
+  }
+  PartitionRequest request;
+  request.numStages = plan.numStages;
+  for (const auto& st : plan.placement[0])
+    request.stageRank.push_back(st.rank);
+  auto partition = partitionLayers(cost, request);
+  if (!partition) return std::move(partition).takeError();
+  return assignLayers(plan, partition->boundaries, L);
+}
+
+std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel& cost) {
+  trace::JsonWriter w;
+  w.beginObject();
+  w.key("schedule").value(plan.schedule);
+  if (!spec.scheduleFile.empty()) w.key("schedule_file").value(spec.scheduleFile);
+  w.key("stages").value(plan.numRanks);
+  w.key("microbatches").value(plan.numMicrobatches());
+  w.key("chunks").value(plan.chunks);
+  w.key("layers").value(plan.numLayers);
+  w.key("boundaries").beginArray();
+  for (int s = 1; s < plan.numStages; ++s)
+    w.value(plan.placement[0][s].firstLayer);
+  w.endArray();
+  w.key("steps").value(plan.steps);
+  w.key("optimizer_sync").value(optimizerSyncName(plan.optimizerSync));
+  w.key("fwd_us").value(spec.uniform.fwdUs);
+  w.key("bwd_us").value(spec.uniform.bwdUs);
+  w.key("wgrad_us").value(spec.uniform.wgradUs);
+  w.key("act_mb").value(spec.uniform.actMb);
+  w.key("link_gbps").value(spec.uniform.linkGbps);
+  w.key("link_latency_us").value(spec.uniform.linkLatencyUs);
+  if (!spec.costsFile.empty()) w.key("costs_file").value(spec.costsFile);
+  w.key("costs").raw(writeCostJson(cost));
+  w.endObject();
+  return w.str();
+}
+
+}  // namespace
+
+std::string optimizerSyncName(OptimizerSync sync) {
+  return sync == OptimizerSync::Barrier ? "barrier" : "none";
+}
+
+std::optional<OptimizerSync> parseOptimizerSync(const std::string& name) {
+  if (name == "barrier") return OptimizerSync::Barrier;
+  if (name == "none") return OptimizerSync::None;
+  return std::nullopt;
+}
+
+Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
+  if (spec.steps <= 0)
+    return Error{"--steps must be positive (got " + std::to_string(spec.steps) + ")"};
+  BuiltPlan built;
+  auto plan = basePlan(spec, built.notes);
+  if (!plan) return std::move(plan).takeError();
+  auto cost = costModel(spec, plan->numStages);
+  if (!cost) return std::move(cost).takeError();
+  PS_TRY(placeLayers(spec, *plan, *cost));
+  if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {
+    auto repeated = repeatSteps(*plan, spec.steps, spec.optimizerSync);
+    if (!repeated) return std::move(repeated).takeError();
+    plan = std::move(repeated);
+  }
+  auto graph = validatePlan(*plan);
+  if (!graph) return std::move(graph).takeError();
+  built.configJson = configJsonOf(spec, *plan, *cost);
+  built.plan = std::move(*plan);
+  built.cost = std::move(*cost);
+  built.graph = std::move(*graph);
+  return built;
+}
+
+std::string planRunName(const Plan& plan) {
+  std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks) +
+                     " m=" + std::to_string(plan.numMicrobatches());
+  if (plan.chunks > 1) name += " v=" + std::to_string(plan.chunks);
+  if (plan.steps > 1) name += " steps=" + std::to_string(plan.steps);
+  return name;
+}
+
+Status checkMemoryCaps(const CostModel& cost, const std::vector<std::int64_t>& peakPerRank) {
+  for (std::size_t r = 0; r < peakPerRank.size(); ++r) {
+    const auto cap = cost.capacityOf(static_cast<int>(r));
+    if (cap && peakPerRank[r] > *cap)
+      return Error{"rank " + std::to_string(r) + " needs " + trace::formatBytes(peakPerRank[r]) +
+                   " but its memory capacity is " + trace::formatBytes(*cap) + " (over by " +
+                   trace::formatBytes(peakPerRank[r] - *cap) + ")"};
+  }
+  return {};
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,51 @@
+#pragma once
+// Everything a user sets to get a runnable plan (DESIGN §5's PLAN flags), turned into a validated
+// plan, its cost model and the config_json that reruns it. Shared by pipescope-cli and the app.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/cost/CostModel.h"
+#include "runtime/plan/OpGraph.h"
+#include "runtime/plan/Plan.h"
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+struct PlanSpec {
+  std::string schedule = "1f1b";  // a generator name (ignored when scheduleFile is set)
+  std::string scheduleFile;       // a torch pipelining CSV
+  std::optional<int> stages;      // P (ranks); from the CSV when a file is given
+  std::optional<int> microbatches;
+  int chunks = 1;             // V
+  std::optional<int> layers;  // default P·V, or the cost file's layer count
+  std::string boundaries;     // "i,j,k": first layer of stages 1..S-1; empty = balance
+  std::string costsFile;      // per-layer cost JSON; else the uniform flags
+  UniformCostFlags uniform;   // --fwd-us, --bwd-us, --wgrad-us, --act-mb, links
+  int steps = 1;
+  OptimizerSync optimizerSync = OptimizerSync::Barrier;
+};
+
+struct BuiltPlan {
+  Plan plan;
+  CostModel cost;
+  OpGraph graph;
+  std::string configJson;          // every knob needed to rerun (the cost model is embedded)
+  std::vector<std::string> notes;  // things the user should know (e.g. legacy CSV encoding)
+};
+
+// Generates (or reads), places layers, repeats steps, validates. Errors name the flag/file.
+Result<BuiltPlan> buildPlan(const PlanSpec& spec);
+
+// A short name for a run, e.g. "1f1b p=4 m=8".
+std::string planRunName(const Plan& plan);
+
+// Per-rank peak memory against capacity: an error naming the first rank over its cap and by how
+// much (DESIGN: a memory cap the plan exceeds is bad input).
+Status checkMemoryCaps(const CostModel& cost, const std::vector<std::int64_t>& peakPerRank);
+
+std::string optimizerSyncName(OptimizerSync sync);
+std::optional<OptimizerSync> parseOptimizerSync(const std::string& name);
+
+}  // namespace ps::runtime
