@@ -32,6 +32,9 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   cmd.add_option("--optimizer-sync", o.optimizerSync,
                  "barrier: the optimizer step waits for every rank; none: only for its own")
       ->check(CLI::IsMember({"barrier", "none"}));
+  cmd.add_flag(
+      "--recompute", s.recompute,
+      "Activation recomputation: keep only stage inputs after F, recompute before backward");
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

@@ -82,6 +82,7 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   w.endArray();
   w.key("steps").value(plan.steps);
   w.key("optimizer_sync").value(optimizerSyncName(plan.optimizerSync));
+  w.key("recompute").value(plan.recompute);
   w.key("fwd_us").value(spec.uniform.fwdUs);
   w.key("bwd_us").value(spec.uniform.bwdUs);
   w.key("wgrad_us").value(spec.uniform.wgradUs);
@@ -95,6 +96,29 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
 }
 
 }  // namespace
+
+void addRecompute(Plan& plan) {
+  plan.recompute = true;
+  for (auto& program : plan.programs) {
+    std::vector<Action> out;
+    out.reserve(program.size() * 4 / 3 + 1);
+    for (const Action& a : program) {
+      // B, or I for split backward: the first backward op of (stage, micro-batch) on its rank.
+      if (a.kind == OpKind::B || a.kind == OpKind::I) {
+        Action r = a;
+        r.kind = OpKind::R;
+        r.overlapNext = false;
+        // Never split an overlapped pair: recompute before the pair instead.
+        if (!out.empty() && out.back().overlapNext)
+          out.insert(out.end() - 1, r);
+        else
+          out.push_back(r);
+      }
+      out.push_back(a);
+    }
+    program = std::move(out);
+  }
+}
 
 std::string optimizerSyncName(OptimizerSync sync) {
   return sync == OptimizerSync::Barrier ? "barrier" : "none";
@@ -115,6 +139,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   auto cost = costModel(spec, plan->numStages);
   if (!cost) return std::move(cost).takeError();
   PS_TRY(placeLayers(spec, *plan, *cost));
+  if (spec.recompute) addRecompute(*plan);
   if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {
     auto repeated = repeatSteps(*plan, spec.steps, spec.optimizerSync);
     if (!repeated) return std::move(repeated).takeError();

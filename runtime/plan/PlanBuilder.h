@@ -25,6 +25,7 @@ struct PlanSpec {
   UniformCostFlags uniform;   // --fwd-us, --bwd-us, --wgrad-us, --act-mb, links
   int steps = 1;
   OptimizerSync optimizerSync = OptimizerSync::Barrier;
+  bool recompute = false;  // activation recomputation: R before each backward
 };
 
 struct BuiltPlan {
@@ -44,6 +45,10 @@ std::string planRunName(const Plan& plan);
 // Per-rank peak memory against capacity: an error naming the first rank over its cap and by how
 // much (DESIGN: a memory cap the plan exceeds is bad input).
 Status checkMemoryCaps(const CostModel& cost, const std::vector<std::int64_t>& peakPerRank);
+
+// Turns on activation recomputation: inserts R(s,m) right before the first backward op (B or I)
+// of every (stage, micro-batch, step) in its rank's program.
+void addRecompute(Plan& plan);
 
 std::string optimizerSyncName(OptimizerSync sync);
 std::optional<OptimizerSync> parseOptimizerSync(const std::string& name);

@@ -52,15 +52,25 @@ class EventSimulation {
     unitLast_.assign(p_.numRanks, -1);
     linkFree_.assign(static_cast<std::size_t>(p_.numRanks) * p_.numRanks, 0);
     out_.records.reserve(g_.computeCount * 3);
+    timeOrdered_ = c_.defaultLink.bytesPerNs > 0;
+    for (const auto& [pair, link] : c_.links)
+      timeOrdered_ |= link.bytesPerNs > 0;
+    stack_.reserve(static_cast<std::size_t>(p_.numRanks) * 4);
 
     for (int r = 0; r < p_.numRanks; ++r)
       tryStart(r);
     for (std::size_t i = g_.computeCount; i < n; ++i)
       if (pending_[i] == 0) push(0, static_cast<std::int32_t>(i));
     std::size_t completed = 0;
-    while (!events_.empty()) {
-      const Event e = events_.top();
-      events_.pop();
+    while (!events_.empty() || !stack_.empty()) {
+      Event e;
+      if (timeOrdered_) {
+        e = events_.top();
+        events_.pop();
+      } else {
+        e = stack_.back();
+        stack_.pop_back();
+      }
       complete(e.node, e.time);
       ++completed;
     }
@@ -88,7 +98,16 @@ class EventSimulation {
         succ_[at[d]++] = static_cast<std::int32_t>(i);
   }
 
-  void push(std::int64_t t, std::int32_t node) { events_.push({t, seq_++, node}); }
+  // Completions must be processed in time order only when links have finite bandwidth: then
+  // transfers queue on a link first come, first served. With free links every start time
+  // follows from its dependencies alone, so any order gives the same schedule, and a plain
+  // stack saves the heap's log factor.
+  void push(std::int64_t t, std::int32_t node) {
+    if (timeOrdered_)
+      events_.push({t, seq_++, node});
+    else
+      stack_.push_back({t, 0, node});
+  }
 
   // Starts the head unit of rank r if its dependencies have all arrived.
   void tryStart(int r) {
@@ -180,11 +199,14 @@ class EventSimulation {
     const auto bytes = static_cast<std::int64_t>(
         static_cast<double>(boundaryBytes(p_, c_, boundaryStage)) * scale);
     const LinkCost& link = c_.link(src, dst);
-    std::int64_t& free = linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst];
-    const std::int64_t start = std::max(t, free);
-    const std::int64_t occupy =
-        link.bytesPerNs > 0 ? roundNs(static_cast<double>(bytes) / link.bytesPerNs) : 0;
-    free = start + occupy;
+    // A free link (no bandwidth limit) never queues: only finite-bandwidth links are FIFO.
+    std::int64_t start = t, occupy = 0;
+    if (link.bytesPerNs > 0) {
+      std::int64_t& free = linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst];
+      start = std::max(t, free);
+      occupy = roundNs(static_cast<double>(bytes) / link.bytesPerNs);
+      free = start + occupy;
+    }
     const std::int64_t arrival = start + occupy + roundNs(link.latencyNs);
     const OpKind recvKind = sendKind == OpKind::SEND_F ? OpKind::RECV_F : OpKind::RECV_B;
     out_.records.push_back(
@@ -204,6 +226,8 @@ class EventSimulation {
   std::vector<std::size_t> head_;
   std::vector<char> busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<Event> stack_;
+  bool timeOrdered_ = true;
   std::int64_t seq_ = 0;
   std::vector<std::int32_t> unitLast_;
   bool hasOverlap_ = false;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "runtime/cost/CostModel.h"
+#include "runtime/plan/PlanBuilder.h"
 #include "runtime/plan/Validator.h"
 #include "runtime/sim/Simulator.h"
 #include "tests/runtime/PlanTestUtil.h"
@@ -160,6 +161,31 @@ TEST(Simulator, BarrierMakesTheNextStepWaitForEveryRank) {
   // last op of the step anyway) — and after rank 1's; without it rank 1 may start earlier.
   EXPECT_EQ(rb.makespan, 2 * 3000 * 3);
   EXPECT_LE(rn.makespan, rb.makespan);
+}
+
+}  // namespace
+}  // namespace ps::runtime
+
+namespace ps::runtime {
+namespace {
+
+TEST(Simulator, RecomputeTradesTimeForActivationMemory) {
+  // Two layers per stage: a stage keeps 2 units of activations per micro-batch, or only its
+  // 1-unit input under recompute (plus 2 units while one micro-batch is recomputed).
+  const int p = 4, m = 8;
+  Plan plain = test::oneFOneB(p, m);
+  plain.numLayers = 2 * p;
+  for (int s = 0; s < p; ++s)
+    plain.placement[0][s] = {s, 2 * s, 2 * s + 1};
+  Plan recompute = plain;
+  addRecompute(recompute);
+  const CostModel cost = uniform(2 * p, 1, 2, 1, 1.0);
+  const SimResult a = simulateOk(plain, cost);
+  const SimResult b = simulateOk(recompute, cost);
+  const std::int64_t unit = std::int64_t{1} << 20;
+  EXPECT_EQ(a.peakActivationBytes[0], 2 * unit * p);         // 4 in flight × 2 units
+  EXPECT_EQ(b.peakActivationBytes[0], unit * p + 2 * unit);  // 4 inputs + one recomputed
+  EXPECT_GT(b.makespan, a.makespan);
 }
 
 }  // namespace

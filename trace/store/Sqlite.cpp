@@ -124,6 +124,11 @@ std::string_view SqliteStatement::text(int col) const {
   if (!p) return {};
   return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
 }
+std::string_view SqliteStatement::cText(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  return p ? std::string_view(p) : std::string_view();
+}
+
 std::optional<std::int64_t> SqliteStatement::optInt64(int col) const {
   if (isNull(col)) return std::nullopt;
   return int64(col);

@@ -53,6 +53,8 @@ class SqliteStatement {
   std::int64_t int64(int col) const;
   double real(int col) const;
   std::string_view text(int col) const;  // valid until the next step
+  // Short NUL-free text without asking SQLite for its length (one API call instead of two).
+  std::string_view cText(int col) const;
   std::optional<std::int64_t> optInt64(int col) const;
   std::optional<std::string> optText(int col) const;
   // The column as int64, or `none` when it is NULL (one type check only for zero values).

@@ -114,7 +114,7 @@ Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
       return cancelled(store);
     const std::int64_t rank = stmt->int64(0);
     bool unknownKind = false;
-    const OpKind kind = kindFromText(stmt->text(1), unknownKind);
+    const OpKind kind = kindFromText(stmt->cText(1), unknownKind);
     if (rank != lastRank || laneOf(kind) != lastLane || !lane) {
       if (rank < 0 || rank > 1'000'000)
         return Error{store.path() + ": run " + std::to_string(run.info.id) + " has an op on rank " +
