@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   };
   add(ps::cli::addSchedulesCommand);
   add(ps::cli::addSimCommand);
+  add(ps::cli::addRunCommand);
   add(ps::cli::addReportCommand);
   add(ps::cli::addExportCommand);
   add(ps::cli::addDemoCommand);

@@ -15,6 +15,8 @@ MemoryTracker::MemoryTracker(const Plan& plan, const CostModel& cost)
       if (plan.versioning == WeightVersioning::DoubleBuffered) bytes += stageParams(s);
       base_[replica[s].rank] += bytes;
     }
+  for (int r = 0; r < plan.numRanks; ++r)
+    deltas_[r].reserve(2 * plan.programs[r].size() + 1);
   act_.resize(plan.numStages);
   for (int s = 0; s < plan.numStages; ++s)
     act_[s] = activationBytes(plan, cost, s);
@@ -56,6 +58,10 @@ void MemoryTracker::onStart(int rank, const Action& a, std::int64_t start, std::
 
 void MemoryTracker::finish(SimResult& out) {
   out.peakMemory.assign(plan_.numRanks, 0);
+  std::size_t samples = 0;
+  for (const auto& d : deltas_)
+    samples += d.size() + 1;
+  out.memory.reserve(samples);
   out.peakActivationBytes.assign(plan_.numRanks, 0);
   for (int r = 0; r < plan_.numRanks; ++r) {
     auto& d = deltas_[r];

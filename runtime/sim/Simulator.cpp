@@ -102,6 +102,23 @@ class EventSimulation {
   // transfers queue on a link first come, first served. With free links every start time
   // follows from its dependencies alone, so any order gives the same schedule, and a plain
   // stack saves the heap's log factor.
+  // Durations per (replica, stage, kind) at cost scale 1 on the stage's rank, computed once:
+  // opDurationNs walks the stage's layers, which is too slow to repeat for millions of ops.
+  std::int64_t duration(const Action& a, int rank) {
+    const int kindSlot = static_cast<int>(a.kind);
+    if (a.stage < 0 || a.microbatch < 0 || kindSlot > static_cast<int>(OpKind::FILL) ||
+        p_.microbatches[a.microbatch].costScale != 1.0)
+      return opDurationNs(p_, c_, a, rank);
+    const std::size_t key =
+        (static_cast<std::size_t>(p_.replicaOf(a.microbatch)) * p_.numStages + a.stage) * 7 +
+        kindSlot;
+    if (durations_.empty())
+      durations_.assign(static_cast<std::size_t>(p_.numReplicas()) * p_.numStages * 7, -1);
+    std::int64_t& d = durations_[key];
+    if (d < 0) d = opDurationNs(p_, c_, a, rank);
+    return d;
+  }
+
   void push(std::int64_t t, std::int32_t node) {
     if (timeOrdered_)
       events_.push({t, seq_++, node});
@@ -132,7 +149,7 @@ class EventSimulation {
     for (std::size_t i = 0; i < unit; ++i) {
       const auto node = nodes[h + i];
       const Action& a = g_.actions[node];
-      const std::int64_t end = t + opDurationNs(p_, c_, a, r);
+      const std::int64_t end = t + duration(a, r);
       out_.ops[node] = {t, end};
       out_.records.push_back({t, end, -1, r, a.stage, a.microbatch, a.step, -1, a.kind});
       mem_.onStart(r, a, t, end);
@@ -227,6 +244,7 @@ class EventSimulation {
   std::vector<char> busy_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<Event> stack_;
+  std::vector<std::int64_t> durations_;
   bool timeOrdered_ = true;
   std::int64_t seq_ = 0;
   std::vector<std::int32_t> unitLast_;

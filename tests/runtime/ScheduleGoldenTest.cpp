@@ -46,6 +46,19 @@ TEST(ScheduleGolden, SmallCasesMatchTheirGoldenPrograms) {
   }
 }
 
+// The same small cases as torch pipelining CSVs (compute-only form), for the schedules torch
+// can express: what `pipescope-cli export torch-csv` writes and torch's _load_csv reads.
+TEST(ScheduleGolden, TorchCsvFormsMatchTheirGoldenCsvs) {
+  for (const auto& c : goldenCases()) {
+    auto plan = generateSchedule(c.name, c.params);
+    ASSERT_TRUE(plan.ok()) << plan.error();
+    if (plan->steps != 1 || plan->numReplicas() != 1) continue;
+    SCOPED_TRACE(c.name);
+    std::string csv = c.file.substr(0, c.file.size() - 4) + ".csv";
+    test::expectGolden(csv, writeTorchCsvComputeOnly(*plan));
+  }
+}
+
 TEST(ScheduleGolden, SynchronousPlansRoundTripThroughTorchCsv) {
   for (const auto& c : goldenCases()) {
     auto plan = generateSchedule(c.name, c.params);

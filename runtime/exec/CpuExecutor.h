@@ -1,0 +1,55 @@
+#pragma once
+// The cpu backend (DESIGN §3): real training of the layered model, pipelined by any validated
+// plan, with one thread per rank. Activations and gradients move through mailboxes that can
+// emulate a link's bandwidth and latency. Every op is timestamped on a steady clock, memory per
+// rank comes from the model's counted allocations, and each step's ops, memory and loss are
+// written in one transaction by the calling thread, never by a rank.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/model/ModelConfig.h"
+#include "runtime/model/Optimizer.h"
+#include "runtime/plan/OpGraph.h"
+#include "runtime/plan/Plan.h"
+#include "trace/Result.h"
+#include "trace/TraceRecords.h"
+
+namespace ps::trace {
+class TraceWriter;
+}
+
+namespace ps::runtime {
+
+struct CpuRunOptions {
+  ModelConfig model;  // `layers` is taken from the plan
+  OptimizerConfig optimizer;
+  std::optional<double> linkGbps;  // emulated bandwidth; none = as fast as memory
+  double linkLatencyUs = 0;
+  const std::atomic<bool>* cancel = nullptr;    // set it to stop (run ends 'cancelled')
+  std::function<void(int step)> onStepWritten;  // progress, called on the calling thread
+  // Test hook, called on a rank's thread before each action; it may throw to play a rank that
+  // dies mid-run.
+  std::function<void(int rank, const Action& action)> beforeAction;
+};
+
+struct CpuRunResult {
+  trace::RunStatus status = trace::RunStatus::Complete;
+  std::string message;                   // why it failed or was cancelled
+  std::vector<double> stepLoss;          // per completed step: mean loss over its micro-batches
+  std::vector<float> finalParams;        // replica 0's weights of layers 0..L-1 in layer order
+  std::vector<std::int64_t> peakMemory;  // per rank
+  int stepsWritten = 0;
+};
+
+// Runs `plan` (validated into `graph`). `writer` may be null (no recording). Errors in the
+// setup (bad model config) come back as an error; failures while running come back as a
+// result with status Failed and the rank's message.
+Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
+                                     const CpuRunOptions& options, trace::TraceWriter* writer);
+
+}  // namespace ps::runtime

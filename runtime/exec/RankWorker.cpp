@@ -1,0 +1,298 @@
+#include "runtime/exec/RankWorker.h"
+
+#include <cstring>
+#include <exception>
+
+#include "runtime/exec/CpuExecutor.h"
+
+namespace ps::runtime {
+
+void ExecShared::fail(const std::string& message) {
+  {
+    std::lock_guard lock(mutex);
+    if (failure.empty() && !cancelled) failure = message;
+  }
+  abort = true;
+  for (auto& m : mailboxes)
+    m->wakeAll();
+  if (barrier) barrier->wakeAll();
+  stepReady.notify_all();
+}
+
+Status RankWorker::createStages() {
+  memory_ = std::make_shared<MemoryCounter>();
+  const Plan& plan = *s_.plan;
+  ModelConfig config = s_.options->model;
+  config.layers = plan.numLayers;
+  for (int r = 0; r < plan.numReplicas(); ++r)
+    for (int st = 0; st < plan.numStages; ++st) {
+      const StagePlacement& place = plan.placement[r][st];
+      if (place.rank != rank_) continue;
+      if (plan.predecessors(st).size() > 1)
+        return Error{"stage " + std::to_string(st) +
+                     " has several predecessors; the cpu backend runs chains of stages only"};
+      StageOptions options;
+      options.firstLayer = place.firstLayer;
+      options.lastLayer = place.lastLayer;
+      options.microbatchesPerStep = plan.numMicrobatches();
+      options.optimizer = s_.options->optimizer;
+      options.memory = memory_;
+      auto model = StageModel::create(config, options);
+      if (!model) return Error{"rank " + std::to_string(rank_) + ": " + model.error()};
+      if (plan.versioning == WeightVersioning::DoubleBuffered)
+        published_[{r, st}] = (*model)->snapshot();
+      s_.stageModels[{r, st}] = model->get();
+      stages_[{r, st}] = std::move(*model);
+    }
+  return {};
+}
+
+StageModel* RankWorker::stage(int replica, int st) const {
+  auto it = stages_.find({replica, st});
+  return it == stages_.end() ? nullptr : it->second.get();
+}
+
+void RankWorker::record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end,
+                        int peer, std::int64_t bytes) {
+  trace::OpRecord op;
+  op.rank = rank_;
+  op.kind = kind;
+  if (a.stage >= 0) op.stage = a.stage;
+  if (a.microbatch >= 0) op.microbatch = a.microbatch;
+  op.step = a.step;
+  op.start_ns = start;
+  op.end_ns = end;
+  if (peer >= 0) op.peer_rank = peer;
+  if (bytes >= 0) op.bytes = bytes;
+  pending_[a.step].ops.push_back(std::move(op));
+}
+
+void RankWorker::sampleMemory(int step) {
+  const std::int64_t bytes = memory_->bytesInUse();
+  if (bytes == lastMemory_) return;
+  lastMemory_ = bytes;
+  pending_[step].memory.push_back({rank_, s_.nowNs(), bytes});
+}
+
+Result<Tensor> RankWorker::receive(const MessageKey& key, int fromRank, OpKind recvKind,
+                                   const Action& a) {
+  const std::int64_t start = s_.nowNs();
+  auto tensor = s_.mailboxes[rank_]->take(key, s_.abort);
+  if (!tensor) return tensor;
+  if (fromRank == rank_) return tensor;  // same rank: a hand-over, not a transfer
+  // The bytes now live on this rank: copy into this rank's counted memory, as a real receive
+  // buffer would hold them.
+  Tensor local(memory_, tensor->size());
+  std::memcpy(local.data(), tensor->data(), tensor->bytes());
+  record(recvKind, a, start, s_.nowNs(), fromRank, local.bytes());
+  return local;
+}
+
+void RankWorker::deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind,
+                         const Action& a) {
+  const std::int64_t start = s_.nowNs();
+  const std::int64_t bytes = tensor.bytes();
+  auto deliverAt = std::chrono::steady_clock::now();
+  std::int64_t occupy = 0;
+  if (toRank != rank_) {
+    const auto& o = *s_.options;
+    std::int64_t latency = static_cast<std::int64_t>(o.linkLatencyUs * 1e3);
+    if (o.linkGbps && *o.linkGbps > 0) {
+      // Bytes queue on the emulated link first come, first served.
+      std::lock_guard lock(s_.mutex);
+      std::int64_t& free = s_.linkFreeNs[rank_][toRank];
+      const std::int64_t begin = std::max(start, free);
+      occupy = static_cast<std::int64_t>(static_cast<double>(bytes) * 8.0 / *o.linkGbps);
+      free = begin + occupy;
+      latency += free - start;
+    }
+    deliverAt += std::chrono::nanoseconds(latency);
+  }
+  s_.mailboxes[toRank]->put(key, std::move(tensor), deliverAt);
+  if (toRank != rank_) record(sendKind, a, start, start + occupy, toRank, bytes);
+}
+
+Status RankWorker::forward(const Action& a, StageModel& model) {
+  const int replica = s_.plan->replicaOf(a.microbatch);
+  const MicrobatchKey key{a.step, a.microbatch};
+  Tensor in;
+  const auto preds = s_.plan->predecessors(a.stage);
+  if (!model.isFirst() && !preds.empty()) {
+    const int pred = preds.front();
+    const int from = s_.plan->placement[replica][pred].rank;
+    auto got =
+        receive({false, a.stage, replica, a.microbatch, a.step, pred}, from, OpKind::RECV_F, a);
+    if (!got) return std::move(got).takeError();
+    in = std::move(*got);
+  }
+  Tensor out;
+  if (!model.isLast()) out = model.newBoundaryTensor();
+  std::shared_ptr<const ParamVersion> version;
+  if (s_.plan->versioning == WeightVersioning::Stashed) version = model.snapshot();
+  if (s_.plan->versioning == WeightVersioning::DoubleBuffered)
+    version = published_[{replica, a.stage}];
+  const std::int64_t start = s_.nowNs();
+  PS_TRY(model.forward(key, in.empty() ? nullptr : in.data(), out.empty() ? nullptr : out.data(),
+                       version));
+  if (s_.plan->recompute) PS_TRY(model.dropActivations(key));
+  record(OpKind::F, a, start, s_.nowNs());
+  in.reset();
+  sampleMemory(a.step);
+  for (int succ : s_.plan->successors(a.stage)) {
+    const int to = s_.plan->placement[replica][succ].rank;
+    deliver({false, succ, replica, a.microbatch, a.step, a.stage}, to, std::move(out),
+            OpKind::SEND_F, a);
+    break;  // chains only (checked in createStages)
+  }
+  return {};
+}
+
+Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) {
+  const int replica = s_.plan->replicaOf(a.microbatch);
+  const MicrobatchKey key{a.step, a.microbatch};
+  Tensor dOut;
+  const auto succs = s_.plan->successors(a.stage);
+  if (!model.isLast() && !succs.empty()) {
+    const int succ = succs.front();
+    const int from = s_.plan->placement[replica][succ].rank;
+    auto got =
+        receive({true, a.stage, replica, a.microbatch, a.step, succ}, from, OpKind::RECV_B, a);
+    if (!got) return std::move(got).takeError();
+    dOut = std::move(*got);
+  }
+  Tensor dIn;
+  if (!model.isFirst()) dIn = model.newBoundaryTensor();
+  const std::int64_t start = s_.nowNs();
+  float* dOutPtr = dOut.empty() ? nullptr : dOut.data();
+  float* dInPtr = dIn.empty() ? nullptr : dIn.data();
+  PS_TRY(full ? model.backward(key, dOutPtr, dInPtr) : model.backwardInput(key, dOutPtr, dInPtr));
+  record(full ? OpKind::B : OpKind::I, a, start, s_.nowNs());
+  dOut.reset();
+  sampleMemory(a.step);
+  const auto preds = s_.plan->predecessors(a.stage);
+  if (!preds.empty() && !dIn.empty()) {
+    const int pred = preds.front();
+    const int to = s_.plan->placement[replica][pred].rank;
+    deliver({true, pred, replica, a.microbatch, a.step, a.stage}, to, std::move(dIn),
+            OpKind::SEND_B, a);
+  }
+  return {};
+}
+
+Status RankWorker::optimizer(const Action& a) {
+  const Plan& plan = *s_.plan;
+  const bool replicated = plan.numReplicas() > 1;
+  if (plan.optimizerSync == OptimizerSync::Barrier || replicated)
+    if (!s_.barrier->arriveAndWait(s_.abort)) return Error{"aborted"};
+  if (replicated) {
+    // Replicas of a stage hold the same weights: exchange (sum) their gradients, as an
+    // all-reduce between the two copies would.
+    const std::int64_t start = s_.nowNs();
+    for (auto& [id, model] : stages_) {
+      if (id.first != 0) continue;
+      StageModel* twin = s_.stageModels[{1, id.second}];
+      if (!twin) continue;
+      auto g0 = model->gradients();
+      auto g1 = twin->gradients();
+      for (std::size_t i = 0; i < g0.size(); ++i)
+        g0[i] = g1[i] = g0[i] + g1[i];
+    }
+    record(OpKind::AR, a, start, s_.nowNs());
+    if (!s_.barrier->arriveAndWait(s_.abort)) return Error{"aborted"};
+  }
+  const std::int64_t start = s_.nowNs();
+  std::vector<double> losses;
+  for (auto& [id, model] : stages_) {
+    if (model->isLast())
+      for (int mb = 0; mb < plan.numMicrobatches(); ++mb)
+        if (plan.replicaOf(mb) == id.first)
+          if (auto l = model->loss({a.step, mb})) losses.push_back(*l);
+    model->optimizerStep();
+    if (plan.versioning == WeightVersioning::DoubleBuffered) published_[id] = model->snapshot();
+  }
+  record(OpKind::OPT, a, start, s_.nowNs());
+  sampleMemory(a.step);
+  if (!losses.empty()) {
+    std::lock_guard lock(s_.mutex);
+    auto& all = s_.losses[a.step];
+    all.insert(all.end(), losses.begin(), losses.end());
+  }
+  handOver(a.step);
+  return {};
+}
+
+void RankWorker::handOver(int step) {
+  std::lock_guard lock(s_.mutex);
+  for (auto it = pending_.begin(); it != pending_.end() && it->first <= step;) {
+    auto& dst = s_.steps[it->first];
+    auto& src = it->second;
+    dst.ops.insert(dst.ops.end(), std::make_move_iterator(src.ops.begin()),
+                   std::make_move_iterator(src.ops.end()));
+    dst.memory.insert(dst.memory.end(), src.memory.begin(), src.memory.end());
+    it = pending_.erase(it);
+  }
+  ++s_.ranksDone[step];
+  s_.stepReady.notify_all();
+}
+
+Status RankWorker::execute(const Action& a) {
+  if (a.kind == OpKind::OPT) return optimizer(a);
+  if (a.kind == OpKind::FILL) {
+    record(OpKind::FILL, a, s_.nowNs(), s_.nowNs());
+    return {};
+  }
+  const int replica = s_.plan->replicaOf(a.microbatch);
+  StageModel* model = stage(replica, a.stage);
+  if (!model) return Error{"holds no model for stage " + std::to_string(a.stage)};
+  const MicrobatchKey key{a.step, a.microbatch};
+  switch (a.kind) {
+    case OpKind::F:
+      return forward(a, *model);
+    case OpKind::B:
+      return backwardInput(a, *model, true);
+    case OpKind::I:
+      return backwardInput(a, *model, false);
+    case OpKind::W: {
+      const std::int64_t start = s_.nowNs();
+      PS_TRY(model->backwardWeight(key));
+      record(OpKind::W, a, start, s_.nowNs());
+      sampleMemory(a.step);
+      return {};
+    }
+    case OpKind::R: {
+      const std::int64_t start = s_.nowNs();
+      PS_TRY(model->recompute(key));
+      record(OpKind::R, a, start, s_.nowNs());
+      sampleMemory(a.step);
+      return {};
+    }
+    default:
+      return Error{"cannot execute " + actionLabel(a)};
+  }
+}
+
+void RankWorker::run() {
+  lastMemory_ = memory_->bytesInUse();
+  pending_[0].memory.push_back({rank_, 0, lastMemory_});
+  for (const Action& a : s_.plan->programs[rank_]) {
+    if (s_.abort) return;
+    Status status;
+    try {
+      if (s_.options->beforeAction) s_.options->beforeAction(rank_, a);
+      status = execute(a);
+    } catch (const std::exception& e) {
+      status = Error{e.what()};
+    } catch (...) {
+      status = Error{"unknown exception"};
+    }
+    if (!status) {
+      if (!s_.abort)
+        s_.fail("rank " + std::to_string(rank_) + ": " + actionLabel(a) + ": " + status.error());
+      return;
+    }
+  }
+  // Plans without OPT: hand everything over at the end.
+  if (!pending_.empty()) handOver(pending_.rbegin()->first);
+}
+
+}  // namespace ps::runtime

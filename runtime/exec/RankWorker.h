@@ -1,0 +1,79 @@
+#pragma once
+// One rank of the cpu backend: runs its program in order on its own thread.
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "runtime/exec/Mailbox.h"
+#include "runtime/exec/StepBarrier.h"
+#include "runtime/model/StageModel.h"
+#include "runtime/plan/Plan.h"
+#include "trace/store/TraceWriter.h"
+
+namespace ps::runtime {
+
+struct CpuRunOptions;
+
+// What every rank thread shares: mailboxes, barriers, the abort flag, finished steps.
+struct ExecShared {
+  const Plan* plan = nullptr;
+  const CpuRunOptions* options = nullptr;
+  std::chrono::steady_clock::time_point t0;
+  std::vector<std::unique_ptr<Mailbox>> mailboxes;  // per rank
+  std::unique_ptr<StepBarrier> barrier;
+  std::atomic<bool> abort{false};
+  std::mutex mutex;  // guards everything below
+  std::condition_variable stepReady;
+  std::string failure;
+  bool cancelled = false;
+  std::map<int, trace::TraceBatch> steps;             // step -> what ranks handed over
+  std::map<int, int> ranksDone;                       // step -> ranks that handed it over
+  std::map<int, std::vector<double>> losses;          // step -> per-micro-batch losses
+  std::vector<std::vector<std::int64_t>> linkFreeNs;  // [src][dst] emulated link busy-until
+  // Replicated stages (bidirectional plans): every copy, for the gradient exchange.
+  std::map<std::pair<int, int>, StageModel*> stageModels;  // (replica, stage) -> model
+
+  std::int64_t nowNs() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                t0)
+        .count();
+  }
+  void fail(const std::string& message);
+};
+
+class RankWorker {
+ public:
+  RankWorker(ExecShared& shared, int rank) : s_(shared), rank_(rank) {}
+  // Builds this rank's stage models (called before any thread starts).
+  Status createStages();
+  // The thread body: runs the program; reports failure through ExecShared::fail.
+  void run();
+  std::int64_t peakMemory() const { return memory_ ? memory_->peakBytes() : 0; }
+  StageModel* stage(int replica, int stage) const;
+
+ private:
+  Status execute(const Action& a);
+  Status forward(const Action& a, StageModel& model);
+  Status backwardInput(const Action& a, StageModel& model, bool full);
+  Status optimizer(const Action& a);
+  Result<Tensor> receive(const MessageKey& key, int fromRank, OpKind recvKind, const Action& a);
+  void deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind, const Action& a);
+  void record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end, int peer = -1,
+              std::int64_t bytes = -1);
+  void sampleMemory(int step);
+  void handOver(int step);
+
+  ExecShared& s_;
+  int rank_;
+  std::shared_ptr<MemoryCounter> memory_;
+  std::map<std::pair<int, int>, std::unique_ptr<StageModel>> stages_;  // (replica, stage)
+  std::map<std::pair<int, int>, std::shared_ptr<const ParamVersion>> published_;  // 2BW
+  std::map<int, trace::TraceBatch> pending_;  // step -> recorded, not yet handed over
+  std::int64_t lastMemory_ = -1;
+};
+
+}  // namespace ps::runtime

@@ -1,0 +1,45 @@
+#pragma once
+// What one layer keeps for one micro-batch between its F, I and W: numbered tensor slots whose
+// meaning the layer defines (slot kInputSlot is always the layer's input, which recompute
+// restarts from). F fills slots, I adds the gradients W will need and frees what W does not,
+// W frees the rest, so the counter shows activation memory rise and fall as it really does.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "runtime/model/MemoryCounter.h"
+#include "runtime/model/Tensor.h"
+
+namespace ps::runtime {
+
+class ActivationStash {
+ public:
+  static constexpr int kInputSlot = 0;
+
+  explicit ActivationStash(std::shared_ptr<MemoryCounter> counter);
+
+  // A zeroed tensor of `elems` floats in `slot` (replacing what was there).
+  float* allocate(int slot, std::size_t elems);
+  float* copyIn(int slot, const float* src, std::size_t elems);
+  float* get(int slot);
+  const float* get(int slot) const;
+  bool has(int slot) const;
+  void release(int slot);
+  // Moves a slot's tensor out (the slot becomes empty).
+  Tensor take(int slot);
+  // Puts a tensor (e.g. one taken before) into `slot`.
+  void put(int slot, Tensor tensor);
+  void clear();
+
+  std::int64_t bytes() const;
+  // A counted scratch tensor that is not kept in the stash.
+  Tensor scratch(std::size_t elems) const { return Tensor(counter_, elems); }
+
+ private:
+  std::shared_ptr<MemoryCounter> counter_;
+  std::vector<Tensor> slots_;
+};
+
+}  // namespace ps::runtime

@@ -1,0 +1,41 @@
+#pragma once
+// Shape and seed of the trainable layered model (DESIGN §3, cpu backend): L identical blocks of
+// hidden size H over micro-batches of B sequences of S tokens, fp32. Every layer's weights and
+// every micro-batch's data derive from `seed`, so any rank rebuilds exactly its part of the model.
+
+#include <cstdint>
+#include <string_view>
+
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+enum class BlockType {
+  Mlp,          // y = x + W2·GELU(W1·LN(x) + b1) + b2
+  Transformer,  // pre-LN: h = x + Attn(LN1(x)); y = h + MLP(LN2(h))
+};
+
+struct ModelConfig {
+  BlockType block = BlockType::Mlp;
+  int layers = 4;
+  int hidden = 16;         // H
+  int seq = 8;             // S tokens per sequence
+  int microbatchSize = 2;  // B sequences per micro-batch
+  int heads = 2;           // attention heads (transformer); must divide hidden
+  int ffnMultiplier = 4;   // MLP inner width = ffnMultiplier·H
+  std::uint64_t seed = 42;
+
+  int rows() const { return microbatchSize * seq; }  // tokens per micro-batch
+  int ffnHidden() const { return ffnMultiplier * hidden; }
+  // Floats in one micro-batch's activation (or its gradient) between two layers: B·S·H.
+  long activationElems() const { return static_cast<long>(rows()) * hidden; }
+};
+
+// Positive sizes, heads dividing hidden; the message names the field.
+[[nodiscard]] Status validate(const ModelConfig& config);
+
+// "mlp" | "transformer".
+std::string_view blockTypeName(BlockType type);
+[[nodiscard]] Result<BlockType> parseBlockType(std::string_view name);
+
+}  // namespace ps::runtime

@@ -1,0 +1,43 @@
+#pragma once
+// Optimizers over a stage's flat parameter buffer. Both are elementwise, so a stage updating its
+// slice gives exactly the numbers the whole model would: pipelined and unpipelined runs match.
+// State (momentum, Adam moments) is allocated through the stage's MemoryCounter.
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+
+#include "runtime/model/MemoryCounter.h"
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+enum class OptimizerKind { Sgd, Adam };
+
+struct OptimizerConfig {
+  OptimizerKind kind = OptimizerKind::Sgd;
+  float lr = 0.05f;
+  float momentum = 0.0f;  // SGD: 0 = plain SGD, no state
+  float beta1 = 0.9f;     // Adam
+  float beta2 = 0.999f;
+  float eps = 1e-8f;
+};
+
+// lr > 0, momentum and betas in [0, 1), eps > 0; the message names the field.
+[[nodiscard]] Status validate(const OptimizerConfig& config);
+std::string_view optimizerName(OptimizerKind kind);  // "sgd" | "adam"
+[[nodiscard]] Result<OptimizerKind> parseOptimizerKind(std::string_view name);
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  // One update of `params` from `grads` (both of the size given at creation).
+  virtual void step(float* params, const float* grads) = 0;
+  // Bytes of optimizer state (for memory accounting and the cost model).
+  virtual std::int64_t stateBytes() const = 0;
+
+  static std::unique_ptr<Optimizer> create(const OptimizerConfig& config, std::size_t params,
+                                           std::shared_ptr<MemoryCounter> counter);
+};
+
+}  // namespace ps::runtime

@@ -1,0 +1,107 @@
+// StageModel: construction, sizes, losses and weights. The passes are in StageModelPasses.cpp.
+#include "runtime/model/StageModel.h"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "runtime/model/Rng.h"
+
+namespace ps::runtime {
+
+Result<std::unique_ptr<StageModel>> StageModel::create(const ModelConfig& config,
+                                                       const StageOptions& options) {
+  PS_TRY(validate(config));
+  PS_TRY(validate(options.optimizer));
+  const int last = options.lastLayer < 0 ? config.layers - 1 : options.lastLayer;
+  if (options.firstLayer < 0 || options.firstLayer > last || last >= config.layers) {
+    return Error{"stage layer range [" + std::to_string(options.firstLayer) + ", " +
+                 std::to_string(last) + "] is not inside the model's " +
+                 std::to_string(config.layers) + " layers"};
+  }
+  if (options.microbatchesPerStep < 1) {
+    return Error{"micro-batches per step must be at least 1, got " +
+                 std::to_string(options.microbatchesPerStep)};
+  }
+  StageOptions resolved = options;
+  resolved.lastLayer = last;
+  return std::unique_ptr<StageModel>(new StageModel(config, resolved));
+}
+
+StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
+    : config_(config),
+      first_(options.firstLayer),
+      last_(options.lastLayer),
+      microbatchesPerStep_(options.microbatchesPerStep),
+      memory_(options.memory ? options.memory : std::make_shared<MemoryCounter>()),
+      block_(makeLayer(config)),
+      data_(config),
+      lossHead_(config) {
+  const std::size_t perLayer = block_->paramCount();
+  params_ = Tensor(memory_, perLayer * static_cast<std::size_t>(last_ - first_ + 1));
+  grads_ = Tensor(memory_, params_.size());
+  // Each layer's weights depend on (seed, layer index) only, so every split of the model into
+  // stages starts from exactly the same weights as the whole model.
+  for (int layer = first_; layer <= last_; ++layer) {
+    block_->initParams(params_.data() + layerOffset(layer),
+                       Rng::key(config_.seed, 0x1a7e5ULL, static_cast<std::uint64_t>(layer)));
+  }
+  optimizer_ = Optimizer::create(options.optimizer, params_.size(), memory_);
+}
+
+std::size_t StageModel::layerOffset(int layer) const {
+  return static_cast<std::size_t>(layer - first_) * block_->paramCount();
+}
+
+std::int64_t StageModel::activationBytesPerMicrobatch() const {
+  const std::int64_t layers = last_ - first_ + 1;
+  return layers * block_->forwardStashBytes() + (isLast() ? boundaryBytes() : 0);
+}
+
+std::int64_t StageModel::backwardStashBytesPerMicrobatch() const {
+  return (last_ - first_ + 1) * block_->backwardStashBytes();
+}
+
+std::optional<double> StageModel::loss(MicrobatchKey key) const {
+  const auto it = losses_.find(key);
+  if (it == losses_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> StageModel::stepLoss(int step) const {
+  double sum = 0;
+  int count = 0;
+  for (auto it = losses_.lower_bound({step, INT_MIN});
+       it != losses_.end() && it->first.step == step; ++it) {
+    sum += it->second;
+    ++count;
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+void StageModel::zeroGradients() {
+  std::fill(grads_.data(), grads_.data() + grads_.size(), 0.0f);
+}
+
+void StageModel::optimizerStep() {
+  optimizer_->step(params_.data(), grads_.data());
+  zeroGradients();
+  ++version_;
+}
+
+std::shared_ptr<const ParamVersion> StageModel::snapshot() const {
+  return std::make_shared<const ParamVersion>(version_, params_.clone());
+}
+
+std::optional<int> StageModel::versionUsed(MicrobatchKey key) const {
+  const auto it = inFlight_.find(key);
+  if (it == inFlight_.end()) return std::nullopt;
+  return it->second.version ? it->second.version->version() : -1;
+}
+
+const float* StageModel::weightsFor(const InFlight& f) const {
+  return f.version ? f.version->data() : params_.data();
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,137 @@
+#pragma once
+// One pipeline stage of the layered model: the contiguous layers [firstLayer, lastLayer], plus the
+// synthetic input when it holds layer 0 and the loss head when it holds the last layer. This is
+// what an executor rank calls for each op of its program:
+//   F  forward(key, in, out[, version])   in: previous stage's output (ignored on the first
+//                                         stage, which makes its own input); out: this stage's
+//                                         output (optional on the last stage, which records the
+//                                         loss and its gradient instead)
+//   I  backwardInput(key, dOut, dIn)      dOut: nullptr on the last stage (its loss gives it);
+//                                         dIn: may be nullptr on the first stage
+//   W  backwardWeight(key)                adds the micro-batch's weight gradients to gradients()
+//   B  backward(key, dOut, dIn)           I then W
+//   R  dropActivations(key) after F, recompute(key) before I (activation recomputation)
+//   OPT optimizerStep()
+// Each micro-batch's stash lives here from F until W, keyed by (step, micro-batch). Passes are
+// checked: F twice, I before F, W before I, etc. return an error naming the micro-batch.
+// Not thread-safe: one rank's thread drives a stage (several stages may share a MemoryCounter).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "runtime/model/ActivationStash.h"
+#include "runtime/model/Layer.h"
+#include "runtime/model/LossHead.h"
+#include "runtime/model/MicrobatchKey.h"
+#include "runtime/model/ModelConfig.h"
+#include "runtime/model/Optimizer.h"
+#include "runtime/model/ParamVersion.h"
+#include "runtime/model/SyntheticData.h"
+#include "runtime/model/Tensor.h"
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+struct StageOptions {
+  int firstLayer = 0;
+  int lastLayer = -1;  // inclusive; −1 = the model's last layer
+  // The loss gradient is scaled by 1/microbatchesPerStep, so a step's accumulated gradient is
+  // that of the mean loss over its micro-batches.
+  int microbatchesPerStep = 1;
+  OptimizerConfig optimizer;
+  std::shared_ptr<MemoryCounter> memory;  // shared by a rank's stages; null = a new counter
+};
+
+class StageModel {
+ public:
+  // Errors: invalid model or optimizer config, an empty or out-of-range layer range.
+  [[nodiscard]] static Result<std::unique_ptr<StageModel>> create(const ModelConfig& config,
+                                                                  const StageOptions& options);
+
+  // --- shape and sizes
+  const ModelConfig& config() const { return config_; }
+  int firstLayer() const { return first_; }
+  int lastLayer() const { return last_; }
+  bool isFirst() const { return first_ == 0; }
+  bool isLast() const { return last_ == config_.layers - 1; }
+  // Floats (bytes) of one micro-batch's activation or gradient sent between stages: B·S·H.
+  long boundaryElems() const { return config_.activationElems(); }
+  std::int64_t boundaryBytes() const { return 4 * boundaryElems(); }
+  // A counted buffer of boundaryElems() floats, for the executor's send/receive tensors.
+  Tensor newBoundaryTensor() const { return Tensor(memory_, boundaryElems()); }
+  std::size_t paramCount() const { return params_.size(); }
+  std::int64_t paramBytes() const { return params_.bytes(); }
+  // Offset of layer `layer`'s weights inside parameters() (layers are stored in order).
+  std::size_t layerOffset(int layer) const;
+  // Stash bytes one micro-batch holds from F until I, and from I until W.
+  std::int64_t activationBytesPerMicrobatch() const;
+  std::int64_t backwardStashBytesPerMicrobatch() const;
+
+  // --- passes (see the header comment)
+  [[nodiscard]] Status forward(MicrobatchKey key, const float* in, float* out,
+                               std::shared_ptr<const ParamVersion> version = nullptr);
+  [[nodiscard]] Status backwardInput(MicrobatchKey key, const float* dOut, float* dIn);
+  [[nodiscard]] Status backwardWeight(MicrobatchKey key);
+  [[nodiscard]] Status backward(MicrobatchKey key, const float* dOut, float* dIn);
+  [[nodiscard]] Status dropActivations(MicrobatchKey key);
+  [[nodiscard]] Status recompute(MicrobatchKey key);
+  int inFlight() const { return static_cast<int>(inFlight_.size()); }
+
+  // --- loss (last stage): recorded by forward
+  std::optional<double> loss(MicrobatchKey key) const;
+  // Mean over the step's recorded micro-batches.
+  std::optional<double> stepLoss(int step) const;
+
+  // --- weights
+  std::span<float> parameters() { return params_.span(); }
+  std::span<const float> parameters() const { return params_.span(); }
+  std::span<float> gradients() { return grads_.span(); }
+  std::span<const float> gradients() const { return grads_.span(); }
+  void zeroGradients();
+  // Updates the live weights from the accumulated gradients, zeroes them, and counts a version.
+  void optimizerStep();
+  int version() const { return version_; }
+  // A copy of the live weights, tagged with version().
+  std::shared_ptr<const ParamVersion> snapshot() const;
+  // The version an in-flight micro-batch runs with: the ParamVersion's number, −1 for the live
+  // weights (whatever they are when each pass runs); nullopt if it is not in flight.
+  std::optional<int> versionUsed(MicrobatchKey key) const;
+
+  const std::shared_ptr<MemoryCounter>& memory() const { return memory_; }
+
+ private:
+  enum class Phase { Forwarded, Dropped, InputDone };
+  struct InFlight {
+    std::vector<ActivationStash> stashes;  // one per layer
+    std::shared_ptr<const ParamVersion> version;
+    Tensor dLoss;  // last stage: ∂loss/∂output, from F until I
+    Phase phase = Phase::Forwarded;
+  };
+
+  StageModel(const ModelConfig& config, const StageOptions& options);
+  const float* weightsFor(const InFlight& f) const;
+  [[nodiscard]] Result<InFlight*> find(MicrobatchKey key, Phase expected, const char* pass);
+  void runLayers(InFlight& f, const float* in, float* out);
+  void computeLoss(MicrobatchKey key, InFlight& f, const float* out);
+
+  ModelConfig config_;
+  int first_;
+  int last_;
+  int microbatchesPerStep_;
+  std::shared_ptr<MemoryCounter> memory_;
+  std::unique_ptr<Layer> block_;  // stateless and the same for every layer index
+  SyntheticData data_;
+  LossHead lossHead_;
+  Tensor params_;
+  Tensor grads_;
+  std::unique_ptr<Optimizer> optimizer_;
+  int version_ = 0;
+  std::map<MicrobatchKey, InFlight> inFlight_;
+  std::map<MicrobatchKey, double> losses_;
+};
+
+}  // namespace ps::runtime

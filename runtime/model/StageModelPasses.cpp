@@ -1,0 +1,151 @@
+// StageModel's F, I, W and recompute passes over its layers for one micro-batch.
+#include <algorithm>
+#include <string>
+
+#include "runtime/model/StageModel.h"
+
+namespace ps::runtime {
+namespace {
+
+std::string describe(MicrobatchKey key, int first, int last, const char* pass) {
+  return std::string(pass) + " of micro-batch " + std::to_string(key.microbatch) + " (step " +
+         std::to_string(key.step) + ") on the stage of layers " + std::to_string(first) + "-" +
+         std::to_string(last);
+}
+
+}  // namespace
+
+Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
+                           std::shared_ptr<const ParamVersion> version) {
+  if (inFlight_.contains(key)) return Error{describe(key, first_, last_, "F") + " ran twice"};
+  if (!isFirst() && in == nullptr) {
+    return Error{describe(key, first_, last_, "F") + " has no input"};
+  }
+  if (!isLast() && out == nullptr) {
+    return Error{describe(key, first_, last_, "F") + " has no output buffer"};
+  }
+  if (version && version->size() != params_.size()) {
+    return Error{describe(key, first_, last_, "F") + " got a weight version of another stage"};
+  }
+  InFlight f;
+  f.version = std::move(version);
+  f.stashes.reserve(last_ - first_ + 1);
+  for (int i = first_; i <= last_; ++i)
+    f.stashes.emplace_back(memory_);
+  Tensor input;
+  if (isFirst()) {  // the first stage makes its own input: the same on every rank
+    input = Tensor(memory_, boundaryElems());
+    data_.input(key, input.data());
+    in = input.data();
+  }
+  if (!isLast()) {
+    runLayers(f, in, out);
+  } else {
+    Tensor result = newBoundaryTensor();
+    runLayers(f, in, result.data());
+    computeLoss(key, f, result.data());
+    if (out != nullptr) std::copy(result.data(), result.data() + result.size(), out);
+  }
+  inFlight_.emplace(key, std::move(f));
+  return {};
+}
+
+void StageModel::runLayers(InFlight& f, const float* in, float* out) {
+  const float* weights = weightsFor(f);
+  const int count = last_ - first_ + 1;
+  Tensor ping = count > 1 ? newBoundaryTensor() : Tensor();
+  Tensor pong = count > 2 ? newBoundaryTensor() : Tensor();
+  const float* cur = in;
+  for (int i = 0; i < count; ++i) {
+    float* dst = i == count - 1 ? out : (i % 2 == 0 ? ping.data() : pong.data());
+    block_->forward(weights + layerOffset(first_ + i), cur, dst, f.stashes[i]);
+    cur = dst;
+  }
+}
+
+void StageModel::computeLoss(MicrobatchKey key, InFlight& f, const float* out) {
+  Tensor target = newBoundaryTensor();
+  data_.target(key, target.data());
+  losses_[key] = lossHead_.forward(out, target.data());
+  f.dLoss = newBoundaryTensor();
+  lossHead_.backward(out, target.data(), f.dLoss.data(),
+                     1.0f / static_cast<float>(microbatchesPerStep_));
+}
+
+Result<StageModel::InFlight*> StageModel::find(MicrobatchKey key, Phase expected,
+                                               const char* pass) {
+  const auto it = inFlight_.find(key);
+  const std::string what = describe(key, first_, last_, pass);
+  if (it == inFlight_.end()) return Error{what + " has no stash: its F has not run (or W ran)"};
+  const Phase phase = it->second.phase;
+  if (phase == expected) return &it->second;
+  if (phase == Phase::Dropped) return Error{what + " needs its activations: recompute first"};
+  if (phase == Phase::InputDone) return Error{what + " comes after I already ran"};
+  return Error{what + " needs I to run first"};
+}
+
+Status StageModel::backwardInput(MicrobatchKey key, const float* dOut, float* dIn) {
+  auto found = find(key, Phase::Forwarded, "I");
+  if (!found) return std::move(found).takeError();
+  InFlight& f = **found;
+  if (isLast() != (dOut == nullptr)) {
+    return Error{describe(key, first_, last_, "I") +
+                 (isLast() ? ": the last stage takes its output gradient from the loss"
+                           : " has no output gradient")};
+  }
+  const float* weights = weightsFor(f);
+  const int count = last_ - first_ + 1;
+  Tensor ping = newBoundaryTensor();
+  Tensor pong = count > 1 ? newBoundaryTensor() : Tensor();
+  const float* cur = isLast() ? f.dLoss.data() : dOut;
+  for (int i = count - 1; i >= 0; --i) {
+    float* dst = (i == 0 && dIn != nullptr) ? dIn : (i % 2 == 0 ? ping.data() : pong.data());
+    block_->backwardInput(weights + layerOffset(first_ + i), cur, f.stashes[i], dst);
+    cur = dst;
+  }
+  f.dLoss.reset();
+  f.phase = Phase::InputDone;
+  return {};
+}
+
+Status StageModel::backwardWeight(MicrobatchKey key) {
+  auto found = find(key, Phase::InputDone, "W");
+  if (!found) return std::move(found).takeError();
+  InFlight& f = **found;
+  for (int i = 0; i <= last_ - first_; ++i) {
+    block_->backwardWeight(f.stashes[i], grads_.data() + layerOffset(first_ + i));
+  }
+  inFlight_.erase(key);
+  return {};
+}
+
+Status StageModel::backward(MicrobatchKey key, const float* dOut, float* dIn) {
+  PS_TRY(backwardInput(key, dOut, dIn));
+  return backwardWeight(key);
+}
+
+Status StageModel::dropActivations(MicrobatchKey key) {
+  auto found = find(key, Phase::Forwarded, "dropping activations");
+  if (!found) return std::move(found).takeError();
+  InFlight& f = **found;
+  // Only the stage input is kept: recompute replays every layer from it.
+  Tensor input = f.stashes.front().take(ActivationStash::kInputSlot);
+  for (ActivationStash& s : f.stashes)
+    s.clear();
+  f.stashes.front().put(ActivationStash::kInputSlot, std::move(input));
+  f.phase = Phase::Dropped;
+  return {};
+}
+
+Status StageModel::recompute(MicrobatchKey key) {
+  auto found = find(key, Phase::Dropped, "recompute");
+  if (!found) return std::move(found).takeError();
+  InFlight& f = **found;
+  const Tensor input = f.stashes.front().take(ActivationStash::kInputSlot);
+  Tensor out = newBoundaryTensor();  // the stage output is not needed again (dLoss is kept)
+  runLayers(f, input.data(), out.data());
+  f.phase = Phase::Forwarded;
+  return {};
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,28 @@
+#pragma once
+// Synthetic regression data, a pure function of (seed, step, micro-batch) so that the first stage
+// (inputs) and the last stage (targets) of a pipeline, on any rank or process, and the unpipelined
+// reference all see the same numbers without sending them around.
+//
+// Inputs x ~ N(0, 1) per element, [rows×H]. Targets are a fixed nonlinear function the blocks can
+// learn: t[r, j] = sin(x[r, (j+1) mod H]) (a feature shuffle through a nonlinearity, position-wise,
+// so an MLP block can fit it), plus, for transformer models, 0.5·x[r−1, j] when token r has a
+// predecessor in its sequence (only causal attention can fit that part).
+
+#include "runtime/model/MicrobatchKey.h"
+#include "runtime/model/ModelConfig.h"
+
+namespace ps::runtime {
+
+class SyntheticData {
+ public:
+  explicit SyntheticData(const ModelConfig& config) : config_(config) {}
+
+  // out: config.activationElems() floats.
+  void input(MicrobatchKey key, float* out) const;
+  void target(MicrobatchKey key, float* out) const;
+
+ private:
+  ModelConfig config_;
+};
+
+}  // namespace ps::runtime

@@ -1,0 +1,179 @@
+// The cpu backend trains the real model under every synchronous schedule and must land on the
+// unpipelined model's weights and losses; it records what happened and fails or stops cleanly.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "runtime/exec/CpuExecutor.h"
+#include "runtime/model/ReferenceTrainer.h"
+#include "runtime/plan/PlanBuilder.h"
+#include "tests/common/TestUtil.h"
+#include "trace/analysis/RunAnalysis.h"
+#include "trace/store/TraceReader.h"
+#include "trace/store/TraceStore.h"
+#include "trace/store/TraceWriter.h"
+
+namespace ps::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Case {
+  std::string schedule;
+  int p, m, v;
+};
+
+ModelConfig smallModel(BlockType block = BlockType::Mlp) {
+  ModelConfig c;
+  c.block = block;
+  c.hidden = 8;
+  c.seq = 4;
+  c.microbatchSize = 2;
+  c.heads = 2;
+  c.ffnMultiplier = 2;
+  c.seed = 7;
+  return c;
+}
+
+BuiltPlan build(const Case& c, int steps, int layersPerStage = 1) {
+  PlanSpec spec;
+  spec.schedule = c.schedule;
+  spec.stages = c.p;
+  spec.microbatches = c.m;
+  spec.chunks = c.v;
+  spec.steps = steps;
+  auto probe = buildPlan(spec);
+  EXPECT_TRUE(probe.ok()) << c.schedule << ": " << probe.error();
+  spec.layers = probe->plan.numStages * layersPerStage;
+  auto built = buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << c.schedule << ": " << built.error();
+  return std::move(*built);
+}
+
+double maxRelError(const std::vector<float>& a, const std::vector<float>& b) {
+  double worst = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const double scale = std::max(1e-3, std::fabs(static_cast<double>(b[i])));
+    worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - b[i]) / scale);
+  }
+  return worst;
+}
+
+class SynchronousSchedules : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SynchronousSchedules, MatchTheUnpipelinedModel) {
+  const Case c = GetParam();
+  const int steps = 3;
+  const BuiltPlan built = build(c, steps, 1);
+  CpuRunOptions options;
+  options.model = smallModel();
+  options.optimizer.kind = OptimizerKind::Adam;
+  options.optimizer.lr = 0.01f;
+  auto run = runOnCpuThreads(built.plan, built.graph, options, nullptr);
+  ASSERT_TRUE(run.ok()) << run.error();
+  ASSERT_EQ(run->status, trace::RunStatus::Complete) << run->message;
+
+  ModelConfig whole = options.model;
+  whole.layers = built.plan.numLayers;
+  auto ref = referenceTrain(whole, c.m, steps, options.optimizer);
+  ASSERT_TRUE(ref.ok()) << ref.error();
+  ASSERT_EQ(run->stepLoss.size(), ref->losses.size());
+  for (std::size_t k = 0; k < ref->losses.size(); ++k)
+    EXPECT_NEAR(run->stepLoss[k], ref->losses[k], 1e-5 * std::fabs(ref->losses[k])) << "step " << k;
+  ASSERT_EQ(run->finalParams.size(), ref->params.size());
+  EXPECT_LE(maxRelError(run->finalParams, ref->params), 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, SynchronousSchedules,
+                         ::testing::Values(Case{"gpipe", 2, 4, 1}, Case{"1f1b", 3, 4, 1},
+                                           Case{"interleaved-1f1b", 2, 4, 2},
+                                           Case{"looped-bfs", 2, 3, 2}, Case{"zb-h1", 2, 4, 1},
+                                           Case{"zb-h2", 2, 4, 1}, Case{"zb-v", 2, 4, 2},
+                                           Case{"chimera", 2, 4, 1}, Case{"dualpipe-v", 2, 4, 2}),
+                         [](const auto& info) {
+                           std::string n = info.param.schedule;
+                           for (auto& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+TEST(CpuExecutor, RecordsOpsMemoryAndLossPerStep) {
+  test::TempDir dir;
+  const std::string path = dir.file("cpu.sqlite");
+  const BuiltPlan built = build({"1f1b", 2, 4, 1}, 2, 2);
+  auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
+  ASSERT_TRUE(store.ok());
+  trace::RunHeader header;
+  header.info.name = "cpu test";
+  header.info.source = "cpu";
+  header.info.num_ranks = 2;
+  auto writer = trace::TraceWriter::begin(*store, header);
+  ASSERT_TRUE(writer.ok());
+  CpuRunOptions options;
+  options.model = smallModel(BlockType::Transformer);
+  std::vector<int> written;
+  options.onStepWritten = [&](int step) { written.push_back(step); };
+  auto run = runOnCpuThreads(built.plan, built.graph, options, &*writer);
+  ASSERT_TRUE(run.ok()) << run.error();
+  ASSERT_EQ(run->status, trace::RunStatus::Complete) << run->message;
+  ASSERT_TRUE(writer->finish(run->status).ok());
+  EXPECT_EQ(written, (std::vector<int>{0, 1}));
+
+  auto loaded = trace::loadRun(*store, writer->runId());
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  // Per step and rank: 4 F + 4 B + 1 OPT; sends and receives between the two ranks.
+  EXPECT_EQ(loaded->ranks[0].lane(trace::Lane::Compute).size(), 2u * 9u);
+  EXPECT_EQ(loaded->ranks[0].lane(trace::Lane::Send).size(), 2u * 4u);
+  EXPECT_EQ(loaded->ranks[1].lane(trace::Lane::Recv).size(), 2u * 4u);
+  EXPECT_EQ(loaded->ranks[1].lane(trace::Lane::Send).size(), 2u * 4u);
+  EXPECT_GT(loaded->ranks[0].lane(trace::Lane::Send).bytes[0], 0);
+  EXPECT_GT(loaded->ranks[0].memory.size(), 4u);
+  const auto a = trace::analyzeRun(*loaded);
+  ASSERT_TRUE(a.metrics.count("loss"));
+  EXPECT_NEAR(a.metrics.at("loss"), run->stepLoss.back(), 1e-12);
+  EXPECT_GT(*a.ranks[0].peak_memory_bytes, 0);
+  EXPECT_GT(*a.step_time_ns, 0);
+}
+
+TEST(CpuExecutor, ARankThatThrowsFailsTheRunWithItsMessage) {
+  const BuiltPlan built = build({"1f1b", 3, 6, 1}, 2);
+  CpuRunOptions options;
+  options.model = smallModel();
+  options.beforeAction = [](int rank, const Action& a) {
+    if (rank == 1 && a.kind == OpKind::B && a.microbatch == 2)
+      throw std::runtime_error("disk on fire");
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run = runOnCpuThreads(built.plan, built.graph, options, nullptr);
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->status, trace::RunStatus::Failed);
+  EXPECT_THAT(run->message, HasSubstr("rank 1: 1B2: disk on fire"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
+
+TEST(CpuExecutor, CancelStopsPromptly) {
+  const BuiltPlan built = build({"gpipe", 2, 4, 1}, 1000);
+  CpuRunOptions options;
+  options.model = smallModel();
+  std::atomic<bool> cancel{false};
+  options.cancel = &cancel;
+  std::chrono::steady_clock::time_point cancelledAt;
+  options.onStepWritten = [&](int step) {
+    if (step == 1) {
+      cancel = true;
+      cancelledAt = std::chrono::steady_clock::now();
+    }
+  };
+  auto run = runOnCpuThreads(built.plan, built.graph, options, nullptr);
+  const auto stopped = std::chrono::steady_clock::now();
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->status, trace::RunStatus::Cancelled);
+  EXPECT_LT(run->stepsWritten, 1000);
+  EXPECT_LT(stopped - cancelledAt, std::chrono::milliseconds(200));
+}
+
+}  // namespace
+}  // namespace ps::runtime
