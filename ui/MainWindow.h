@@ -1,26 +1,51 @@
 #pragma once
-// The main window. It grows into the timeline/memory/links workspace of the app issue; today it
-// opens a trace file and shows the report of its latest run.
+// The main window: the bubble timeline in the centre, a run history and the stats in docks the
+// user can rearrange (their layout is kept in QSettings).
 
 #include <QMainWindow>
 
+#include <memory>
+
+class QListWidget;
 class QPlainTextEdit;
 
+namespace ps::trace {
+struct RunTrace;
+}
+
 namespace ps::ui {
+
+class TimelineView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
 
-  // Loads the latest run of `path`; on failure shows the store's message and returns false.
+  // Lists the runs of `path` and shows the latest; on failure shows the store's message (in a
+  // dialog unless told not to) and returns false.
   bool openTrace(const QString& path, bool showErrorDialog = true);
+  // Shows run `id` of the open file.
+  bool showRun(qint64 id);
+  // Simulates the demo (1F1B, 4 stages, 8 micro-batches) into `path` and opens it.
+  bool openDemo(const QString& path);
   QString lastError() const { return lastError_; }
+  TimelineView* timeline() const { return timeline_; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
 
  private:
   void chooseAndOpen();
+  void fail(const QString& message, bool dialog);
+
+  TimelineView* timeline_ = nullptr;
+  QListWidget* runs_ = nullptr;
   QPlainTextEdit* report_ = nullptr;
+  QString path_;
   QString lastError_;
+  std::shared_ptr<const trace::RunTrace> run_;
 };
 
 }  // namespace ps::ui

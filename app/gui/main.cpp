@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QPixmap>
+#include <QTemporaryDir>
 
 #include <cstdio>
 
@@ -27,11 +28,19 @@ int main(int argc, char** argv) {
   ps::ui::MainWindow window;
   const QStringList files = parser.positionalArguments();
   const bool headless = parser.isSet(screenshot);
-  if (!files.isEmpty() && !window.openTrace(files.first(), !headless)) {
+  QTemporaryDir demoDir;
+  if (files.isEmpty()) {
+    // No file: the demo, simulated into a scratch file that goes away with the app.
+    if (!window.openDemo(demoDir.filePath("demo.sqlite"))) {
+      std::fprintf(stderr, "pipescope: error: %s\n", qPrintable(window.lastError()));
+      return 1;
+    }
+  } else if (!window.openTrace(files.first(), !headless)) {
     std::fprintf(stderr, "pipescope: error: %s\n", qPrintable(window.lastError()));
     if (headless) return 2;
   }
   if (headless) {
+    window.resize(1400, 820);
     window.show();
     QApplication::processEvents();
     const QString out = parser.value(screenshot);

@@ -6,6 +6,9 @@
 #include "tests/trace/TraceBuilder.h"
 #include "trace/Synthetic.h"
 #include "ui/MainWindow.h"
+#include "ui/timeline/TimelineView.h"
+
+#include <QSet>
 
 namespace ps::ui {
 namespace {
@@ -29,6 +32,54 @@ TEST(MainWindow, CorruptFileGivesTheStoresError) {
   MainWindow w;
   EXPECT_FALSE(w.openTrace(QString::fromStdString(path), false));
   EXPECT_EQ(w.lastError().toStdString(), path + ": not a SQLite database");
+}
+
+}  // namespace
+}  // namespace ps::ui
+
+namespace ps::ui {
+namespace {
+
+TEST(MainWindow, DemoRendersATimelineWithBubblesAndOps) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("demo.sqlite"))))
+      << w.lastError().toStdString();
+  auto* view = w.findChild<QPlainTextEdit*>("reportView");
+  ASSERT_NE(view, nullptr);
+  // 1F1B, p = 4, m = 8, uniform costs, free links: (p-1)/(m+p-1) = 3/11.
+  EXPECT_TRUE(view->toPlainText().contains("bubble ratio   27.27 %"))
+      << view->toPlainText().toStdString();
+  w.resize(1200, 700);
+  const QImage image = w.grab().toImage();
+  auto* timeline = w.findChild<TimelineView*>("timelineView");
+  ASSERT_NE(timeline, nullptr);
+  EXPECT_GT(timeline->drawnItems(), 4u * 16u) << "every F and B of every rank";
+  // Not blank: the timeline area holds the kind colours and the bubble shade.
+  const QImage area = timeline->grab().toImage();
+  QSet<QRgb> colours;
+  for (int y = 0; y < area.height(); y += 3)
+    for (int x = 0; x < area.width(); x += 3)
+      colours.insert(area.pixel(x, y));
+  EXPECT_GT(colours.size(), 6);
+  EXPECT_FALSE(image.isNull());
+}
+
+TEST(TimelineView, DrawsAboutOneItemPerPixelForAMillionOps) {
+  auto run = std::make_shared<trace::RunTrace>();
+  run->info.num_ranks = 2;
+  run->ranks.resize(2);
+  for (int r = 0; r < 2; ++r) {
+    auto& lane = run->ranks[r].lane(trace::Lane::Compute);
+    for (int k = 0; k < 500000; ++k)
+      lane.push(10LL * k, 10LL * k + 6, trace::OpKind::F, r, k, 0, -1, -1, -1);
+  }
+  TimelineView view;
+  view.resize(1000, 200);
+  view.setRun(run);
+  (void)view.grab();
+  EXPECT_LE(view.drawnItems(), 2u * 1000u);
+  EXPECT_GT(view.drawnItems(), 0u);
 }
 
 }  // namespace

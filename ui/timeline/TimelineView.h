@@ -1,0 +1,81 @@
+#pragma once
+// The bubble timeline: a row per rank with a compute lane and a communication lane, ops coloured
+// by kind, the idle time inside each step shaded so bubbles jump out, a time axis in sensible
+// units. Geometry is built once per (range, size) from per-pixel lane queries and painted from
+// that cache; hover is an overlay (DESIGN §7.3-7.4).
+// Keys: W/S zoom, A/D pan, F fit; ctrl+wheel zooms around the mouse, drag pans.
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+#include "trace/RunTrace.h"
+#include "trace/analysis/LaneQuery.h"
+#include "trace/analysis/RunAnalysis.h"
+#include "ui/timeline/TimeMapping.h"
+
+namespace ps::ui {
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimelineView(QWidget* parent = nullptr);
+
+  void setRun(std::shared_ptr<const trace::RunTrace> run);
+  const trace::RunTrace* run() const { return run_.get(); }
+  TimeRange visibleRange() const { return range_; }
+  void setVisibleRange(TimeRange range);
+  void fit();
+  // Milliseconds the last paint took (the view measures itself).
+  double lastPaintMs() const { return lastPaintMs_; }
+  // Items drawn in the last geometry build (for tests: bounded by about one per pixel).
+  std::size_t drawnItems() const { return drawnItems_; }
+
+  static constexpr int kGutter = 96;   // rank labels
+  static constexpr int kAxis = 26;     // time axis
+  static constexpr int kCompute = 24;  // compute lane height
+  static constexpr int kComm = 7;      // send/recv lane height
+  static constexpr int kRowGap = 8;
+
+ signals:
+  void rangeChanged(ps::ui::TimeRange range);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  QSize sizeHint() const override;
+
+ private:
+  struct Box {
+    QRect rect;
+    trace::OpKind kind;
+    int rank;
+    trace::Lane lane;
+    std::size_t first, count;
+  };
+  void rebuildGeometry();
+  double plotWidth() const { return std::max(1, width() - kGutter - 8); }
+  int rowTop(int rank) const { return kAxis + rank * (kCompute + 2 * kComm + kRowGap) + 4; }
+  const Box* boxAt(QPoint p) const;
+  QString tooltipFor(const Box& box) const;
+  void drawAxis(QPainter& p);
+
+  std::shared_ptr<const trace::RunTrace> run_;
+  std::vector<trace::StepStats> steps_;
+  TimeRange range_, limit_;
+  std::vector<Box> boxes_;
+  bool geometryValid_ = false;
+  QPoint dragFrom_;
+  TimeRange dragRange_;
+  bool dragging_ = false;
+  double lastPaintMs_ = 0;
+  std::size_t drawnItems_ = 0;
+};
+
+}  // namespace ps::ui
