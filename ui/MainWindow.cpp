@@ -8,7 +8,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTemporaryDir>
 #include <QVBoxLayout>
 
 #include "runtime/plan/PlanBuilder.h"
@@ -19,6 +24,9 @@
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
 #include "ui/LegendWidget.h"
+#include "ui/MemoryView.h"
+#include "ui/PlanPanel.h"
+#include "ui/RunController.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -26,8 +34,36 @@ namespace ps::ui {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
   setWindowTitle("PipeScope");
-  timeline_ = new TimelineView(this);
-  setCentralWidget(timeline_);
+  auto* centre = new QSplitter(Qt::Vertical, this);
+  timeline_ = new TimelineView(centre);
+  memory_ = new MemoryView(centre);
+  centre->addWidget(timeline_);
+  centre->addWidget(memory_);
+  centre->setStretchFactor(0, 3);
+  centre->setStretchFactor(1, 1);
+  setCentralWidget(centre);
+  connect(timeline_, &TimelineView::rangeChanged, memory_, &MemoryView::setVisibleRange);
+
+  plan_ = new PlanPanel(this);
+  auto* planDock = new QDockWidget("Plan", this);
+  planDock->setObjectName("planDock");
+  planDock->setWidget(plan_);
+  addDockWidget(Qt::LeftDockWidgetArea, planDock);
+  controller_ = new RunController(this);
+  connect(plan_, &PlanPanel::runRequested, this, &MainWindow::runRequest);
+  connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
+  connect(controller_, &RunController::failed, this, &MainWindow::onRunFailed);
+  connect(controller_, &RunController::progress, this, &MainWindow::onProgress);
+  progress_ = new QProgressBar(this);
+  progress_->setObjectName("runProgress");
+  progress_->setMaximumWidth(220);
+  progress_->setVisible(false);
+  cancel_ = new QPushButton("Cancel", this);
+  cancel_->setObjectName("cancelButton");
+  cancel_->setVisible(false);
+  connect(cancel_, &QPushButton::clicked, controller_, &RunController::cancel);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancel_);
 
   runs_ = new QListWidget(this);
   runs_->setObjectName("runHistory");
@@ -59,9 +95,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("&Fit timeline", QKeySequence(Qt::Key_F), timeline_, &TimelineView::fit);
+  view->addAction(planDock->toggleViewAction());
   view->addAction(runsDock->toggleViewAction());
   view->addAction(statsDock->toggleViewAction());
   resize(1400, 820);
+  resizeDocks({planDock, runsDock}, {300, 300}, Qt::Horizontal);
+  resizeDocks({statsDock}, {220}, Qt::Vertical);
+  centre->setSizes({520, 200});
   QSettings settings;
   restoreGeometry(settings.value("mainWindow/geometry").toByteArray());
   restoreState(settings.value("mainWindow/state").toByteArray());
@@ -82,31 +122,81 @@ void MainWindow::fail(const QString& message, bool dialog) {
 }
 
 bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
-  auto store = trace::TraceStore::open(path.toStdString(), trace::TraceStore::Mode::ReadOnly);
+  const QString previous = path_;
+  path_ = path;
+  if (!listRuns(showErrorDialog)) {
+    path_ = previous;
+    return false;
+  }
+  setWindowTitle(QString("PipeScope — %1").arg(path));
+  return showRun(runs_->item(runs_->count() - 1)->data(Qt::UserRole).toLongLong());
+}
+
+bool MainWindow::listRuns(bool showErrorDialog) {
+  auto store = trace::TraceStore::open(path_.toStdString(), trace::TraceStore::Mode::ReadOnly);
   if (!store) {
     fail(QString::fromStdString(store.error()), showErrorDialog);
     return false;
   }
   auto runs = store->listRuns();
   if (!runs || runs->empty()) {
-    fail(runs ? path + ": the trace holds no runs" : QString::fromStdString(runs.error()),
+    fail(runs ? path_ + ": the trace holds no runs" : QString::fromStdString(runs.error()),
          showErrorDialog);
     return false;
   }
-  path_ = path;
   const QSignalBlocker block(runs_);
   runs_->clear();
   for (const auto& r : *runs) {
-    auto* item = new QListWidgetItem(QString("%1  %2  [%3]")
-                                         .arg(r.id)
-                                         .arg(QString::fromStdString(r.name))
-                                         .arg(QString::fromStdString(r.source)),
-                                     runs_);
+    auto* item =
+        new QListWidgetItem(QString("%1  %2  [%3, %4]")
+                                .arg(r.id)
+                                .arg(QString::fromStdString(r.name))
+                                .arg(QString::fromStdString(r.source))
+                                .arg(QString::fromUtf8(trace::runStatusName(r.status).data())),
+                            runs_);
     item->setData(Qt::UserRole, static_cast<qlonglong>(r.id));
   }
   runs_->setCurrentRow(runs_->count() - 1);
-  setWindowTitle(QString("PipeScope — %1").arg(path));
-  return showRun(runs->back().id);
+  return true;
+}
+
+void MainWindow::runRequest(const RunRequest& request) {
+  if (path_.isEmpty()) {
+    scratch_ = std::make_unique<QTemporaryDir>();
+    path_ = scratch_->filePath("runs.sqlite");
+  }
+  plan_->setRunning(true);
+  controller_->start(request, path_);
+}
+
+void MainWindow::onProgress(const QString& stage, int done, int total) {
+  progress_->setVisible(true);
+  cancel_->setVisible(stage == "run" && total > 1);
+  progress_->setRange(0, total);
+  progress_->setValue(done);
+  progress_->setFormat(stage + " %v/%m");
+}
+
+void MainWindow::onRunFinished(qint64 id) {
+  plan_->setRunning(false);
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  if (!listRuns(false)) return;
+  for (int i = 0; i < runs_->count(); ++i)
+    if (runs_->item(i)->data(Qt::UserRole).toLongLong() == id) {
+      const QSignalBlocker block(runs_);
+      runs_->setCurrentRow(i);
+    }
+  showRun(id);
+  statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
+}
+
+void MainWindow::onRunFailed(const QString& message) {
+  plan_->setRunning(false);
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  lastError_ = message;
+  statusBar()->showMessage(message);
 }
 
 bool MainWindow::showRun(qint64 id) {
@@ -117,6 +207,8 @@ bool MainWindow::showRun(qint64 id) {
   }
   run_ = std::make_shared<const trace::RunTrace>(std::move(*run));
   timeline_->setRun(run_);
+  memory_->setRun(run_);
+  memory_->setVisibleRange(timeline_->visibleRange());
   report_->setPlainText(QString::fromStdString(trace::reportText(trace::analyzeRun(*run_))));
   return true;
 }

@@ -8,6 +8,9 @@
 
 class QListWidget;
 class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTemporaryDir;
 
 namespace ps::trace {
 struct RunTrace;
@@ -16,6 +19,10 @@ struct RunTrace;
 namespace ps::ui {
 
 class TimelineView;
+class MemoryView;
+class PlanPanel;
+class RunController;
+struct RunRequest;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -32,6 +39,10 @@ class MainWindow : public QMainWindow {
   bool openDemo(const QString& path);
   QString lastError() const { return lastError_; }
   TimelineView* timeline() const { return timeline_; }
+  // The file new runs are appended to (the open file, or a scratch file for the demo).
+  QString currentFile() const { return path_; }
+  // Runs a request as if the Run button was pressed (tests, automation).
+  void runRequest(const RunRequest& request);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -40,7 +51,18 @@ class MainWindow : public QMainWindow {
   void chooseAndOpen();
   void fail(const QString& message, bool dialog);
 
+  void onRunFinished(qint64 id);
+  void onRunFailed(const QString& message);
+  void onProgress(const QString& stage, int done, int total);
+  bool listRuns(bool showErrorDialog);
+
   TimelineView* timeline_ = nullptr;
+  MemoryView* memory_ = nullptr;
+  PlanPanel* plan_ = nullptr;
+  RunController* controller_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancel_ = nullptr;
+  std::unique_ptr<QTemporaryDir> scratch_;
   QListWidget* runs_ = nullptr;
   QPlainTextEdit* report_ = nullptr;
   QString path_;

@@ -6,6 +6,7 @@
 #include "tests/trace/TraceBuilder.h"
 #include "trace/Synthetic.h"
 #include "ui/MainWindow.h"
+#include "ui/PlanPanel.h"
 #include "ui/timeline/TimelineView.h"
 
 #include <QSet>
@@ -80,6 +81,59 @@ TEST(TimelineView, DrawsAboutOneItemPerPixelForAMillionOps) {
   (void)view.grab();
   EXPECT_LE(view.drawnItems(), 2u * 1000u);
   EXPECT_GT(view.drawnItems(), 0u);
+}
+
+}  // namespace
+}  // namespace ps::ui
+
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+namespace ps::ui {
+namespace {
+
+TEST(MainWindow, ChangingMicrobatchesAndPressingRunAddsARunWithTheClosedFormBubble) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("live.sqlite"))));
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  auto* microbatches = w.findChild<QSpinBox*>("microbatchesSpin");
+  auto* stages = w.findChild<QSpinBox*>("stagesSpin");
+  auto* run = w.findChild<QPushButton*>("runButton");
+  auto* report = w.findChild<QPlainTextEdit*>("reportView");
+  ASSERT_TRUE(history && microbatches && stages && run && report);
+  ASSERT_EQ(history->count(), 1);
+  stages->setValue(4);
+  microbatches->setValue(16);
+  w.show();
+  QTest::mouseClick(run, Qt::LeftButton);
+  // Sim runs finish synchronously; wait a little anyway in case the controller goes async.
+  for (int i = 0; i < 50 && history->count() < 2; ++i)
+    QTest::qWait(20);
+  ASSERT_EQ(history->count(), 2) << w.lastError().toStdString();
+  // p = 4, m = 16: (p-1)/(m+p-1) = 3/19 = 15.79 %.
+  EXPECT_TRUE(report->toPlainText().contains("bubble ratio   15.79 %"))
+      << report->toPlainText().toStdString();
+  EXPECT_TRUE(report->toPlainText().contains("micro-batches 16"));
+}
+
+TEST(MainWindow, AnImpossiblePlanReportsItsConstraintAndAddsNothing) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("bad.sqlite"))));
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  RunRequest request;
+  request.backend = "sim";
+  request.spec.schedule = "interleaved-1f1b";
+  request.spec.stages = 4;
+  request.spec.microbatches = 6;
+  request.spec.chunks = 2;
+  w.runRequest(request);
+  EXPECT_EQ(history->count(), 1);
+  EXPECT_TRUE(w.lastError().contains("multiple of p")) << w.lastError().toStdString();
 }
 
 }  // namespace
