@@ -19,6 +19,7 @@
 #include "runtime/plan/PlanBuilder.h"
 #include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"
+#include "trace/analysis/ConfigJson.h"
 #include "trace/analysis/ReportFormat.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
@@ -27,6 +28,7 @@
 #include "ui/MemoryView.h"
 #include "ui/PlanPanel.h"
 #include "ui/RunController.h"
+#include "ui/StageEditor.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -44,10 +46,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(centre);
   connect(timeline_, &TimelineView::rangeChanged, memory_, &MemoryView::setVisibleRange);
 
-  plan_ = new PlanPanel(this);
+  auto* planBox = new QWidget(this);
+  auto* planLayout = new QVBoxLayout(planBox);
+  planLayout->setContentsMargins(0, 0, 0, 0);
+  plan_ = new PlanPanel(planBox);
+  planLayout->addWidget(plan_);
+  stageEditor_ = new StageEditor(planBox);
+  planLayout->addWidget(stageEditor_);
+  auto* balance = new QPushButton("Balance stages", planBox);
+  balance->setObjectName("balanceButton");
+  planLayout->addWidget(balance);
+  planLayout->addStretch(1);
   auto* planDock = new QDockWidget("Plan", this);
   planDock->setObjectName("planDock");
-  planDock->setWidget(plan_);
+  planDock->setWidget(planBox);
+  // Dragging a boundary reruns the same plan with the new cut; Balance lets the partitioner cut.
+  connect(stageEditor_, &StageEditor::boundariesChanged, this, [this](const QString& b) {
+    plan_->setLayers(static_cast<int>(run_ ? run_->layers.size() : 0));
+    plan_->setBoundaries(b);
+    runRequest(plan_->request());
+  });
+  connect(balance, &QPushButton::clicked, this, [this] {
+    plan_->setLayers(static_cast<int>(run_ ? run_->layers.size() : 0));
+    plan_->setBoundaries({});
+    runRequest(plan_->request());
+  });
   addDockWidget(Qt::LeftDockWidgetArea, planDock);
   controller_ = new RunController(this);
   connect(plan_, &PlanPanel::runRequested, this, &MainWindow::runRequest);
@@ -208,6 +231,27 @@ bool MainWindow::showRun(qint64 id) {
   run_ = std::make_shared<const trace::RunTrace>(std::move(*run));
   timeline_->setRun(run_);
   memory_->setRun(run_);
+  std::vector<double> layerNs;
+  for (const auto& l : run_->layers)
+    layerNs.push_back(static_cast<double>(l.fwd_ns.value_or(0) + l.bwd_ns.value_or(0)));
+  std::vector<int> boundaries;
+  int lastStage = 0;
+  for (const auto& st : run_->stages)
+    if (st.stage > lastStage) {  // one entry per stage (replicas repeat stages)
+      boundaries.push_back(st.first_layer);
+      lastStage = st.stage;
+    }
+  stageEditor_->setModel(std::move(layerNs), std::move(boundaries));
+  // The plan panel follows the run on screen, so Run reruns what you look at.
+  const std::string& config = run_->info.config_json;
+  const auto plan = trace::jsonTopLevelString(config, "schedule") ? config : std::string();
+  if (!plan.empty())
+    plan_->showKnobs(*trace::jsonTopLevelString(config, "schedule"),
+                     static_cast<int>(trace::jsonTopLevelInt(config, "stages").value_or(4)),
+                     static_cast<int>(trace::jsonTopLevelInt(config, "microbatches").value_or(8)),
+                     static_cast<int>(trace::jsonTopLevelInt(config, "chunks").value_or(1)),
+                     static_cast<int>(trace::jsonTopLevelInt(config, "layers").value_or(0)),
+                     static_cast<int>(trace::jsonTopLevelInt(config, "steps").value_or(1)));
   memory_->setVisibleRange(timeline_->visibleRange());
   report_->setPlainText(QString::fromStdString(trace::reportText(trace::analyzeRun(*run_))));
   return true;

@@ -21,6 +21,7 @@ namespace ps::ui {
 class TimelineView;
 class MemoryView;
 class PlanPanel;
+class StageEditor;
 class RunController;
 struct RunRequest;
 
@@ -59,6 +60,7 @@ class MainWindow : public QMainWindow {
   TimelineView* timeline_ = nullptr;
   MemoryView* memory_ = nullptr;
   PlanPanel* plan_ = nullptr;
+  StageEditor* stageEditor_ = nullptr;
   RunController* controller_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;

@@ -123,6 +123,25 @@ void PlanPanel::setBoundaries(const QString& boundaries) {
   if (rerun_->isChecked() && run_->isEnabled()) emit runRequested(request());
 }
 
+void PlanPanel::setLayers(int layers) {
+  const QSignalBlocker block(layers_);
+  layers_->setValue(layers);
+}
+
+void PlanPanel::showKnobs(const std::string& schedule, int stages, int microbatches, int chunks,
+                          int layers, int steps) {
+  const QSignalBlocker b1(schedule_), b2(stages_), b3(microbatches_), b4(chunks_), b5(layers_),
+      b6(steps_);
+  const int index = schedule_->findData(QString::fromStdString(schedule), Qt::UserRole);
+  if (index >= 0) schedule_->setCurrentIndex(index);
+  stages_->setValue(stages);
+  microbatches_->setValue(microbatches);
+  chunks_->setValue(chunks);
+  layers_->setValue(layers == stages * chunks ? 0 : layers);
+  steps_->setValue(steps);
+  boundaries_.clear();
+}
+
 void PlanPanel::setRunning(bool running) {
   run_->setEnabled(!running);
 }

@@ -29,6 +29,11 @@ class PlanPanel : public QWidget {
   RunRequest request() const;
   // Stage boundaries chosen in the editor ("" = balanced by the partitioner).
   void setBoundaries(const QString& boundaries);
+  // Sets the layer count without triggering a rerun (the editor's layers).
+  void setLayers(int layers);
+  // Shows the knobs a run was made with (from its config_json), without triggering a rerun.
+  void showKnobs(const std::string& schedule, int stages, int microbatches, int chunks, int layers,
+                 int steps);
   void setRunning(bool running);
 
  signals:

@@ -9,6 +9,8 @@
 #include "ui/PlanPanel.h"
 #include "ui/timeline/TimelineView.h"
 
+#include <QApplication>
+#include <QMouseEvent>
 #include <QSet>
 
 namespace ps::ui {
@@ -134,6 +136,43 @@ TEST(MainWindow, AnImpossiblePlanReportsItsConstraintAndAddsNothing) {
   w.runRequest(request);
   EXPECT_EQ(history->count(), 1);
   EXPECT_TRUE(w.lastError().contains("multiple of p")) << w.lastError().toStdString();
+}
+
+}  // namespace
+}  // namespace ps::ui
+
+#include "ui/StageEditor.h"
+
+namespace ps::ui {
+namespace {
+
+TEST(MainWindow, DraggingAStageBoundaryRerunsWithTheNewCut) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("drag.sqlite"))));
+  // 8 layers on 4 stages: two per stage, boundaries 2,4,6.
+  w.findChild<QSpinBox*>("layersSpin")->setValue(8);
+  w.show();
+  QTest::mouseClick(w.findChild<QPushButton*>("runButton"), Qt::LeftButton);
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  ASSERT_EQ(history->count(), 2) << w.lastError().toStdString();
+  auto* editor = w.findChild<StageEditor*>("stageEditor");
+  ASSERT_NE(editor, nullptr);
+  ASSERT_EQ(editor->boundaries(), (std::vector<int>{2, 4, 6}));
+  // Drag the first handle one layer to the right.
+  const int y = editor->height() - 10;
+  const int from = editor->handleX(0);
+  const int to = from + editor->handleX(1) - editor->handleX(0) - (editor->handleX(1) - from) / 2;
+  QTest::mousePress(editor, Qt::LeftButton, {}, QPoint(from, y));
+  QMouseEvent move(QEvent::MouseMove, QPointF(to, y), editor->mapToGlobal(QPointF(to, y)),
+                   Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(editor, &move);
+  QTest::mouseRelease(editor, Qt::LeftButton, {}, QPoint(to, y));
+  ASSERT_EQ(history->count(), 3) << w.lastError().toStdString();
+  EXPECT_EQ(editor->boundaries(), (std::vector<int>{3, 4, 6}));
+  auto* report = w.findChild<QPlainTextEdit*>("reportView");
+  // Stage 0 now holds 3 layers: it is the slowest and the step is longer than the balanced one.
+  EXPECT_FALSE(report->toPlainText().contains("bubble ratio   27.27 %"));
 }
 
 }  // namespace

@@ -136,7 +136,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.setClipRect(QRect(kGutter, 0, width() - kGutter, height()));
   const QFontMetrics fm(font());
   for (const auto& b : boxes_) {
-    p.fillRect(b.rect, kindColor(b.kind));
+    // A one-pixel seam between neighbours keeps back-to-back ops of one kind apart.
+    p.fillRect(b.rect.width() > 3 ? b.rect.adjusted(0, 0, -1, 0) : b.rect, kindColor(b.kind));
     if (b.lane != Lane::Compute || b.count != 1 || b.rect.width() < 16) continue;
     const auto& lane = run_->ranks[b.rank].lane(b.lane);
     const std::int32_t mb = lane.microbatch[b.first];
