@@ -19,6 +19,13 @@ void StageEditor::setModel(std::vector<double> layerNs, std::vector<int> boundar
   layerNs_ = std::move(layerNs);
   boundaries_ = std::move(boundaries);
   dragging_ = -1;
+  // A run without a layer table (e.g. imported) or with inconsistent stages shows no cut.
+  for (std::size_t b = 0; b < boundaries_.size(); ++b)
+    if (boundaries_[b] <= (b ? boundaries_[b - 1] : 0) ||
+        boundaries_[b] >= static_cast<int>(layerNs_.size())) {
+      boundaries_.clear();
+      break;
+    }
   // Stage totals also live in the tooltip, for when the bar is too narrow for them.
   QStringList lines;
   std::vector<int> cuts = {0};
