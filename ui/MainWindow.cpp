@@ -2,18 +2,24 @@
 
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QSvgGenerator>
 #include <QTemporaryDir>
+#include <QTextStream>
 #include <QVBoxLayout>
 
 #include "runtime/plan/PlanBuilder.h"
@@ -115,12 +121,36 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseAndOpen);
+  recentMenu_ = file->addMenu("Open &recent");
+  rebuildRecentMenu();
+  file->addAction("&Save as…", QKeySequence::SaveAs, this, [this] {
+    const QString to =
+        QFileDialog::getSaveFileName(this, "Save trace", {}, "PipeScope traces (*.sqlite)");
+    if (to.isEmpty() || path_.isEmpty()) return;
+    QFile::remove(to);
+    if (!QFile::copy(path_, to))
+      fail(to + ": cannot write the file", true);
+    else
+      openTrace(to);
+  });
+  file->addSeparator();
+  file->addAction("Export timeline (PNG/SVG)…", this, [this] {
+    const QString to =
+        QFileDialog::getSaveFileName(this, "Export timeline", {}, "PNG (*.png);;SVG (*.svg)");
+    if (!to.isEmpty()) exportTimeline(to);
+  });
+  file->addAction("Export stats (CSV)…", this, [this] {
+    const QString to = QFileDialog::getSaveFileName(this, "Export stats", {}, "CSV (*.csv)");
+    if (!to.isEmpty()) exportStatsCsv(to);
+  });
+  file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("&Fit timeline", QKeySequence(Qt::Key_F), timeline_, &TimelineView::fit);
   view->addAction(planDock->toggleViewAction());
   view->addAction(runsDock->toggleViewAction());
   view->addAction(statsDock->toggleViewAction());
+  setAcceptDrops(true);
   resize(1400, 820);
   resizeDocks({planDock, runsDock}, {300, 300}, Qt::Horizontal);
   resizeDocks({statsDock}, {220}, Qt::Vertical);
@@ -152,6 +182,7 @@ bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
     return false;
   }
   setWindowTitle(QString("PipeScope — %1").arg(path));
+  rememberRecent(path);
   return showRun(runs_->item(runs_->count() - 1)->data(Qt::UserRole).toLongLong());
 }
 
@@ -281,6 +312,74 @@ bool MainWindow::openDemo(const QString& path) {
     return false;
   }
   return openTrace(path);
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+  if (scratch_ && path.startsWith(scratch_->path())) return;
+  QSettings settings;
+  QStringList recent = settings.value("recentFiles").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > 8)
+    recent.removeLast();
+  settings.setValue("recentFiles", recent);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  for (const QString& path : QSettings().value("recentFiles").toStringList())
+    recentMenu_->addAction(path, this, [this, path] { openTrace(path); });
+  recentMenu_->setEnabled(!recentMenu_->isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (!urls.isEmpty() && urls.first().isLocalFile()) openTrace(urls.first().toLocalFile());
+}
+
+bool MainWindow::exportTimeline(const QString& path) {
+  if (path.endsWith(".svg", Qt::CaseInsensitive)) {
+    QSvgGenerator svg;
+    svg.setFileName(path);
+    svg.setSize(timeline_->size());
+    svg.setViewBox(timeline_->rect());
+    svg.setTitle("PipeScope timeline");
+    timeline_->render(&svg);
+    if (!QFile::exists(path)) {
+      fail(path + ": cannot write the SVG", true);
+      return false;
+    }
+    return true;
+  }
+  if (!timeline_->grab().save(path)) {
+    fail(path + ": cannot write the image", true);
+    return false;
+  }
+  return true;
+}
+
+bool MainWindow::exportStatsCsv(const QString& path) {
+  if (!run_) return false;
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    fail(path + ": " + f.errorString(), true);
+    return false;
+  }
+  const auto a = trace::analyzeRun(*run_);
+  QTextStream out(&f);
+  out << "rank,busy_ns,bubble_ratio,peak_memory_bytes\n";
+  for (const auto& r : a.ranks)
+    out << r.rank << ',' << r.busy_ns << ','
+        << (r.bubble_ratio ? QString::number(*r.bubble_ratio, 'g', 10) : "") << ','
+        << (r.peak_memory_bytes ? QString::number(*r.peak_memory_bytes) : "") << '\n';
+  out << "total," << (a.step_time_ns ? QString::number(*a.step_time_ns) : "") << ','
+      << (a.bubble_ratio ? QString::number(*a.bubble_ratio, 'g', 10) : "") << ",\n";
+  return true;
 }
 
 void MainWindow::chooseAndOpen() {

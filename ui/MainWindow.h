@@ -44,12 +44,20 @@ class MainWindow : public QMainWindow {
   QString currentFile() const { return path_; }
   // Runs a request as if the Run button was pressed (tests, automation).
   void runRequest(const RunRequest& request);
+  // Exports: the timeline as PNG or SVG (by the file's suffix), the stats as CSV.
+  bool exportTimeline(const QString& path);
+  bool exportStatsCsv(const QString& path);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void chooseAndOpen();
+  void rememberRecent(const QString& path);
+  void rebuildRecentMenu();
+  QMenu* recentMenu_ = nullptr;
   void fail(const QString& message, bool dialog);
 
   void onRunFinished(qint64 id);

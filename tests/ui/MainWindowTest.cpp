@@ -177,3 +177,31 @@ TEST(MainWindow, DraggingAStageBoundaryRerunsWithTheNewCut) {
 
 }  // namespace
 }  // namespace ps::ui
+
+#include <QFile>
+
+namespace ps::ui {
+namespace {
+
+TEST(MainWindow, ExportsTimelineAsPngAndSvgAndStatsAsCsv) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("x.sqlite"))));
+  w.resize(1200, 700);
+  const QString png = QString::fromStdString(dir.file("t.png"));
+  const QString svg = QString::fromStdString(dir.file("t.svg"));
+  const QString csv = QString::fromStdString(dir.file("s.csv"));
+  ASSERT_TRUE(w.exportTimeline(png));
+  ASSERT_TRUE(w.exportTimeline(svg));
+  ASSERT_TRUE(w.exportStatsCsv(csv));
+  EXPECT_FALSE(QImage(png).isNull());
+  const std::string svgText = test::readFile(svg.toStdString());
+  EXPECT_NE(svgText.find("<svg"), std::string::npos);
+  EXPECT_NE(svgText.find("rect"), std::string::npos);
+  const std::string csvText = test::readFile(csv.toStdString());
+  EXPECT_NE(csvText.find("rank,busy_ns,bubble_ratio,peak_memory_bytes"), std::string::npos);
+  EXPECT_NE(csvText.find("0.2727272727"), std::string::npos) << csvText;
+}
+
+}  // namespace
+}  // namespace ps::ui
