@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFontDatabase>
+#include <QHeaderView>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -18,6 +19,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QSvgGenerator>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTextStream>
 #include <QVBoxLayout>
@@ -31,6 +33,7 @@
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
 #include "ui/LegendWidget.h"
+#include "ui/LinkTableModel.h"
 #include "ui/MemoryView.h"
 #include "ui/PlanPanel.h"
 #include "ui/RunController.h"
@@ -45,8 +48,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* centre = new QSplitter(Qt::Vertical, this);
   timeline_ = new TimelineView(centre);
   memory_ = new MemoryView(centre);
+  compareTimeline_ = new TimelineView(centre);
+  compareTimeline_->setObjectName("compareTimelineView");
+  compareTimeline_->setVisible(false);
   centre->addWidget(timeline_);
+  centre->addWidget(compareTimeline_);
   centre->addWidget(memory_);
+  // Compared runs share one time axis: both views show the same range.
+  connect(timeline_, &TimelineView::rangeChanged, compareTimeline_, [this](TimeRange r) {
+    if (compareTimeline_->isVisible() && compareTimeline_->visibleRange().start != r.start)
+      compareTimeline_->setVisibleRange(r);
+  });
   centre->setStretchFactor(0, 3);
   centre->setStretchFactor(1, 1);
   setCentralWidget(centre);
@@ -114,10 +126,38 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   report_->setPlaceholderText("Open a trace file (File → Open) to see its report.");
   layout->addWidget(report_);
+  links_ = new LinkTableModel(this);
+  auto* linkView = new QTableView(this);
+  linkView->setObjectName("linkTable");
+  linkView->setModel(links_);
+  linkView->horizontalHeader()->setStretchLastSection(true);
+  linkView->verticalHeader()->hide();
+  auto* linkDock = new QDockWidget("Links", this);
+  linkDock->setObjectName("linkDock");
+  linkDock->setWidget(linkView);
+  addDockWidget(Qt::BottomDockWidgetArea, linkDock);
+
+  compare_ = new CompareModel(this);
+  auto* compareView = new QTableView(this);
+  compareView->setObjectName("compareTable");
+  compareView->setModel(compare_);
+  compareView->horizontalHeader()->setStretchLastSection(true);
+  compareView->verticalHeader()->hide();
+  compareDock_ = new QDockWidget("Compare", this);
+  compareDock_->setObjectName("compareDock");
+  compareDock_->setWidget(compareView);
+  addDockWidget(Qt::BottomDockWidgetArea, compareDock_);
+  compareDock_->hide();
+  runs_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  connect(runs_, &QListWidget::itemSelectionChanged, this, &MainWindow::compareSelected);
+
   auto* statsDock = new QDockWidget("Stats", this);
   statsDock->setObjectName("statsDock");
   statsDock->setWidget(stats);
   addDockWidget(Qt::BottomDockWidgetArea, statsDock);
+  tabifyDockWidget(statsDock, linkDock);
+  tabifyDockWidget(statsDock, compareDock_);
+  statsDock->raise();
 
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseAndOpen);
@@ -262,6 +302,7 @@ bool MainWindow::showRun(qint64 id) {
   run_ = std::make_shared<const trace::RunTrace>(std::move(*run));
   timeline_->setRun(run_);
   memory_->setRun(run_);
+  links_->setAnalysis(trace::analyzeRun(*run_));
   std::vector<double> layerNs;
   for (const auto& l : run_->layers)
     layerNs.push_back(static_cast<double>(l.fwd_ns.value_or(0) + l.bwd_ns.value_or(0)));
@@ -312,6 +353,39 @@ bool MainWindow::openDemo(const QString& path) {
     return false;
   }
   return openTrace(path);
+}
+
+void MainWindow::compareSelected() {
+  const auto selected = runs_->selectedItems();
+  if (selected.size() != 2) {
+    compareTimeline_->setVisible(false);
+    return;
+  }
+  compareRuns(selected[0]->data(Qt::UserRole).toLongLong(),
+              selected[1]->data(Qt::UserRole).toLongLong());
+}
+
+bool MainWindow::compareRuns(qint64 a, qint64 b) {
+  auto runA = trace::loadRunFromFile(path_.toStdString(), std::min(a, b));
+  auto runB = trace::loadRunFromFile(path_.toStdString(), std::max(a, b));
+  if (!runA || !runB) {
+    fail(QString::fromStdString(!runA ? runA.error() : runB.error()), false);
+    return false;
+  }
+  compare_->setRuns(trace::analyzeRun(*runA), trace::analyzeRun(*runB));
+  run_ = std::make_shared<const trace::RunTrace>(std::move(*runA));
+  timeline_->setRun(run_);
+  compareTimeline_->setRun(std::make_shared<const trace::RunTrace>(std::move(*runB)));
+  // One axis for both: the union of their extents.
+  const TimeRange r{
+      std::min(timeline_->visibleRange().start, compareTimeline_->visibleRange().start),
+      std::max(timeline_->visibleRange().end, compareTimeline_->visibleRange().end)};
+  timeline_->setVisibleRange(r);
+  compareTimeline_->setVisibleRange(r);
+  compareTimeline_->setVisible(true);
+  compareDock_->show();
+  compareDock_->raise();
+  return true;
 }
 
 void MainWindow::rememberRecent(const QString& path) {

@@ -11,6 +11,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTemporaryDir;
+class QDockWidget;
 
 namespace ps::trace {
 struct RunTrace;
@@ -22,6 +23,8 @@ class TimelineView;
 class MemoryView;
 class PlanPanel;
 class StageEditor;
+class LinkTableModel;
+class CompareModel;
 class RunController;
 struct RunRequest;
 
@@ -47,6 +50,8 @@ class MainWindow : public QMainWindow {
   // Exports: the timeline as PNG or SVG (by the file's suffix), the stats as CSV.
   bool exportTimeline(const QString& path);
   bool exportStatsCsv(const QString& path);
+  // Compares two runs of the open file: stacked timelines on one axis and a table of differences.
+  bool compareRuns(qint64 a, qint64 b);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -69,6 +74,11 @@ class MainWindow : public QMainWindow {
   MemoryView* memory_ = nullptr;
   PlanPanel* plan_ = nullptr;
   StageEditor* stageEditor_ = nullptr;
+  LinkTableModel* links_ = nullptr;
+  CompareModel* compare_ = nullptr;
+  TimelineView* compareTimeline_ = nullptr;
+  QDockWidget* compareDock_ = nullptr;
+  void compareSelected();
   RunController* controller_ = nullptr;
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;

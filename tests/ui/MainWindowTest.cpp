@@ -205,3 +205,57 @@ TEST(MainWindow, ExportsTimelineAsPngAndSvgAndStatsAsCsv) {
 
 }  // namespace
 }  // namespace ps::ui
+
+#include <QAbstractItemModelTester>
+#include <QTableView>
+
+#include "ui/LinkTableModel.h"
+
+namespace ps::ui {
+namespace {
+
+TEST(ItemModels, LinkAndCompareModelsPassTheModelTester) {
+  trace::SyntheticGpipe g;
+  auto a = trace::analyzeRun(
+      test::roundTrip(trace::syntheticGpipeHeader(g), trace::syntheticGpipeStep(g, 0)));
+  g.microbatches = 16;
+  auto b = trace::analyzeRun(
+      test::roundTrip(trace::syntheticGpipeHeader(g), trace::syntheticGpipeStep(g, 0)));
+  LinkTableModel links;
+  QAbstractItemModelTester linkTester(&links,
+                                      QAbstractItemModelTester::FailureReportingMode::Fatal);
+  links.setAnalysis(a);
+  EXPECT_EQ(links.rowCount(), 6);
+  EXPECT_EQ(links.data(links.index(0, 0)).toString(), "0 → 1");
+  CompareModel compare;
+  QAbstractItemModelTester compareTester(&compare,
+                                         QAbstractItemModelTester::FailureReportingMode::Fatal);
+  compare.setRuns(a, b);
+  ASSERT_GE(compare.rowCount(), 4);
+  EXPECT_EQ(compare.data(compare.index(1, 0)).toString(), "bubble");
+  EXPECT_EQ(compare.data(compare.index(1, 1)).toString(), "27.27 %");
+  EXPECT_EQ(compare.data(compare.index(1, 2)).toString(), "15.79 %");
+  EXPECT_EQ(compare.data(compare.index(1, 3)).toString(), "-11.48 points");
+}
+
+TEST(MainWindow, ComparingTwoRunsStacksTheirTimelines) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("cmp.sqlite"))));
+  w.findChild<QSpinBox*>("microbatchesSpin")->setValue(12);
+  w.show();
+  QTest::mouseClick(w.findChild<QPushButton*>("runButton"), Qt::LeftButton);
+  ASSERT_EQ(w.findChild<QListWidget*>("runHistory")->count(), 2);
+  ASSERT_TRUE(w.compareRuns(1, 2)) << w.lastError().toStdString();
+  auto* second = w.findChild<TimelineView*>("compareTimelineView");
+  ASSERT_NE(second, nullptr);
+  EXPECT_TRUE(second->isVisible());
+  EXPECT_EQ(second->visibleRange().start, w.timeline()->visibleRange().start);
+  EXPECT_EQ(second->visibleRange().end, w.timeline()->visibleRange().end);
+  auto* table = w.findChild<QTableView*>("compareTable");
+  ASSERT_NE(table, nullptr);
+  EXPECT_GE(table->model()->rowCount(), 4);
+}
+
+}  // namespace
+}  // namespace ps::ui
