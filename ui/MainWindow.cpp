@@ -65,6 +65,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(timeline_, &TimelineView::rangeChanged, memory_, &MemoryView::setVisibleRange);
 
   auto* planBox = new QWidget(this);
+  planBox->setMaximumWidth(380);
   auto* planLayout = new QVBoxLayout(planBox);
   planLayout->setContentsMargins(0, 0, 0, 0);
   plan_ = new PlanPanel(planBox);
@@ -108,6 +109,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   runs_ = new QListWidget(this);
   runs_->setObjectName("runHistory");
+  runs_->setMaximumWidth(380);
   auto* runsDock = new QDockWidget("Run history", this);
   runsDock->setObjectName("runHistoryDock");
   runsDock->setWidget(runs_);
@@ -194,7 +196,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resize(1400, 820);
   resizeDocks({planDock, runsDock}, {300, 300}, Qt::Horizontal);
   resizeDocks({statsDock}, {220}, Qt::Vertical);
-  centre->setSizes({520, 200});
+  centre->setSizes({520, 0, 200});
   QSettings settings;
   restoreGeometry(settings.value("mainWindow/geometry").toByteArray());
   restoreState(settings.value("mainWindow/state").toByteArray());
