@@ -8,7 +8,9 @@
 
 extern "C" {
 
-const char* __asan_default_options() { return "detect_leaks=1:abort_on_error=0:halt_on_error=1"; }
+const char* __asan_default_options() {
+  return "detect_leaks=1:abort_on_error=0:halt_on_error=1";
+}
 
 const char* __ubsan_default_options() {
   return "print_stacktrace=1:halt_on_error=1:suppressions=" PIPESCOPE_SANITIZER_DIR "/ubsan.supp";

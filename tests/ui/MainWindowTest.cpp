@@ -259,3 +259,51 @@ TEST(MainWindow, ComparingTwoRunsStacksTheirTimelines) {
 
 }  // namespace
 }  // namespace ps::ui
+
+namespace ps::ui {
+namespace {
+
+TEST(TimelineView, ClickingAnOpSelectsItAndFindsItsDependencies) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("sel.sqlite"))));
+  w.resize(1400, 820);
+  w.show();
+  TimelineView* view = w.timeline();
+  const auto* run = view->run();
+  ASSERT_NE(run, nullptr);
+  // Rank 2's first backward: B(2, 0) depends on B(3, 0) and on F(2, 0).
+  const auto& lane = run->ranks[2].lane(trace::Lane::Compute);
+  std::size_t b0 = 0;
+  while (lane.kind[b0] != trace::OpKind::B)
+    ++b0;
+  const QRect r(
+      TimelineView::kGutter +
+          static_cast<int>(timeToPx(view->visibleRange(), view->width() - TimelineView::kGutter - 8,
+                                    (lane.start[b0] + lane.end[b0]) / 2)),
+      0, 1, 1);
+  const int y = TimelineView::kAxis +
+                2 * (TimelineView::kCompute + 2 * TimelineView::kComm + TimelineView::kRowGap) + 4 +
+                10;
+  QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(r.x(), y));
+  ASSERT_TRUE(view->selection().valid());
+  EXPECT_EQ(view->selection().rank, 2);
+  EXPECT_EQ(view->selection().index, b0);
+  const auto deps = view->selectionDependencies();
+  ASSERT_EQ(deps.size(), 2u);
+  EXPECT_EQ(deps[0].first, 3);  // B(3, 0)
+  EXPECT_EQ(run->ranks[3].lane(trace::Lane::Compute).kind[deps[0].second], trace::OpKind::B);
+  EXPECT_EQ(deps[1].first, 2);  // F(2, 0)
+  EXPECT_EQ(lane.kind[deps[1].second], trace::OpKind::F);
+  // Shift+drag zooms to the dragged range.
+  const auto before = view->visibleRange();
+  QTest::mousePress(view, Qt::LeftButton, Qt::ShiftModifier, QPoint(300, 100));
+  QMouseEvent move(QEvent::MouseMove, QPointF(500, 100), view->mapToGlobal(QPointF(500, 100)),
+                   Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+  QApplication::sendEvent(view, &move);
+  QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, QPoint(500, 100));
+  EXPECT_LT(view->visibleRange().end - view->visibleRange().start, (before.end - before.start) / 2);
+}
+
+}  // namespace
+}  // namespace ps::ui

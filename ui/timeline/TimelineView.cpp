@@ -3,8 +3,11 @@
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QPainter>
+#include <QPolygonF>
+
 #include <QToolTip>
 #include <QWheelEvent>
+#include <cmath>
 
 #include "trace/Units.h"
 #include "ui/timeline/KindPalette.h"
@@ -27,6 +30,7 @@ QSize TimelineView::sizeHint() const {
 
 void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
   run_ = std::move(run);
+  selection_ = {};
   steps_.clear();
   if (run_) steps_ = trace::analyzeRun(*run_).steps;
   auto [lo, hi] = run_ ? run_->timeExtent() : std::pair<std::int64_t, std::int64_t>{0, 1};
@@ -166,6 +170,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.setPen(palette().color(QPalette::WindowText));
   }
   drawAxis(p);
+  drawSelection(p);
   lastPaintMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
@@ -211,12 +216,22 @@ void TimelineView::wheelEvent(QWheelEvent* e) {
 }
 
 void TimelineView::mousePressEvent(QMouseEvent* e) {
-  dragging_ = true;
   dragFrom_ = e->pos();
   dragRange_ = range_;
+  if (e->modifiers() & Qt::ShiftModifier) {
+    rangeSelecting_ = true;
+    rangeFromX_ = rangeToX_ = e->pos().x();
+    return;
+  }
+  dragging_ = true;
 }
 
 void TimelineView::mouseMoveEvent(QMouseEvent* e) {
+  if (rangeSelecting_) {
+    rangeToX_ = e->pos().x();
+    update();
+    return;
+  }
   if (dragging_ && (e->buttons() & Qt::LeftButton)) {
     setVisibleRange(panByPx(dragRange_, plotWidth(), dragFrom_.x() - e->pos().x(), limit_));
     return;
@@ -228,8 +243,107 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e) {
     QToolTip::hideText();
 }
 
-void TimelineView::mouseReleaseEvent(QMouseEvent*) {
+void TimelineView::mouseReleaseEvent(QMouseEvent* e) {
+  if (rangeSelecting_) {
+    rangeSelecting_ = false;
+    const int a = std::min(rangeFromX_, rangeToX_) - kGutter,
+              b = std::max(rangeFromX_, rangeToX_) - kGutter;
+    if (b - a > 3)
+      setVisibleRange({pxToTime(range_, plotWidth(), a), pxToTime(range_, plotWidth(), b)});
+    update();
+    return;
+  }
   dragging_ = false;
+  // A click (no drag) selects the op under the mouse, or clears the selection.
+  if ((e->pos() - dragFrom_).manhattanLength() < 3) {
+    if (!geometryValid_) rebuildGeometry();  // a click may come before the first paint
+    const Box* b = boxAt(e->pos());
+    if (b && b->count == 1 && b->lane == trace::Lane::Compute)
+      select({b->rank, b->lane, b->first});
+    else
+      select({});
+  }
+}
+
+void TimelineView::select(const Selection& selection) {
+  selection_ = selection;
+  update();
+}
+
+std::vector<std::pair<int, std::size_t>> TimelineView::selectionDependencies() const {
+  std::vector<std::pair<int, std::size_t>> deps;
+  if (!run_ || !selection_.valid()) return deps;
+  const auto& lane = run_->ranks[selection_.rank].lane(trace::Lane::Compute);
+  const std::size_t i = selection_.index;
+  const int stage = lane.stage[i], mb = lane.microbatch[i], step = lane.step[i];
+  const trace::OpKind kind = lane.kind[i];
+  if (stage < 0 || mb < 0) return deps;
+  // F(s,m) <- F(s-1,m); B/I(s,m) <- B/I(s+1,m) and F(s,m); W(s,m) <- I(s,m).
+  auto find = [&](int wantStage, std::initializer_list<trace::OpKind> kinds) {
+    for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
+      const auto& l = run_->ranks[r].lane(trace::Lane::Compute);
+      for (std::size_t k = 0; k < l.size(); ++k)
+        if (l.stage[k] == wantStage && l.microbatch[k] == mb && l.step[k] == step)
+          for (auto want : kinds)
+            if (l.kind[k] == want) deps.emplace_back(static_cast<int>(r), k);
+    }
+  };
+  using trace::OpKind;
+  if (kind == OpKind::F) find(stage - 1, {OpKind::F});
+  if (kind == OpKind::B || kind == OpKind::I) {
+    find(stage + 1, {OpKind::B, OpKind::I});
+    find(stage, {OpKind::F});
+  }
+  if (kind == OpKind::W) find(stage, {OpKind::I});
+  return deps;
+}
+
+QRect TimelineView::opRect(int rank, std::size_t index) const {
+  const auto& lane = run_->ranks[rank].lane(trace::Lane::Compute);
+  const double w = plotWidth();
+  const int x0 = kGutter + static_cast<int>(timeToPx(range_, w, lane.start[index]));
+  const int x1 = kGutter + static_cast<int>(timeToPx(range_, w, lane.end[index]));
+  return QRect(x0, rowTop(rank), std::max(1, x1 - x0), kCompute);
+}
+
+void TimelineView::drawSelection(QPainter& p) {
+  if (rangeSelecting_) {
+    QColor c = palette().color(QPalette::Highlight);
+    c.setAlpha(60);
+    p.fillRect(
+        QRect(std::min(rangeFromX_, rangeToX_), kAxis, std::abs(rangeToX_ - rangeFromX_), height()),
+        c);
+  }
+  if (!run_ || !selection_.valid()) return;
+  const auto& lane = run_->ranks[selection_.rank].lane(trace::Lane::Compute);
+  const int mb = lane.microbatch[selection_.index], step = lane.step[selection_.index];
+  const QColor text = palette().color(QPalette::WindowText);
+  // The same micro-batch everywhere: outlined.
+  p.setPen(QPen(text, 1));
+  p.setBrush(Qt::NoBrush);
+  for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
+    const auto& l = run_->ranks[r].lane(trace::Lane::Compute);
+    const std::size_t first = l.lowerBoundStart(range_.start);
+    for (std::size_t k = first > 0 ? first - 1 : 0; k < l.size() && l.start[k] < range_.end; ++k)
+      if (l.microbatch[k] == mb && l.step[k] == step)
+        p.drawRect(opRect(static_cast<int>(r), k).adjusted(0, 0, -1, -1));
+  }
+  const QRect self = opRect(selection_.rank, selection_.index);
+  p.setPen(QPen(palette().color(QPalette::Highlight), 3));
+  p.drawRect(self.adjusted(1, 1, -2, -2));
+  // Dependencies: arrows from the end of each producer to the start of the selected op.
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setPen(QPen(text, 1.5));
+  for (auto [r, k] : selectionDependencies()) {
+    const QRect from = opRect(r, k);
+    const QPointF a(from.right(), from.center().y()), b(self.left(), self.center().y());
+    p.drawLine(a, b);
+    const QPointF dir = (b - a) / std::max(1.0, std::hypot(b.x() - a.x(), b.y() - a.y()));
+    const QPointF n(-dir.y(), dir.x());
+    p.setBrush(text);
+    p.drawPolygon(QPolygonF({b, b - dir * 8 + n * 4, b - dir * 8 - n * 4}));
+  }
+  p.setRenderHint(QPainter::Antialiasing, false);
 }
 
 void TimelineView::keyPressEvent(QKeyEvent* e) {

@@ -3,7 +3,8 @@
 // by kind, the idle time inside each step shaded so bubbles jump out, a time axis in sensible
 // units. Geometry is built once per (range, size) from per-pixel lane queries and painted from
 // that cache; hover is an overlay (DESIGN §7.3-7.4).
-// Keys: W/S zoom, A/D pan, F fit; ctrl+wheel zooms around the mouse, drag pans.
+// Keys: W/S zoom, A/D pan, F fit; ctrl+wheel zooms around the mouse, drag pans, shift+drag
+// zooms to the selected range, a click selects an op.
 
 #include <QWidget>
 
@@ -31,6 +32,19 @@ class TimelineView : public QWidget {
   double lastPaintMs() const { return lastPaintMs_; }
   // Items drawn in the last geometry build (for tests: bounded by about one per pixel).
   std::size_t drawnItems() const { return drawnItems_; }
+  // The selected op (rank, lane, index) or none; selecting highlights its micro-batch on every
+  // rank and draws arrows from the ops it depends on (the previous stage's op of the same kind
+  // and micro-batch, and for backward ops its own forward).
+  struct Selection {
+    int rank = -1;
+    trace::Lane lane = trace::Lane::Compute;
+    std::size_t index = 0;
+    bool valid() const { return rank >= 0; }
+  };
+  void select(const Selection& selection);
+  Selection selection() const { return selection_; }
+  // Ops the selection depends on (for tests), as (rank, index in the compute lane).
+  std::vector<std::pair<int, std::size_t>> selectionDependencies() const;
 
   static constexpr int kGutter = 96;   // rank labels
   static constexpr int kAxis = 26;     // time axis
@@ -63,6 +77,8 @@ class TimelineView : public QWidget {
   double plotWidth() const { return std::max(1, width() - kGutter - 8); }
   int rowTop(int rank) const { return kAxis + rank * (kCompute + 2 * kComm + kRowGap) + 4; }
   const Box* boxAt(QPoint p) const;
+  void drawSelection(QPainter& p);
+  QRect opRect(int rank, std::size_t index) const;
   QString tooltipFor(const Box& box) const;
   void drawAxis(QPainter& p);
 
@@ -74,6 +90,9 @@ class TimelineView : public QWidget {
   QPoint dragFrom_;
   TimeRange dragRange_;
   bool dragging_ = false;
+  bool rangeSelecting_ = false;
+  int rangeFromX_ = 0, rangeToX_ = 0;
+  Selection selection_;
   double lastPaintMs_ = 0;
   std::size_t drawnItems_ = 0;
 };
