@@ -1,5 +1,7 @@
-// pipescope-cli run PLAN --backend cpu|cuda [--steps N] --db FILE plus model flags: real
+// pipescope-cli run PLAN --backend cpu|cuda [--steps N] [--procs] --db FILE plus model flags: real
 // training of the layered model, pipelined by the plan, recorded step by step (DESIGN §3, §5).
+// --procs (under `mpirun -np P`): one MPI process per rank; rank 0 opens the file and writes the
+// one run, gathering every step's records from the other ranks (runtime/mpi/MpiExecutor.h).
 
 #include <CLI/CLI.hpp>
 
@@ -7,6 +9,9 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include <unistd.h>
@@ -14,6 +19,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
+#include "app/cli/RunPrediction.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/sim/SimWriter.h"
 #include "trace/JsonWriter.h"
@@ -25,6 +31,10 @@
 
 #ifdef PIPESCOPE_HAVE_CUDA
 #include "kernels/cuda/DeviceQuery.h"
+#endif
+#ifdef PIPESCOPE_HAVE_MPI
+#include "runtime/mpi/MpiExecutor.h"
+#include "runtime/mpi/MpiSession.h"
 #endif
 
 namespace ps::cli {
@@ -47,6 +57,8 @@ struct RunOptions {
   std::uint64_t seed = 42;
   std::string optimizer = "adam";
   float lr = 0.001f;
+  bool compareSim = false;   // calibrate, simulate, print predicted vs measured
+  std::string calibrateOut;  // write the calibrated cost JSON here
 };
 
 // config_json of a cpu run: the plan's knobs plus the model's, so the run can be repeated.
@@ -68,10 +80,32 @@ std::string runConfigJson(const std::string& planJson, const RunOptions& o) {
 }
 
 int runCpu(RunOptions& o) {
+#ifdef PIPESCOPE_HAVE_MPI
+  // --procs: every process runs this function for its own rank; only rank 0 speaks and writes.
+  std::unique_ptr<runtime::mpi::MpiSession> mpi;
+  if (o.procs) mpi = std::make_unique<runtime::mpi::MpiSession>();
+  const bool root = !mpi || mpi->rank() == 0;
+#else
+  if (o.procs)
+    return fail("--procs: this pipescope-cli was built without MPI; use threads (omit --procs)");
+  const bool root = true;
+#endif
+  // Errors are the same on every process (same flags); rank 0 prints them.
+  auto fail = [root](std::string_view message, int code = kExitBadInput) {
+    return root ? cli::fail(message, code) : code;
+  };
+
   auto built = buildPlanFromOptions(o.plan);
   if (!built) return fail(built.error());
-  for (const auto& note : built->notes)
-    std::cerr << "pipescope-cli: note: " << note << '\n';
+  if (root)
+    for (const auto& note : built->notes)
+      std::cerr << "pipescope-cli: note: " << note << '\n';
+#ifdef PIPESCOPE_HAVE_MPI
+  if (mpi && mpi->size() != built->plan.numRanks)
+    return fail("--procs: MPI world size " + std::to_string(mpi->size()) +
+                " differs from the plan's " + std::to_string(built->plan.numRanks) +
+                " ranks (launch with mpirun -np " + std::to_string(built->plan.numRanks) + ")");
+#endif
 
   runtime::CpuRunOptions options;
   auto block = runtime::parseBlockType(o.model);
@@ -93,30 +127,74 @@ int runCpu(RunOptions& o) {
   options.linkLatencyUs = o.plan.spec.uniform.linkLatencyUs;
 
   const unsigned cores = std::thread::hardware_concurrency();
-  if (cores && static_cast<unsigned>(built->plan.numRanks) > cores)
+  if (root && cores && static_cast<unsigned>(built->plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << built->plan.numRanks << " ranks on " << cores
               << " cores: measured times include contention between ranks\n";
 
-  auto store = trace::TraceStore::open(o.plan.db, trace::TraceStore::Mode::ReadWrite);
-  if (!store) return fail(store.error());
+  // Calibration, --compare-sim's prediction and the memory caps: before the file is touched.
+  auto prediction = predictCpuRun(*built, options, {o.compareSim, o.calibrateOut, root});
+  if (!prediction) return fail(prediction.error());
+
   const std::string name =
       o.plan.name.empty() ? runtime::planRunName(built->plan) + " cpu " + o.model : o.plan.name;
   auto header = runtime::planRunHeader(built->plan, built->cost, "cpu", name,
                                        runConfigJson(built->configJson, o));
   header.layers.clear();  // the cost model's layers are the plan's guess, not this model's
-  auto writer = trace::TraceWriter::begin(*store, header);
-  if (!writer) return fail(writer.error(), kExitRunFailed);
+  if (*prediction && (*prediction)->calibrated)  // these are this model's
+    header.layers =
+        runtime::planRunHeader(built->plan, (*prediction)->cost, "cpu", name, {}).layers;
+  // Only rank 0 touches the file (with --procs the others send it their records).
+  std::optional<trace::TraceStore> store;
+  std::optional<trace::TraceWriter> writer;
+  int setupExit = kExitOk;
+  std::string setupError;
+  if (root) {
+    if (auto opened = trace::TraceStore::open(o.plan.db, trace::TraceStore::Mode::ReadWrite);
+        !opened) {
+      setupExit = kExitBadInput;
+      setupError = opened.error();
+    } else {
+      store.emplace(std::move(*opened));
+      if (auto begun = trace::TraceWriter::begin(*store, header); !begun) {
+        setupExit = kExitRunFailed;
+        setupError = begun.error();
+      } else {
+        writer.emplace(std::move(*begun));
+      }
+    }
+  }
+#ifdef PIPESCOPE_HAVE_MPI
+  if (mpi) {
+    // Every process learns whether rank 0 could open the file (and with which exit code, the
+    // message's first character).
+    const auto agreed = runtime::mpi::agreeAcrossRanks(
+        setupExit == kExitOk ? Status{} : Status{Error{std::to_string(setupExit) + setupError}});
+    if (!agreed) return root ? fail(setupError, setupExit) : agreed.error().front() - '0';
+  }
+#endif
+  if (setupExit != kExitOk) return fail(setupError, setupExit);
 
   gInterrupted = false;
   auto previous = std::signal(SIGINT, onInterrupt);
   options.cancel = &gInterrupted;
-  const bool tty = isatty(2);
+  const bool tty = root && isatty(2);
   options.onStepWritten = [&](int step) {
     if (tty) std::cerr << "\rstep " << step + 1 << "/" << built->plan.steps << std::flush;
   };
-  auto result = runtime::runOnCpuThreads(built->plan, built->graph, options, &*writer);
+  trace::TraceWriter* out = writer ? &*writer : nullptr;
+#ifdef PIPESCOPE_HAVE_MPI
+  auto result =
+      mpi ? runtime::mpi::runOnMpiProcesses(built->plan, built->graph, options, out, header.ranks)
+          : runtime::runOnCpuThreads(built->plan, built->graph, options, out);
+#else
+  auto result = runtime::runOnCpuThreads(built->plan, built->graph, options, out);
+#endif
   std::signal(SIGINT, previous);
   if (tty) std::cerr << '\n';
+  if (!root) {  // rank 0 reports for the whole run
+    if (!result) return kExitBadInput;
+    return result->status == trace::RunStatus::Complete ? kExitOk : kExitRunFailed;
+  }
   if (!result) {
     (void)writer->finish(trace::RunStatus::Failed, result.error());
     return fail(result.error());
@@ -136,6 +214,8 @@ int runCpu(RunOptions& o) {
             << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
             << (result->stepLoss.empty() ? 0.0 : result->stepLoss.front()) << " -> "
             << (result->stepLoss.empty() ? 0.0 : result->stepLoss.back()) << '\n';
+  if (o.compareSim && *prediction)
+    return reportPrediction(*store, writer->runId(), *built, **prediction, name);
   return kExitOk;
 }
 
@@ -161,6 +241,11 @@ Action addRunCommand(CLI::App& app) {
   cmd->add_option("--optimizer", opt->optimizer, "sgd or adam")
       ->check(CLI::IsMember({"sgd", "adam"}));
   cmd->add_option("--lr", opt->lr, "Learning rate")->check(CLI::PositiveNumber);
+  cmd->add_flag("--compare-sim", opt->compareSim,
+                "Calibrate, simulate the plan with the calibrated costs, store that run too, and "
+                "print predicted vs measured step time and bubble");
+  cmd->add_option("--calibrate-out", opt->calibrateOut,
+                  "Time each layer's F, I and W on this backend; write the cost JSON here");
   return [opt]() {
     if (opt->backend == "cuda") {
 #ifdef PIPESCOPE_HAVE_CUDA
@@ -172,10 +257,6 @@ Action addRunCommand(CLI::App& app) {
       return fail("--backend cuda: this pipescope-cli was built without CUDA", kExitRunFailed);
 #endif
     }
-    if (opt->procs)
-      return fail(
-          "--procs: running ranks as MPI processes is not available yet; use threads (omit "
-          "--procs)");
     return runCpu(*opt);
   };
 }

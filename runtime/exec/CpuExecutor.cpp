@@ -4,12 +4,11 @@
 
 #include "kernels/cpu/Gemm.h"
 #include "runtime/exec/RankWorker.h"
+#include "runtime/exec/ThreadTransport.h"
 #include "trace/store/TraceWriter.h"
 
 namespace ps::runtime {
-namespace {
 
-// Writes every step all ranks have handed over, in step order; returns the next step to wait for.
 Status writeReadySteps(ExecShared& s, trace::TraceWriter* writer, int& nextStep, int ranks,
                        bool flushAll, CpuRunResult& result, const CpuRunOptions& options) {
   for (;;) {
@@ -45,8 +44,6 @@ Status writeReadySteps(ExecShared& s, trace::TraceWriter* writer, int& nextStep,
   }
 }
 
-}  // namespace
-
 Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
                                      const CpuRunOptions& options, trace::TraceWriter* writer) {
   (void)graph;                 // the plan was validated into it: in-order execution cannot deadlock
@@ -55,6 +52,8 @@ Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
   s.plan = &plan;
   s.options = &options;
   s.barrier = std::make_unique<StepBarrier>(plan.numRanks);
+  ThreadTransport transport(s);
+  s.transport = &transport;
   s.linkFreeNs.assign(plan.numRanks, std::vector<std::int64_t>(plan.numRanks, 0));
   std::vector<std::unique_ptr<RankWorker>> workers;
   for (int r = 0; r < plan.numRanks; ++r) {

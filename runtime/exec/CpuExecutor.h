@@ -35,6 +35,11 @@ struct CpuRunOptions {
   // Test hook, called on a rank's thread before each action; it may throw to play a rank that
   // dies mid-run.
   std::function<void(int rank, const Action& action)> beforeAction;
+  // Test hook, called on a rank's thread after each F and before each I or B with the weight
+  // version the micro-batch computes with (StageModel::versionUsed: the version's number, −1 for
+  // the live weights) and the stage's live version (optimizer steps applied so far).
+  std::function<void(int rank, const Action& action, int versionUsed, int liveVersion)>
+      onWeightVersion;
 };
 
 struct CpuRunResult {

@@ -1,6 +1,5 @@
 #include "runtime/exec/RankWorker.h"
 
-#include <cstring>
 #include <exception>
 
 #include "runtime/exec/CpuExecutor.h"
@@ -13,9 +12,8 @@ void ExecShared::fail(const std::string& message) {
     if (failure.empty() && !cancelled) failure = message;
   }
   abort = true;
-  for (auto& m : mailboxes)
-    m->wakeAll();
-  if (barrier) barrier->wakeAll();
+  if (transport) transport->wakeAll();
+  if (onFail) onFail(message);
   stepReady.notify_all();
 }
 
@@ -77,38 +75,18 @@ void RankWorker::sampleMemory(int step) {
 Result<Tensor> RankWorker::receive(const MessageKey& key, int fromRank, OpKind recvKind,
                                    const Action& a) {
   const std::int64_t start = s_.nowNs();
-  auto tensor = s_.mailboxes[rank_]->take(key, s_.abort);
+  auto tensor = s_.transport->receive(key, fromRank, rank_, memory_);
   if (!tensor) return tensor;
   if (fromRank == rank_) return tensor;  // same rank: a hand-over, not a transfer
-  // The bytes now live on this rank: copy into this rank's counted memory, as a real receive
-  // buffer would hold them.
-  Tensor local(memory_, tensor->size());
-  std::memcpy(local.data(), tensor->data(), tensor->bytes());
-  record(recvKind, a, start, s_.nowNs(), fromRank, local.bytes());
-  return local;
+  record(recvKind, a, start, s_.nowNs(), fromRank, tensor->bytes());
+  return tensor;
 }
 
 void RankWorker::deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind,
                          const Action& a) {
   const std::int64_t start = s_.nowNs();
   const std::int64_t bytes = tensor.bytes();
-  auto deliverAt = std::chrono::steady_clock::now();
-  std::int64_t occupy = 0;
-  if (toRank != rank_) {
-    const auto& o = *s_.options;
-    std::int64_t latency = static_cast<std::int64_t>(o.linkLatencyUs * 1e3);
-    if (o.linkGbps && *o.linkGbps > 0) {
-      // Bytes queue on the emulated link first come, first served.
-      std::lock_guard lock(s_.mutex);
-      std::int64_t& free = s_.linkFreeNs[rank_][toRank];
-      const std::int64_t begin = std::max(start, free);
-      occupy = static_cast<std::int64_t>(static_cast<double>(bytes) * 8.0 / *o.linkGbps);
-      free = begin + occupy;
-      latency += free - start;
-    }
-    deliverAt += std::chrono::nanoseconds(latency);
-  }
-  s_.mailboxes[toRank]->put(key, std::move(tensor), deliverAt);
+  const std::int64_t occupy = s_.transport->send(key, rank_, toRank, std::move(tensor));
   if (toRank != rank_) record(sendKind, a, start, start + occupy, toRank, bytes);
 }
 
@@ -183,22 +161,13 @@ Status RankWorker::optimizer(const Action& a) {
   const Plan& plan = *s_.plan;
   const bool replicated = plan.numReplicas() > 1;
   if (plan.optimizerSync == OptimizerSync::Barrier || replicated)
-    if (!s_.barrier->arriveAndWait(s_.abort)) return Error{"aborted"};
+    if (!s_.transport->barrier()) return Error{"aborted"};
   if (replicated) {
-    // Replicas of a stage hold the same weights: exchange (sum) their gradients, as an
-    // all-reduce between the two copies would.
+    // Replicas of a stage hold the same weights: exchange (sum) their gradients.
     const std::int64_t start = s_.nowNs();
-    for (auto& [id, model] : stages_) {
-      if (id.first != 0) continue;
-      StageModel* twin = s_.stageModels[{1, id.second}];
-      if (!twin) continue;
-      auto g0 = model->gradients();
-      auto g1 = twin->gradients();
-      for (std::size_t i = 0; i < g0.size(); ++i)
-        g0[i] = g1[i] = g0[i] + g1[i];
-    }
+    PS_TRY(s_.transport->sumReplicaGradients(rank_, stages_));
     record(OpKind::AR, a, start, s_.nowNs());
-    if (!s_.barrier->arriveAndWait(s_.abort)) return Error{"aborted"};
+    if (!s_.transport->barrier()) return Error{"aborted"};
   }
   const std::int64_t start = s_.nowNs();
   std::vector<double> losses;
@@ -217,22 +186,24 @@ Status RankWorker::optimizer(const Action& a) {
     auto& all = s_.losses[a.step];
     all.insert(all.end(), losses.begin(), losses.end());
   }
-  handOver(a.step);
-  return {};
+  return handOver(a.step);
 }
 
-void RankWorker::handOver(int step) {
-  std::lock_guard lock(s_.mutex);
-  for (auto it = pending_.begin(); it != pending_.end() && it->first <= step;) {
-    auto& dst = s_.steps[it->first];
-    auto& src = it->second;
-    dst.ops.insert(dst.ops.end(), std::make_move_iterator(src.ops.begin()),
-                   std::make_move_iterator(src.ops.end()));
-    dst.memory.insert(dst.memory.end(), src.memory.begin(), src.memory.end());
-    it = pending_.erase(it);
+Status RankWorker::handOver(int step) {
+  {
+    std::lock_guard lock(s_.mutex);
+    for (auto it = pending_.begin(); it != pending_.end() && it->first <= step;) {
+      auto& dst = s_.steps[it->first];
+      auto& src = it->second;
+      dst.ops.insert(dst.ops.end(), std::make_move_iterator(src.ops.begin()),
+                     std::make_move_iterator(src.ops.end()));
+      dst.memory.insert(dst.memory.end(), src.memory.begin(), src.memory.end());
+      it = pending_.erase(it);
+    }
+    ++s_.ranksDone[step];
   }
-  ++s_.ranksDone[step];
   s_.stepReady.notify_all();
+  return s_.onHandOver ? s_.onHandOver(step) : Status{};
 }
 
 Status RankWorker::execute(const Action& a) {
@@ -245,12 +216,20 @@ Status RankWorker::execute(const Action& a) {
   StageModel* model = stage(replica, a.stage);
   if (!model) return Error{"holds no model for stage " + std::to_string(a.stage)};
   const MicrobatchKey key{a.step, a.microbatch};
+  const auto reportVersion = [&] {
+    if (s_.options->onWeightVersion)
+      s_.options->onWeightVersion(rank_, a, model->versionUsed(key).value_or(-2), model->version());
+  };
   switch (a.kind) {
     case OpKind::F:
-      return forward(a, *model);
+      PS_TRY(forward(a, *model));
+      reportVersion();
+      return {};
     case OpKind::B:
+      reportVersion();
       return backwardInput(a, *model, true);
     case OpKind::I:
+      reportVersion();
       return backwardInput(a, *model, false);
     case OpKind::W: {
       const std::int64_t start = s_.nowNs();
@@ -292,7 +271,9 @@ void RankWorker::run() {
     }
   }
   // Plans without OPT: hand everything over at the end.
-  if (!pending_.empty()) handOver(pending_.rbegin()->first);
+  if (!pending_.empty())
+    if (auto status = handOver(pending_.rbegin()->first); !status && !s_.abort)
+      s_.fail("rank " + std::to_string(rank_) + ": " + status.error());
 }
 
 }  // namespace ps::runtime

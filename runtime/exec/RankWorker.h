@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,6 +11,7 @@
 
 #include "runtime/exec/Mailbox.h"
 #include "runtime/exec/StepBarrier.h"
+#include "runtime/exec/Transport.h"
 #include "runtime/model/StageModel.h"
 #include "runtime/plan/Plan.h"
 #include "trace/store/TraceWriter.h"
@@ -18,13 +20,15 @@ namespace ps::runtime {
 
 struct CpuRunOptions;
 
-// What every rank thread shares: mailboxes, barriers, the abort flag, finished steps.
+// What every rank thread shares: the transport, the abort flag, finished steps. In an MPI run
+// (runtime/mpi) each process has its own, holding its one rank.
 struct ExecShared {
   const Plan* plan = nullptr;
   const CpuRunOptions* options = nullptr;
   std::chrono::steady_clock::time_point t0;
-  std::vector<std::unique_ptr<Mailbox>> mailboxes;  // per rank
-  std::unique_ptr<StepBarrier> barrier;
+  Transport* transport = nullptr;
+  std::vector<std::unique_ptr<Mailbox>> mailboxes;  // per rank (ThreadTransport)
+  std::unique_ptr<StepBarrier> barrier;             // ThreadTransport
   std::atomic<bool> abort{false};
   std::mutex mutex;  // guards everything below
   std::condition_variable stepReady;
@@ -36,6 +40,11 @@ struct ExecShared {
   std::vector<std::vector<std::int64_t>> linkFreeNs;  // [src][dst] emulated link busy-until
   // Replicated stages (bidirectional plans): every copy, for the gradient exchange.
   std::map<std::pair<int, int>, StageModel*> stageModels;  // (replica, stage) -> model
+  // Called on the rank's thread after it handed a step over (MPI: ship it to rank 0); an error
+  // fails the rank.
+  std::function<Status(int step)> onHandOver;
+  // Called by fail() (MPI: tell the other processes).
+  std::function<void(const std::string& message)> onFail;
 
   std::int64_t nowNs() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
@@ -44,6 +53,14 @@ struct ExecShared {
   }
   void fail(const std::string& message);
 };
+
+struct CpuRunResult;
+
+// Writes every step all ranks have handed over, in step order, advancing `nextStep` (the
+// collector of the threaded executor and of the MPI backend's rank 0). `flushAll`: the run is
+// over; a step not every rank handed over is dropped, never written as done.
+Status writeReadySteps(ExecShared& s, trace::TraceWriter* writer, int& nextStep, int ranks,
+                       bool flushAll, CpuRunResult& result, const CpuRunOptions& options);
 
 class RankWorker {
  public:
@@ -65,12 +82,12 @@ class RankWorker {
   void record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end, int peer = -1,
               std::int64_t bytes = -1);
   void sampleMemory(int step);
-  void handOver(int step);
+  Status handOver(int step);
 
   ExecShared& s_;
   int rank_;
   std::shared_ptr<MemoryCounter> memory_;
-  std::map<std::pair<int, int>, std::unique_ptr<StageModel>> stages_;  // (replica, stage)
+  RankStages stages_;  // (replica, stage)
   std::map<std::pair<int, int>, std::shared_ptr<const ParamVersion>> published_;  // 2BW
   std::map<int, trace::TraceBatch> pending_;  // step -> recorded, not yet handed over
   std::int64_t lastMemory_ = -1;

@@ -65,3 +65,61 @@ CommandResult runCommand(const std::vector<std::string>& argv) {
 }
 
 }  // namespace ps::test
+
+#include <csignal>
+#include <thread>
+
+namespace ps::test {
+
+ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+  const std::string outPath = dir_.file("stdout"), errPath = dir_.file("stderr");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<char*> args;
+  for (const auto& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+}
+
+ChildProcess::~ChildProcess() {
+  if (exitCode_ || pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+}
+
+void ChildProcess::signal(int sig) {
+  if (!exitCode_ && pid_ > 0) ::kill(pid_, sig);
+}
+
+std::optional<int> ChildProcess::waitFor(std::chrono::milliseconds timeout) {
+  if (exitCode_) return exitCode_;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) {
+      exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return exitCode_;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+std::string ChildProcess::out() const {
+  return readFile(dir_.file("stdout"));
+}
+
+std::string ChildProcess::err() const {
+  return readFile(dir_.file("stderr"));
+}
+
+}  // namespace ps::test

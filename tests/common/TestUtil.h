@@ -34,3 +34,39 @@ std::string readFile(const std::string& path);
 void writeFile(const std::string& path, const std::string& content);
 
 }  // namespace ps::test
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+
+namespace ps::test {
+
+// A child process started without waiting for it (tests that signal or kill a running command).
+// stdout and stderr go to files read by out()/err(). The destructor kills (SIGKILL) and reaps a
+// child that is still running.
+class ChildProcess {
+ public:
+  // Starts `argv` (argv[0] is a path); throws std::runtime_error when it cannot.
+  explicit ChildProcess(const std::vector<std::string>& argv);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  bool running() const { return !exitCode_; }
+  // Sends `signal` (SIGINT, SIGKILL...) unless the child has been reaped.
+  void signal(int signal);
+  // Waits up to `timeout` for the child to end; its exit code (128 + signal number when a signal
+  // ended it), or nullopt when it is still running.
+  std::optional<int> waitFor(std::chrono::milliseconds timeout);
+  std::string out() const;
+  std::string err() const;
+
+ private:
+  TempDir dir_;
+  pid_t pid_ = -1;
+  std::optional<int> exitCode_;
+};
+
+}  // namespace ps::test

@@ -1,0 +1,73 @@
+#include "runtime/exec/ThreadTransport.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/exec/CpuExecutor.h"
+#include "runtime/exec/RankWorker.h"
+
+namespace ps::runtime {
+
+std::int64_t ThreadTransport::send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) {
+  const std::int64_t start = s_.nowNs();
+  const std::int64_t bytes = tensor.bytes();
+  auto deliverAt = std::chrono::steady_clock::now();
+  std::int64_t occupy = 0;
+  if (toRank != fromRank) {
+    const auto& o = *s_.options;
+    std::int64_t latency = static_cast<std::int64_t>(o.linkLatencyUs * 1e3);
+    if (o.linkGbps && *o.linkGbps > 0) {
+      // Bytes queue on the emulated link first come, first served.
+      std::lock_guard lock(s_.mutex);
+      std::int64_t& free = s_.linkFreeNs[fromRank][toRank];
+      const std::int64_t begin = std::max(start, free);
+      occupy = static_cast<std::int64_t>(static_cast<double>(bytes) * 8.0 / *o.linkGbps);
+      free = begin + occupy;
+      latency += free - start;
+    }
+    deliverAt += std::chrono::nanoseconds(latency);
+  }
+  s_.mailboxes[toRank]->put(key, std::move(tensor), deliverAt);
+  return occupy;
+}
+
+Result<Tensor> ThreadTransport::receive(const MessageKey& key, int fromRank, int toRank,
+                                        const std::shared_ptr<MemoryCounter>& memory) {
+  auto tensor = s_.mailboxes[toRank]->take(key, s_.abort);
+  if (!tensor) return tensor;
+  if (fromRank == toRank) return tensor;  // same rank: a hand-over, not a transfer
+  // The bytes now live on this rank: copy into this rank's counted memory, as a real receive
+  // buffer would hold them.
+  Tensor local(memory, tensor->size());
+  std::memcpy(local.data(), tensor->data(), tensor->bytes());
+  return local;
+}
+
+bool ThreadTransport::barrier() {
+  return s_.barrier->arriveAndWait(s_.abort);
+}
+
+Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) {
+  (void)rank;
+  // Replicas of a stage hold the same weights: exchange (sum) their gradients, as an all-reduce
+  // between the two copies would. The holder of replica 0 sums for both.
+  for (const auto& [id, model] : stages) {
+    if (id.first != 0) continue;
+    auto it = s_.stageModels.find({1, id.second});
+    if (it == s_.stageModels.end() || !it->second) continue;
+    StageModel* twin = it->second;
+    auto g0 = model->gradients();
+    auto g1 = twin->gradients();
+    for (std::size_t i = 0; i < g0.size(); ++i)
+      g0[i] = g1[i] = g0[i] + g1[i];
+  }
+  return {};
+}
+
+void ThreadTransport::wakeAll() {
+  for (auto& m : s_.mailboxes)
+    m->wakeAll();
+  if (s_.barrier) s_.barrier->wakeAll();
+}
+
+}  // namespace ps::runtime
