@@ -1,5 +1,6 @@
 #include "ui/MainWindow.h"
 
+#include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -18,6 +19,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyle>
 #include <QSvgGenerator>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -189,6 +191,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("&Fit timeline", QKeySequence(Qt::Key_F), timeline_, &TimelineView::fit);
+  QAction* dark = view->addAction("&Dark palette");
+  dark->setObjectName("darkPaletteAction");
+  dark->setCheckable(true);
+  connect(dark, &QAction::toggled, this, [](bool on) {
+    // Fusion with a dark palette; the views take their colours from the palette, and the kind
+    // colours (Okabe–Ito) stay readable on both.
+    QApplication::setStyle("Fusion");
+    QPalette p;
+    if (on) {
+      p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+      p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+      p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+      p.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
+      p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+      p.setColor(QPalette::Button, QColor(0x3a, 0x3a, 0x3a));
+      p.setColor(QPalette::ButtonText, QColor(0xe0, 0xe0, 0xe0));
+      p.setColor(QPalette::Highlight, QColor(0x3d, 0x8e, 0xe6));
+      p.setColor(QPalette::HighlightedText, Qt::white);
+    } else {
+      p = QApplication::style()->standardPalette();
+    }
+    QApplication::setPalette(p);
+    QSettings().setValue("darkPalette", on);
+  });
+  dark->setChecked(QSettings().value("darkPalette", false).toBool());
   view->addAction(planDock->toggleViewAction());
   view->addAction(runsDock->toggleViewAction());
   view->addAction(statsDock->toggleViewAction());

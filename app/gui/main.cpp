@@ -1,5 +1,6 @@
 // pipescope [FILE] and pipescope --screenshot OUT.png [FILE] (DESIGN §5).
 
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QPixmap>
@@ -22,10 +23,14 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Render the main window to OUT.png and exit.",
                                 "OUT.png");
   parser.addOption(screenshot);
+  QCommandLineOption dark("dark", "Use the dark palette.");
+  parser.addOption(dark);
   parser.addPositionalArgument("FILE", "Trace file to open (.sqlite)", "[FILE]");
   parser.process(app);
 
   ps::ui::MainWindow window;
+  if (parser.isSet(dark))
+    if (auto* action = window.findChild<QAction*>("darkPaletteAction")) action->setChecked(true);
   const QStringList files = parser.positionalArguments();
   const bool headless = parser.isSet(screenshot);
   QTemporaryDir demoDir;
