@@ -5,6 +5,24 @@
 
 namespace ps::trace {
 
+namespace {
+// First index >= from whose start is >= t, searched outwards from `from` (galloping): the next
+// pixel boundary is usually a few ops away, so this costs O(log distance), not O(log n).
+std::size_t gallopStart(const OpColumns& lane, std::size_t from, std::int64_t t) {
+  const std::size_t n = lane.size();
+  std::size_t lo = from, step = 1;
+  while (lo + step < n && lane.start[lo + step] < t) {
+    lo += step;
+    step *= 2;
+  }
+  const std::size_t hi = std::min(n, lo + step + 1);
+  return static_cast<std::size_t>(
+      std::lower_bound(lane.start.begin() + static_cast<std::ptrdiff_t>(lo),
+                       lane.start.begin() + static_cast<std::ptrdiff_t>(hi), t) -
+      lane.start.begin());
+}
+}  // namespace
+
 std::vector<LaneItem> queryLane(const OpColumns& lane, std::int64_t t0, std::int64_t t1,
                                 double widthPx, double minPx) {
   std::vector<LaneItem> out;
@@ -39,7 +57,7 @@ std::vector<LaneItem> queryLane(const OpColumns& lane, std::int64_t t0, std::int
       if (++oneByOne > 8) {
         const double px = std::floor(static_cast<double>(item.end - t0) / nsPerPx) + 1.0;
         const auto boundary = t0 + static_cast<std::int64_t>(std::ceil(px * nsPerPx));
-        const std::size_t k = std::max(lane.lowerBoundStart(boundary), j + 1);
+        const std::size_t k = std::max(gallopStart(lane, j, boundary), j + 1);
         item.end = std::max(item.end, lane.end[k - 1]);
         item.count += k - j;
         j = k;
