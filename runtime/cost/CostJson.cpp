@@ -133,8 +133,8 @@ class Fields {
   auto var = std::move(*var##_result_)
 
 Status readLayer(const Fields& f, CostModel& model) {
-  PS_TRY(f.onlyKeys(
-      {"name", "repeat", "fwd_us", "bwd_us", "igrad_us", "wgrad_us", "act_bytes", "param_bytes"}));
+  PS_TRY(f.onlyKeys({"name", "repeat", "fwd_us", "bwd_us", "igrad_us", "wgrad_us", "act_bytes",
+                     "output_bytes", "param_bytes"}));
   PS_ASSIGN(name, f.text("name"));
   PS_ASSIGN(repeat, f.integer("repeat", 1));
   PS_ASSIGN(fwd, f.number("fwd_us"));
@@ -142,6 +142,7 @@ Status readLayer(const Fields& f, CostModel& model) {
   PS_ASSIGN(igrad, f.number("igrad_us"));
   PS_ASSIGN(wgrad, f.number("wgrad_us"));
   PS_ASSIGN(act, f.integer("act_bytes", 0));
+  PS_ASSIGN(output, f.integer("output_bytes", 0));
   PS_ASSIGN(param, f.integer("param_bytes", 0));
   if (!fwd) return f.error("", "missing fwd_us (one micro-batch's forward, microseconds)");
   LayerCost c;
@@ -160,6 +161,7 @@ Status readLayer(const Fields& f, CostModel& model) {
     return f.error("", "missing backward: give bwd_us, or igrad_us and wgrad_us");
   }
   c.actBytes = act.value_or(0);
+  c.outputBytes = output.value_or(0);
   c.paramBytes = param.value_or(0);
   const std::int64_t n = repeat.value_or(1);
   if (n > 1000000) return f.error("repeat", "expected at most 1000000");
@@ -289,7 +291,9 @@ std::string writeCostJson(const CostModel& m, std::string_view source) {
     w.key("fwd_us").value(l.fwdNs / 1e3);
     w.key("igrad_us").value(l.inputGradNs / 1e3);
     w.key("wgrad_us").value(l.weightGradNs / 1e3);
-    w.key("act_bytes").value(l.actBytes).key("param_bytes").value(l.paramBytes).endObject();
+    w.key("act_bytes").value(l.actBytes);
+    if (l.outputBytes > 0) w.key("output_bytes").value(l.outputBytes);
+    w.key("param_bytes").value(l.paramBytes).endObject();
   }
   w.endArray();
   if (!m.ranks.empty()) {

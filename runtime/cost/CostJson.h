@@ -21,7 +21,9 @@
 //
 // Layers: `fwd_us` one micro-batch's forward (required); the backward either as `bwd_us` (I + W,
 // as the CLI's --bwd-us) with optional `wgrad_us` (the W part; default half of bwd_us), or as
-// `igrad_us` + `wgrad_us`. `act_bytes` are kept from F until the last backward; `repeat` expands
+// `igrad_us` + `wgrad_us`. `act_bytes` are kept from F until the last backward; optional
+// `output_bytes` is the layer's output per micro-batch, what a stage boundary after it sends
+// (default: act_bytes); `repeat` expands
 // one entry into that many identical layers named "name.0", "name.1", ...
 // Ranks (index = rank): `speed` divides durations (2 = twice as fast); memory capacity as
 // `memory_gb` (GiB, 2^30 bytes) or exact `memory_bytes`. Ranks not listed have speed 1, no cap.

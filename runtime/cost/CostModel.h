@@ -15,10 +15,13 @@
 namespace ps::runtime {
 
 struct LayerCost {
-  double fwdNs = 0;             // forward of one micro-batch (cost scale 1)
-  double inputGradNs = 0;       // I: backward for inputs
-  double weightGradNs = 0;      // W: backward for weights (B = I + W)
-  std::int64_t actBytes = 0;    // activations kept from F until the last backward op
+  double fwdNs = 0;           // forward of one micro-batch (cost scale 1)
+  double inputGradNs = 0;     // I: backward for inputs
+  double weightGradNs = 0;    // W: backward for weights (B = I + W)
+  std::int64_t actBytes = 0;  // activations kept from F until the last backward op
+  // Bytes of the layer's output for one micro-batch: what crosses a stage boundary after it.
+  // 0 = unknown: the boundary then carries actBytes (the uniform flags' --act-mb).
+  std::int64_t outputBytes = 0;
   std::int64_t paramBytes = 0;  // weights (gradients and optimizer state scale with them)
   std::string name;
 };

@@ -84,6 +84,7 @@ Status measureSizes(LayerProbe& p, MicrobatchKey key, LayerCost& cost) {
   cost.paramBytes = p.stage->paramBytes();
   PS_TRY(p.forward(key));
   cost.actBytes = p.stage->memory()->bytesInUse() - p.baseBytes;
+  cost.outputBytes = p.stage->boundaryBytes();  // what the cpu backend really sends
   PS_TRY(p.backwardInput(key));
   return p.stage->backwardWeight(key);
 }

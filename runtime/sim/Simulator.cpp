@@ -315,7 +315,8 @@ std::int64_t activationBytes(const Plan& plan, const CostModel& cost, int stage)
 }
 
 std::int64_t boundaryBytes(const Plan& plan, const CostModel& cost, int stage) {
-  return cost.layers[plan.placement[0][stage].lastLayer].actBytes;
+  const LayerCost& last = cost.layers[plan.placement[0][stage].lastLayer];
+  return last.outputBytes > 0 ? last.outputBytes : last.actBytes;
 }
 
 Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostModel& cost) {

@@ -154,6 +154,7 @@ TEST(CostJsonTest, WriteReadRoundTrip) {
   CostModel m = *parsed;
   m.links[{2, 0}] = LinkCost{0, 7e3};  // an explicitly free link
   m.layers[2].fwdNs = 123456.789;
+  m.layers[1].outputBytes = 4096;  // the boundary size after layer 1
   test::TempDir dir;
   const std::string path = dir.file("out.json");
   ASSERT_TRUE(saveCostJson(m, path, "round trip"));
@@ -166,6 +167,7 @@ TEST(CostJsonTest, WriteReadRoundTrip) {
     EXPECT_DOUBLE_EQ(back->layers[l].inputGradNs, m.layers[l].inputGradNs);
     EXPECT_DOUBLE_EQ(back->layers[l].weightGradNs, m.layers[l].weightGradNs);
     EXPECT_EQ(back->layers[l].actBytes, m.layers[l].actBytes);
+    EXPECT_EQ(back->layers[l].outputBytes, m.layers[l].outputBytes);
     EXPECT_EQ(back->layers[l].paramBytes, m.layers[l].paramBytes);
   }
   ASSERT_EQ(back->ranks.size(), m.ranks.size());

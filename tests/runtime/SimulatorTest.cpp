@@ -190,3 +190,24 @@ TEST(Simulator, RecomputeTradesTimeForActivationMemory) {
 
 }  // namespace
 }  // namespace ps::runtime
+
+namespace ps::runtime {
+namespace {
+
+TEST(Simulator, StageBoundariesSendTheLayersOutputBytesWhenKnown) {
+  const Plan plan = test::chainPlan(2, 1, {{"0F0", "0B0"}, {"1F0", "1B0"}});
+  CostModel cost = uniform(2, 10, 20, 10, 1.0, 8.0, 0.0);  // 1 MiB activations, 1 B/ns
+  cost.layers[0].outputBytes = 1000;                       // but only 1000 bytes leave layer 0
+  const SimResult r = simulateOk(plan, cost);
+  bool sawSend = false;
+  for (const auto& op : r.records)
+    if (op.kind == OpKind::SEND_F) {
+      sawSend = true;
+      EXPECT_EQ(op.bytes, 1000);
+      EXPECT_EQ(op.end_ns - op.start_ns, 1000);
+    }
+  EXPECT_TRUE(sawSend);
+}
+
+}  // namespace
+}  // namespace ps::runtime
