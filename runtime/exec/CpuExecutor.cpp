@@ -107,13 +107,7 @@ Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
       auto p = m->parameters();
       result.finalParams.insert(result.finalParams.end(), p.begin(), p.end());
     }
-  if (s.cancelled) {
-    result.status = trace::RunStatus::Cancelled;
-    result.message = "cancelled by the user";
-  } else if (!s.failure.empty() || !writeStatus) {
-    result.status = trace::RunStatus::Failed;
-    result.message = !s.failure.empty() ? s.failure : writeStatus.error();
-  }
+  finishResult(s, writeStatus, result);
   return result;
 }
 

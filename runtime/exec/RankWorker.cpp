@@ -17,6 +17,16 @@ void ExecShared::fail(const std::string& message) {
   stepReady.notify_all();
 }
 
+void finishResult(const ExecShared& s, const Status& writeStatus, CpuRunResult& result) {
+  if (s.cancelled) {
+    result.status = trace::RunStatus::Cancelled;
+    result.message = "cancelled by the user";
+  } else if (!s.failure.empty() || !writeStatus) {
+    result.status = trace::RunStatus::Failed;
+    result.message = !s.failure.empty() ? s.failure : writeStatus.error();
+  }
+}
+
 Status RankWorker::createStages() {
   memory_ = std::make_shared<MemoryCounter>();
   const Plan& plan = *s_.plan;

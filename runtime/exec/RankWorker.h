@@ -62,6 +62,10 @@ struct CpuRunResult;
 Status writeReadySteps(ExecShared& s, trace::TraceWriter* writer, int& nextStep, int ranks,
                        bool flushAll, CpuRunResult& result, const CpuRunOptions& options);
 
+// The run's final status from what the ranks and the writer reported: cancelled, failed (the
+// first rank's message, else the writer's), or complete. Shared by the thread and MPI executors.
+void finishResult(const ExecShared& shared, const Status& writeStatus, CpuRunResult& result);
+
 class RankWorker {
  public:
   RankWorker(ExecShared& shared, int rank) : s_(shared), rank_(rank) {}

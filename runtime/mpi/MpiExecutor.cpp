@@ -235,13 +235,7 @@ Result<CpuRunResult> runOnMpiProcesses(const Plan& plan, const OpGraph& graph,
   }
 
   result.peakMemory.push_back(worker.peakMemory());
-  if (s.cancelled) {
-    result.status = trace::RunStatus::Cancelled;
-    result.message = "cancelled by the user";
-  } else if (!s.failure.empty() || !writeStatus) {
-    result.status = trace::RunStatus::Failed;
-    result.message = !s.failure.empty() ? s.failure : writeStatus.error();
-  }
+  finishResult(s, writeStatus, result);
   return result;
 }
 
