@@ -38,9 +38,9 @@ void writeFile(const std::string& path, const std::string& content) {
   out << content;
 }
 
-CommandResult runCommand(const std::vector<std::string>& argv) {
-  TempDir dir;
-  const std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
+// Starts argv[0] with stdout and stderr going to the given files; throws if it cannot start.
+pid_t spawnRedirected(const std::vector<std::string>& argv, const std::string& outPath,
+                      const std::string& errPath) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
@@ -54,8 +54,15 @@ CommandResult runCommand(const std::vector<std::string>& argv) {
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  CommandResult result;
   if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+  return pid;
+}
+
+CommandResult runCommand(const std::vector<std::string>& argv) {
+  TempDir dir;
+  const std::string outPath = dir.file("stdout"), errPath = dir.file("stderr");
+  const pid_t pid = spawnRedirected(argv, outPath, errPath);
+  CommandResult result;
   int status = 0;
   waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -72,20 +79,7 @@ CommandResult runCommand(const std::vector<std::string>& argv) {
 namespace ps::test {
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
-  const std::string outPath = dir_.file("stdout"), errPath = dir_.file("stderr");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  std::vector<char*> args;
-  for (const auto& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+  pid_ = spawnRedirected(argv, dir_.file("stdout"), dir_.file("stderr"));
 }
 
 ChildProcess::~ChildProcess() {
