@@ -1,0 +1,218 @@
+#include "trace/import/ImportPipeline.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "trace/JsonWriter.h"
+#include "trace/Units.h"
+#include "trace/import/PeerWaits.h"
+#include "trace/store/TraceStore.h"
+
+namespace ps::trace::import {
+namespace {
+
+std::string configJson(const ImportedRun& run, const ImportOptions& options) {
+  JsonWriter j;
+  j.beginObject().key("import").beginObject();
+  j.key("format").value(options.format);
+  j.key("align").value(alignModeName(run.alignment.used));
+  j.key("align_requested").value(alignModeName(options.align));
+  j.key("residual_skew_ns").value(run.alignment.residualNs);
+  j.key("matched_events").value(run.alignment.matchedEvents);
+  if (!options.rulesFile.empty()) j.key("rules").value(options.rulesFile);
+  j.key("files").beginArray();
+  for (const auto& f : run.files) {
+    j.beginObject();
+    j.key("path").value(f.file);
+    j.key("rank").value(f.rank.originalRank);
+    j.key("stored_rank").value(f.rank.storedRank);
+    j.key("rank_from").value(f.rank.how);
+    j.key("clock_offset_ns")
+        .value(run.alignment.offsetNs[static_cast<std::size_t>(f.rank.storedRank)]);
+    j.endObject();
+  }
+  j.endArray().endObject().endObject();
+  return j.str();
+}
+
+// Maps a peer's original rank number to its stored rank; nullopt when that rank was not imported.
+std::optional<int> storedPeer(const std::map<int, int>& originalToStored, int original) {
+  auto it = originalToStored.find(original);
+  if (it == originalToStored.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const ImportOptions& options) {
+  if (traces.empty()) return Error{"nothing to import: no files given"};
+  PS_TRY(checkSameRun(traces));
+  auto assigned = assignRanks(traces, options.explicitRanks);
+  if (!assigned) return std::move(assigned).takeError();
+  const std::size_t n = traces.size();
+
+  ImportedRun run;
+  std::vector<std::size_t> byStored(n);
+  for (std::size_t i = 0; i < n; ++i)
+    byStored[static_cast<std::size_t>((*assigned)[i].storedRank)] = i;
+  std::map<int, int> originalToStored;
+  for (const auto& s : *assigned)
+    originalToStored[s.originalRank] = s.storedRank;
+
+  // Build ops per stored rank. Peers named in the files are original rank numbers.
+  std::vector<RankOps> ranks(n);
+  std::vector<std::optional<std::int64_t>> wall(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    RawRankTrace& raw = traces[byStored[r]];
+    const RankSource& source = (*assigned)[byStored[r]];
+    for (auto& e : raw.events)
+      if (e.peer >= 0) e.peer = storedPeer(originalToStored, e.peer).value_or(-1);
+    ranks[r] =
+        buildRankOps(raw, static_cast<int>(r), static_cast<int>(n), options.recognizer, run.stats);
+    wall[r] = raw.wallClockOffsetNs;
+    run.files.push_back({raw.file, source, raw.warnings});
+  }
+  std::size_t total = 0;
+  for (const auto& r : ranks)
+    total += r.ops.size() + r.memory.size();
+  if (total == 0) {
+    std::string files;
+    for (const auto& t : traces)
+      files += (files.empty() ? "" : ", ") + t.file;
+    return Error{files + ": nothing to import (no annotations, kernels, copies or memory events)"};
+  }
+
+  auto alignment = alignClocks(ranks, wall, options.align);
+  if (!alignment) return std::move(alignment).takeError();
+  run.alignment = std::move(*alignment);
+
+  // Common axis: offsets applied, then the earliest event moved to 0.
+  std::int64_t origin = INT64_MAX;
+  int minStep = INT32_MAX;
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::int64_t off = run.alignment.offsetNs[r];
+    for (auto& op : ranks[r].ops) {
+      op.start_ns += off;
+      op.end_ns += off;
+      origin = std::min(origin, op.start_ns);
+      if (op.step >= 0) minStep = std::min(minStep, op.step);
+    }
+    for (auto& m : ranks[r].memory) {
+      m.t_ns += off;
+      origin = std::min(origin, m.t_ns);
+    }
+  }
+  run.peerWaits = splitPeerWaits(ranks);
+  if (minStep == INT32_MAX) minStep = 0;
+  int maxStage = -1, maxMb = -1;
+  for (auto& rank : ranks) {
+    for (auto& op : rank.ops) {
+      op.start_ns -= origin;
+      op.end_ns -= origin;
+      op.step = op.step >= 0 ? op.step - minStep : 0;
+      run.steps = std::max(run.steps, op.step + 1);
+      maxStage = std::max(maxStage, op.stage.value_or(-1));
+      maxMb = std::max(maxMb, op.microbatch.value_or(-1));
+    }
+    std::stable_sort(rank.ops.begin(), rank.ops.end(),
+                     [](const OpRecord& a, const OpRecord& b) { return a.start_ns < b.start_ns; });
+    for (auto& m : rank.memory)
+      m.t_ns -= origin;
+    run.ops.insert(run.ops.end(), std::make_move_iterator(rank.ops.begin()),
+                   std::make_move_iterator(rank.ops.end()));
+    run.memory.insert(run.memory.end(), rank.memory.begin(), rank.memory.end());
+  }
+
+  RunInfo& info = run.header.info;
+  info.source = options.format;
+  info.name =
+      options.name.empty() ? options.format + " import: " + traces[byStored[0]].file : options.name;
+  info.num_ranks = static_cast<int>(n);
+  if (maxStage >= 0) info.num_stages = maxStage + 1;
+  if (maxMb >= 0) info.num_microbatches = maxMb + 1;
+  info.config_json = configJson(run, options);
+  for (std::size_t r = 0; r < n; ++r) {
+    const RawRankTrace& raw = traces[byStored[r]];
+    RankInfo rank;
+    rank.rank = static_cast<int>(r);
+    rank.host = raw.host;
+    rank.device = raw.device;
+    rank.memory_capacity_bytes = raw.memoryCapacityBytes;
+    rank.clock_offset_ns = run.alignment.offsetNs[r];
+    run.header.ranks.push_back(std::move(rank));
+  }
+  return run;
+}
+
+Result<std::int64_t> writeImportedRun(TraceStore& store, const ImportedRun& run,
+                                      const ReadControl& control) {
+  auto writer = TraceWriter::begin(store, run.header);
+  if (!writer) return std::move(writer).takeError();
+  const std::int64_t runId = writer->runId();
+  auto abandon = [&](std::string message) -> Result<std::int64_t> {
+    (void)store.deleteRun(runId);
+    return Error{std::move(message)};
+  };
+  constexpr std::size_t kBatch = 200'000;
+  const std::size_t total = run.ops.size() + run.memory.size();
+  std::size_t done = 0;
+  for (std::size_t i = 0; i < run.ops.size(); i += kBatch) {
+    if (control.cancelled()) return abandon("import cancelled");
+    const std::size_t end = std::min(run.ops.size(), i + kBatch);
+    if (auto s = writer->writeOps({run.ops.data() + i, end - i}); !s) return abandon(s.error());
+    done = end;
+    control.report(static_cast<double>(done) /
+                   static_cast<double>(std::max<std::size_t>(total, 1)));
+  }
+  TraceBatch memory;
+  memory.memory = run.memory;
+  if (!memory.empty())
+    if (auto s = writer->write(memory); !s) return abandon(s.error());
+  if (auto s = writer->finish(RunStatus::Complete); !s) return abandon(s.error());
+  return runId;
+}
+
+std::string formatImportSummary(const ImportedRun& run, std::size_t maxUnknownLabels) {
+  std::ostringstream out;
+  out << run.header.info.num_ranks << " rank(s), " << run.steps << " step(s), " << run.ops.size()
+      << " ops, " << run.memory.size() << " memory samples\n";
+  out << "ops by kind:";
+  for (int k = 0; k < kOpKindCount; ++k)
+    if (run.stats.opsByKind[k] > 0)
+      out << ' ' << opKindName(static_cast<OpKind>(k)) << '=' << run.stats.opsByKind[k];
+  out << '\n';
+  out << "labels: " << run.stats.recognisedLabels << " recognised, "
+      << std::accumulate(run.stats.unknownLabels.begin(), run.stats.unknownLabels.end(),
+                         std::int64_t{0},
+                         [](std::int64_t a, const auto& kv) { return a + kv.second; })
+      << " unknown (" << run.stats.unknownLabels.size() << " distinct)\n";
+  if (!run.stats.unknownLabels.empty()) {
+    std::vector<std::pair<std::string, std::int64_t>> top(run.stats.unknownLabels.begin(),
+                                                          run.stats.unknownLabels.end());
+    std::stable_sort(top.begin(), top.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    out << "unknown labels:";
+    for (std::size_t i = 0; i < std::min(top.size(), maxUnknownLabels); ++i)
+      out << (i ? ", " : " ") << '"' << top[i].first << "\" x" << top[i].second;
+    if (top.size() > maxUnknownLabels) out << ", ...";
+    out << '\n';
+  }
+  out << "clock alignment: " << alignModeName(run.alignment.used) << ", residual skew "
+      << formatDuration(run.alignment.residualNs) << " over " << run.alignment.matchedEvents
+      << " matched events\n";
+  for (const auto& f : run.files)
+    out << "  rank " << f.rank.storedRank << " <- " << f.file << " (rank " << f.rank.originalRank
+        << " from " << f.rank.how << "), clock offset "
+        << formatDuration(run.alignment.offsetNs[static_cast<std::size_t>(f.rank.storedRank)])
+        << '\n';
+  if (run.peerWaits > 0) out << run.peerWaits << " send/receive waits for the peer split off\n";
+  for (const auto& note : run.alignment.notes)
+    out << "note: " << note << '\n';
+  for (const auto& f : run.files)
+    for (const auto& w : f.warnings)
+      out << "warning: " << f.file << ": " << w << '\n';
+  return out.str();
+}
+
+}  // namespace ps::trace::import

@@ -1,0 +1,219 @@
+#include "trace/import/OpBuilder.h"
+
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
+namespace ps::trace::import {
+namespace {
+
+constexpr bool isGpuSide(EventSource s) {
+  return s != EventSource::CpuAnnotation;
+}
+constexpr bool isAnnotation(EventSource s) {
+  return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
+}
+constexpr bool isComm(OpKind k) {
+  return isSend(k) || isRecv(k);
+}
+
+// Sorted, disjoint intervals with a containment query.
+class IntervalSet {
+ public:
+  void add(std::int64_t s, std::int64_t e) { spans_.emplace_back(s, e); }
+  void seal() {
+    std::sort(spans_.begin(), spans_.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> merged;
+    for (const auto& span : spans_) {
+      if (!merged.empty() && span.first <= merged.back().second)
+        merged.back().second = std::max(merged.back().second, span.second);
+      else
+        merged.push_back(span);
+    }
+    spans_ = std::move(merged);
+  }
+  bool contains(std::int64_t s, std::int64_t e) const {
+    auto it = std::upper_bound(spans_.begin(), spans_.end(), std::make_pair(s, INT64_MAX));
+    if (it == spans_.begin()) return false;
+    --it;
+    return it->first <= s && e <= it->second;
+  }
+
+ private:
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans_;
+};
+
+// Direction of an NCCL point-to-point op without a label: towards a higher rank is the forward
+// direction of a chain pipeline.
+OpKind p2pKind(CommOp comm, int rank, int peer) {
+  const bool towardsHigher = peer < 0 || peer > rank;
+  if (comm == CommOp::Recv) return towardsHigher ? OpKind::RECV_B : OpKind::RECV_F;
+  return towardsHigher ? OpKind::SEND_F : OpKind::SEND_B;
+}
+
+OpKind collectiveKind(CommOp comm) {
+  return comm == CommOp::AllToAll ? OpKind::A2A : OpKind::AR;
+}
+
+// Where a labelled SEND/RECV goes when no NCCL kernel says: the neighbour in a looped chain.
+int guessedPeer(OpKind kind, int rank, int numRanks) {
+  if (numRanks <= 1) return -1;
+  const bool forward = kind == OpKind::SEND_F || kind == OpKind::RECV_B;
+  return forward ? (rank + 1) % numRanks : (rank + numRanks - 1) % numRanks;
+}
+
+struct LabelInfo {
+  bool stepMarker = false;
+  std::optional<RecognizedOp> op;
+};
+
+}  // namespace
+
+void RecognitionStats::merge(const RecognitionStats& other) {
+  for (int k = 0; k < kOpKindCount; ++k)
+    opsByKind[k] += other.opsByKind[k];
+  for (const auto& [label, n] : other.unknownLabels)
+    unknownLabels[label] += n;
+  recognisedLabels += other.recognisedLabels;
+}
+
+RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
+                     const OpRecognizer& recognizer, RecognitionStats& stats) {
+  RankOps out;
+  out.rank = rank;
+
+  // Recognise each distinct annotation name once.
+  std::vector<LabelInfo> labels(raw.names.size());
+  std::vector<bool> isLabel(raw.names.size(), false);
+  std::unordered_set<std::int32_t> hasGpuVersion;
+  for (const auto& e : raw.events) {
+    if (!isAnnotation(e.source) || e.name < 0) continue;
+    if (!isLabel[e.name]) {
+      isLabel[e.name] = true;
+      const std::string& name = raw.names[e.name];
+      labels[e.name].stepMarker = OpRecognizer::isStepMarker(name);
+      if (!labels[e.name].stepMarker) labels[e.name].op = recognizer.recognize(name);
+    }
+    if (e.source == EventSource::GpuAnnotation) hasGpuVersion.insert(e.name);
+  }
+
+  auto makeOp = [&](const RawEvent& e, OpKind kind) {
+    OpRecord op;
+    op.rank = rank;
+    op.kind = kind;
+    op.step = e.step;
+    op.start_ns = e.start_ns;
+    op.end_ns = std::max(e.end_ns, e.start_ns);
+    if (e.peer >= 0) op.peer_rank = e.peer;
+    if (e.bytes >= 0) op.bytes = e.bytes;
+    if (e.name >= 0) op.name = raw.names[e.name];
+    return op;
+  };
+
+  // 1. Annotations. Recognised compute ops on the GPU side cover their kernels; recognised
+  //    comm ops on the GPU side absorb the NCCL kernels inside them.
+  IntervalSet computeCover;
+  struct CommLabel {
+    std::size_t opIndex;
+    std::int64_t start, end;
+  };
+  std::vector<CommLabel> commLabels;
+  for (const auto& e : raw.events) {
+    if (!isAnnotation(e.source) || e.name < 0) continue;
+    const LabelInfo& info = labels[e.name];
+    if (info.stepMarker) continue;
+    if (e.source == EventSource::CpuAnnotation && hasGpuVersion.count(e.name)) continue;
+    if (!info.op) {
+      ++stats.unknownLabels[raw.names[e.name]];
+      out.ops.push_back(makeOp(e, OpKind::OTHER));
+      continue;
+    }
+    ++stats.recognisedLabels;
+    const RecognizedOp& r = *info.op;
+    OpRecord op = makeOp(e, r.kind);
+    if (r.stage >= 0)
+      op.stage = r.stage;
+    else if (r.chunk >= 0)
+      op.stage = r.chunk * numRanks + rank;
+    if (r.microbatch >= 0) op.microbatch = r.microbatch;
+    if (op.step < 0 && r.step >= 0) op.step = r.step;
+    if (isCompute(r.kind) && isGpuSide(e.source)) computeCover.add(op.start_ns, op.end_ns);
+    if (isComm(r.kind) && isGpuSide(e.source))
+      commLabels.push_back({out.ops.size(), op.start_ns, op.end_ns});
+    out.ops.push_back(std::move(op));
+  }
+  computeCover.seal();
+  std::sort(commLabels.begin(), commLabels.end(),
+            [](const CommLabel& a, const CommLabel& b) { return a.start < b.start; });
+
+  // The recognised comm label (if any) whose GPU span holds [s, e].
+  auto enclosingCommLabel = [&](std::int64_t s, std::int64_t e) -> OpRecord* {
+    auto it = std::upper_bound(commLabels.begin(), commLabels.end(), s,
+                               [](std::int64_t t, const CommLabel& c) { return t < c.start; });
+    // Comm labels of one rank hardly nest; a few steps back is enough to find the holder.
+    for (int look = 0; look < 16 && it != commLabels.begin(); ++look) {
+      --it;
+      if (it->start <= s && e <= it->end) return &out.ops[it->opIndex];
+    }
+    return nullptr;
+  };
+
+  // 2. Device work.
+  for (const auto& e : raw.events) {
+    switch (e.source) {
+      case EventSource::CpuAnnotation:
+      case EventSource::GpuAnnotation:
+        break;
+      case EventSource::NcclKernel: {
+        if (OpRecord* label = enclosingCommLabel(e.start_ns, e.end_ns)) {
+          if (!label->peer_rank && e.peer >= 0) label->peer_rank = e.peer;
+          if (e.bytes >= 0) label->bytes = label->bytes.value_or(0) + e.bytes;
+          break;
+        }
+        const bool p2p =
+            e.comm == CommOp::Send || e.comm == CommOp::Recv || e.comm == CommOp::SendRecv;
+        out.ops.push_back(makeOp(e, p2p ? p2pKind(e.comm, rank, e.peer) : collectiveKind(e.comm)));
+        break;
+      }
+      case EventSource::Kernel:
+        if (!computeCover.contains(e.start_ns, e.end_ns))
+          out.ops.push_back(makeOp(e, OpKind::OTHER));
+        break;
+      case EventSource::Memcpy:
+        // Peer-to-peer copies are link transfers; host copies stay as named OTHER work.
+        out.ops.push_back(makeOp(
+            e, e.peer >= 0 ? (e.peer > rank ? OpKind::SEND_F : OpKind::SEND_B) : OpKind::OTHER));
+        break;
+      case EventSource::Memset:
+        out.ops.push_back(makeOp(e, OpKind::OTHER));
+        break;
+    }
+  }
+
+  // Labelled SEND/RECV ops without an NCCL kernel inside: the looped-chain neighbour.
+  for (auto& op : out.ops)
+    if (isComm(op.kind) && !op.peer_rank && op.stage) {
+      const int peer = guessedPeer(op.kind, rank, numRanks);
+      if (peer >= 0) op.peer_rank = peer;
+    }
+
+  // 3. Steps from ProfilerStep ranges where the event did not say.
+  if (!raw.steps.empty()) {
+    for (auto& op : out.ops) {
+      if (op.step >= 0) continue;
+      auto it = std::upper_bound(raw.steps.begin(), raw.steps.end(), op.start_ns,
+                                 [](std::int64_t t, const StepRange& s) { return t < s.start_ns; });
+      if (it != raw.steps.begin() && op.start_ns < std::prev(it)->end_ns)
+        op.step = static_cast<int>(std::prev(it)->number);
+    }
+  }
+
+  for (const auto& op : out.ops)
+    ++stats.opsByKind[static_cast<int>(op.kind)];
+  out.memory.reserve(raw.memory.size());
+  for (const auto& m : raw.memory)
+    out.memory.push_back({rank, m.t_ns, m.bytes});
+  return out;
+}
+
+}  // namespace ps::trace::import

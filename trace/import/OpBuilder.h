@@ -1,0 +1,41 @@
+#pragma once
+// Builds one rank's ops (schema v1 rows, still on the file's own clock) from its raw events:
+//  - recognised annotations become pipeline ops; the GPU projection of a label wins over its
+//    CPU range when the file has both;
+//  - NCCL kernels become SEND/RECV/AR/A2A ops; one inside a recognised SEND/RECV range is
+//    folded into that op (its peer and bytes fill in what the label lacks);
+//  - kernels inside a recognised compute op are part of it; every other kernel, copy and
+//    unrecognised label is kept as a named OTHER op so the timeline still shows it.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "trace/TraceRecords.h"
+#include "trace/import/OpRecognizer.h"
+#include "trace/import/RawTrace.h"
+
+namespace ps::trace::import {
+
+struct RankOps {
+  int rank = 0;
+  std::vector<OpRecord> ops;  // rank set; times on the file's clock; step = the file's number
+  std::vector<MemorySample> memory;
+};
+
+// What recognition found, for the import summary (CLI output, the app's import dialog).
+struct RecognitionStats {
+  std::array<std::int64_t, kOpKindCount> opsByKind{};
+  std::map<std::string, std::int64_t> unknownLabels;  // label -> occurrences
+  std::int64_t recognisedLabels = 0;                  // occurrences of recognised labels
+  void merge(const RecognitionStats& other);
+};
+
+// `rank` and `numRanks` are the final ones: they place Megatron chunks on virtual stages
+// (interleaved placement: stage = chunk·P + rank) and give unlabelled NCCL p2p a direction.
+RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
+                     const OpRecognizer& recognizer, RecognitionStats& stats);
+
+}  // namespace ps::trace::import

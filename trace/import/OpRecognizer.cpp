@@ -1,0 +1,169 @@
+#include "trace/import/OpRecognizer.h"
+
+#include <array>
+#include <charconv>
+#include <utility>
+
+namespace ps::trace::import {
+namespace {
+
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Reads a run of decimal digits at the front of `s` (advancing it); nullopt when none.
+std::optional<int> takeNumber(std::string_view& s) {
+  int value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc{} || end == s.data()) return std::nullopt;
+  s.remove_prefix(static_cast<std::size_t>(end - s.data()));
+  return value;
+}
+
+// torch pipelining's computation types as they appear in `str(_Action)`; longest first so
+// "SEND_F" is not read as "S...". Non-compute FSDP actions keep their stage but count as OTHER.
+constexpr std::array<std::pair<std::string_view, OpKind>, 13> kTorchKinds{{
+    {"SEND_F", OpKind::SEND_F},
+    {"RECV_F", OpKind::RECV_F},
+    {"SEND_B", OpKind::SEND_B},
+    {"RECV_B", OpKind::RECV_B},
+    {"REDUCE_GRAD", OpKind::AR},
+    {"UNSHARD", OpKind::OTHER},
+    {"RESHARD", OpKind::OTHER},
+    {"BW", OpKind::B},  // older torch: full backward
+    {"F", OpKind::F},
+    {"B", OpKind::B},
+    {"I", OpKind::I},
+    {"W", OpKind::W},
+    {"R", OpKind::R},
+}};
+
+}  // namespace
+
+std::optional<RecognizedOp> recognizeTorchPipelining(std::string_view label) {
+  if (!startsWith(label, "PP:")) return std::nullopt;
+  std::string_view rest = label.substr(3);
+  if (rest == "OPT") return RecognizedOp{OpKind::OPT};
+  RecognizedOp op;
+  const auto stage = takeNumber(rest);
+  if (!stage) return std::nullopt;
+  op.stage = *stage;
+  for (const auto& [text, kind] : kTorchKinds) {
+    if (!startsWith(rest, text)) continue;
+    std::string_view after = rest.substr(text.size());
+    const auto mb = takeNumber(after);
+    // FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD) carry no micro-batch; the others must.
+    if (!after.empty()) continue;
+    if (!mb && kind != OpKind::OTHER && kind != OpKind::AR) continue;
+    op.kind = kind;
+    op.microbatch = mb.value_or(-1);
+    return op;
+  }
+  return std::nullopt;
+}
+
+std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
+  // Named phases: Megatron-LM's timers and zero-bubble's p2p names.
+  static constexpr std::array<std::pair<std::string_view, OpKind>, 16> kNamed{{
+      {"SEND_FORWARD_RECV_BACKWARD", OpKind::SEND_F},
+      {"SEND_BACKWARD_RECV_FORWARD", OpKind::SEND_B},
+      {"SEND_FORWARD", OpKind::SEND_F},
+      {"RECV_FORWARD", OpKind::RECV_F},
+      {"SEND_BACKWARD", OpKind::SEND_B},
+      {"RECV_BACKWARD", OpKind::RECV_B},
+      {"forward-send-backward-recv", OpKind::SEND_F},
+      {"backward-send-forward-recv", OpKind::SEND_B},
+      {"forward-compute", OpKind::F},
+      {"backward-compute", OpKind::B},
+      {"forward-send", OpKind::SEND_F},
+      {"forward-recv", OpKind::RECV_F},
+      {"backward-send", OpKind::SEND_B},
+      {"backward-recv", OpKind::RECV_B},
+      {"optimizer", OpKind::OPT},
+      {"optimizer.step", OpKind::OPT},
+  }};
+  for (const auto& [text, kind] : kNamed)
+    if (label == text) return RecognizedOp{kind};
+  // torch's optimizer hook label, e.g. "Optimizer.step#Adam.step".
+  if (startsWith(label, "Optimizer.step#")) return RecognizedOp{OpKind::OPT};
+
+  // "F3", "B3.1", "W12.0": kind letter, micro-batch, optional chunk.
+  if (label.size() < 2) return std::nullopt;
+  OpKind kind;
+  switch (label[0]) {
+    case 'F':
+      kind = OpKind::F;
+      break;
+    case 'B':
+      kind = OpKind::B;
+      break;
+    case 'I':
+      kind = OpKind::I;
+      break;
+    case 'W':
+      kind = OpKind::W;
+      break;
+    case 'R':
+      kind = OpKind::R;
+      break;
+    default:
+      return std::nullopt;
+  }
+  std::string_view rest = label.substr(1);
+  const auto mb = takeNumber(rest);
+  if (!mb) return std::nullopt;
+  RecognizedOp op{kind};
+  op.microbatch = *mb;
+  if (rest.empty()) return op;
+  if (rest[0] != '.') return std::nullopt;
+  rest.remove_prefix(1);
+  const auto chunk = takeNumber(rest);
+  if (!chunk || !rest.empty()) return std::nullopt;
+  op.chunk = *chunk;
+  return op;
+}
+
+std::optional<RecognizedOp> recognizePippy(std::string_view label) {
+  // PiPPy's visualizer: "F_<stage>,<mb>", "B_<stage>,<mb>", "W_<stage>,<mb>".
+  if (label.size() < 5 || label[1] != '_') return std::nullopt;
+  OpKind kind;
+  switch (label[0]) {
+    case 'F':
+      kind = OpKind::F;
+      break;
+    case 'B':
+      kind = OpKind::B;
+      break;
+    case 'I':
+      kind = OpKind::I;
+      break;
+    case 'W':
+      kind = OpKind::W;
+      break;
+    default:
+      return std::nullopt;
+  }
+  std::string_view rest = label.substr(2);
+  const auto stage = takeNumber(rest);
+  if (!stage || rest.empty() || rest[0] != ',') return std::nullopt;
+  rest.remove_prefix(1);
+  const auto mb = takeNumber(rest);
+  if (!mb || !rest.empty()) return std::nullopt;
+  RecognizedOp op{kind};
+  op.stage = *stage;
+  op.microbatch = *mb;
+  return op;
+}
+
+bool OpRecognizer::isStepMarker(std::string_view label) {
+  return startsWith(label, "ProfilerStep#");
+}
+
+std::optional<RecognizedOp> OpRecognizer::recognize(std::string_view label) const {
+  if (auto op = userRules_.apply(label)) return op;
+  if (auto op = recognizeTorchPipelining(label)) return op;
+  if (auto op = recognizePippy(label)) return op;
+  return recognizeMegatron(label);
+}
+
+}  // namespace ps::trace::import
