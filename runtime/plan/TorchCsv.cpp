@@ -144,7 +144,7 @@ int chainPeer(const Action& a, const std::vector<int>& rankOf) {
 Status buildPlan(TorchCsvSchedule& out, std::string_view source) {
   int maxStage = -1, maxMb = -1;
   bool split = false;
-  std::size_t fsdpActions = 0;
+  std::size_t fsdpActions = 0, forwards = 0;
   for (const auto& row : out.rankActions)
     for (const auto& a : row) {
       if (a.action.kind == OpKind::OTHER) ++fsdpActions;
@@ -153,10 +153,22 @@ Status buildPlan(TorchCsvSchedule& out, std::string_view source) {
       if (!isComputeKind(a.action.kind)) continue;
       maxStage = std::max(maxStage, a.action.stage);
       maxMb = std::max(maxMb, a.action.microbatch);
+      if (a.action.kind == OpKind::F) ++forwards;
       split = split || a.action.kind == OpKind::I || a.action.kind == OpKind::W;
     }
   if (maxStage < 0)
     return Error{std::string(source) + ": no compute actions (expected cells like 0F0, 0B0)"};
+
+  // Every (stage, micro-batch) needs its forward; indexes far beyond what the file holds are
+  // typos (and would size the plan from a stray number). Small gaps are left to the validator,
+  // whose message names the missing ops.
+  const auto cells =
+      static_cast<std::uint64_t>(maxStage + 1) * static_cast<std::uint64_t>(maxMb + 1);
+  if (cells > 2 * forwards + 1024)
+    return Error{std::string(source) + ": cells name stages up to " + std::to_string(maxStage) +
+                 " and micro-batches up to " + std::to_string(maxMb) +
+                 ", but the file holds only " + std::to_string(forwards) +
+                 " forward actions (expected one per stage and micro-batch)"};
 
   Plan& p = out.plan;
   p.schedule = "custom";

@@ -44,9 +44,10 @@ trace::RunHeader planRunHeader(const Plan& plan, const CostModel& cost, const st
 
 Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
                                      const CostModel& cost, const SimResult& result,
-                                     const std::string& name, const std::string& configJson) {
+                                     const std::string& name, const std::string& configJson,
+                                     const std::string& source) {
   auto writer =
-      trace::TraceWriter::begin(store, planRunHeader(plan, cost, "sim", name, configJson));
+      trace::TraceWriter::begin(store, planRunHeader(plan, cost, source, name, configJson));
   if (!writer) return std::move(writer).takeError();
   // Group ops by step; memory samples go with the step during which they happen.
   std::vector<trace::TraceBatch> steps(plan.steps);

@@ -15,6 +15,7 @@ namespace ps::runtime {
 
 Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
                                      const CostModel& cost, const SimResult& result,
-                                     const std::string& name, const std::string& configJson);
+                                     const std::string& name, const std::string& configJson,
+                                     const std::string& source = "sim");
 
 }  // namespace ps::runtime

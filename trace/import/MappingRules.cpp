@@ -100,6 +100,9 @@ Result<MappingRules> MappingRules::parse(std::string_view json, const std::strin
       return Error{where + ": unknown kind \"" + std::string(kind) + "\" (valid: " + validKinds() +
                    ")"};
     parsed.kind = *opKind;
+    // libstdc++ compiles and matches regexes recursively: bound the pattern so a hostile rules
+    // file cannot exhaust the stack.
+    if (pattern.size() > 256) return Error{where + ": pattern longer than 256 characters"};
     parsed.pattern = std::string(pattern);
     try {
       parsed.regex = std::regex(parsed.pattern, std::regex::ECMAScript | std::regex::optimize);
@@ -133,6 +136,7 @@ Result<MappingRules> MappingRules::load(const std::string& path) {
 }
 
 std::optional<RecognizedOp> MappingRules::apply(std::string_view label) const {
+  if (label.size() > 1024) return std::nullopt;  // see the pattern bound in parse()
   for (const auto& rule : rules_) {
     std::cmatch match;
     if (!std::regex_search(label.data(), label.data() + label.size(), match, rule.regex)) continue;

@@ -1,0 +1,232 @@
+#include "trace/export/ChromeTraceExport.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <tuple>
+#include <vector>
+
+#include "trace/JsonWriter.h"
+
+namespace ps::trace {
+namespace {
+
+// Thread ids: lane·1000 + overflow row, so rows of one lane sort together.
+constexpr int kRowsPerLane = 1000;
+
+std::string micros(std::int64_t ns) {
+  // Integer arithmetic keeps nanosecond precision for any realistic time.
+  char buf[48];
+  const std::int64_t whole = ns / 1000;
+  const std::int64_t frac = std::llabs(ns % 1000);
+  if (ns < 0 && whole == 0)
+    std::snprintf(buf, sizeof buf, "-0.%03lld", static_cast<long long>(frac));
+  else
+    std::snprintf(buf, sizeof buf, "%lld.%03lld", static_cast<long long>(whole),
+                  static_cast<long long>(frac));
+  return buf;
+}
+
+std::string opLabel(const RunTrace& run, const OpColumns& lane, std::size_t i) {
+  if (const std::string* name = run.nameOf(lane.name[i])) return *name;
+  std::string label;
+  if (lane.stage[i] >= 0) label += std::to_string(lane.stage[i]);
+  label += opKindName(lane.kind[i]);
+  if (lane.microbatch[i] >= 0) label += std::to_string(lane.microbatch[i]);
+  return label;
+}
+
+// Greedy interval packing: each op goes to the first row whose last op ended by its start.
+std::vector<int> packRows(const OpColumns& lane, int& rowCount) {
+  std::vector<int> rows(lane.size());
+  std::vector<std::int64_t> rowEnd;
+  for (std::size_t i = 0; i < lane.size(); ++i) {
+    std::size_t r = 0;
+    while (r < rowEnd.size() && rowEnd[r] > lane.start[i])
+      ++r;
+    if (r == rowEnd.size()) rowEnd.push_back(0);
+    rowEnd[r] = lane.end[i];
+    rows[i] = static_cast<int>(std::min<std::size_t>(r, kRowsPerLane - 1));
+  }
+  rowCount = static_cast<int>(std::max<std::size_t>(rowEnd.size(), 1));
+  return rows;
+}
+
+class EventStream {
+ public:
+  explicit EventStream(std::ostream& out) : out_(out) { buf_ = "{\"traceEvents\":[\n"; }
+  void event(const std::string& json) {
+    if (!first_) buf_ += ",\n";
+    first_ = false;
+    buf_ += json;
+    if (buf_.size() > (1 << 20)) flush();
+  }
+  void finish() {
+    buf_ += "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"PipeScope\"}}\n";
+    flush();
+  }
+
+ private:
+  void flush() {
+    out_ << buf_;
+    buf_.clear();
+  }
+  std::ostream& out_;
+  std::string buf_;
+  bool first_ = true;
+};
+
+void metadata(EventStream& s, const char* what, int pid, int tid, const std::string& name,
+              int sortIndex) {
+  JsonWriter j;
+  j.beginObject().key("ph").value("M").key("name").value(what).key("pid").value(pid);
+  if (tid >= 0) j.key("tid").value(tid);
+  j.key("args").beginObject().key("name").value(name).endObject().endObject();
+  s.event(j.str());
+  JsonWriter order;
+  order.beginObject()
+      .key("ph")
+      .value("M")
+      .key("name")
+      .value(tid >= 0 ? "thread_sort_index" : "process_sort_index")
+      .key("pid")
+      .value(pid);
+  if (tid >= 0) order.key("tid").value(tid);
+  order.key("args").beginObject().key("sort_index").value(sortIndex).endObject().endObject();
+  s.event(order.str());
+}
+
+struct OpRef {
+  int rank;
+  int lane;
+  std::size_t index;
+};
+
+}  // namespace
+
+ChromeExportStats writeChromeTrace(const RunTrace& run, std::ostream& out) {
+  ChromeExportStats stats;
+  EventStream s(out);
+  // Sends and receives per (src, dst, direction), for the flow arrows.
+  std::map<std::tuple<int, int, bool>, std::vector<OpRef>> sends, recvs;
+  std::vector<std::array<std::vector<int>, kLaneCount>> rowsOf(run.ranks.size());
+
+  for (std::size_t r = 0; r < run.ranks.size(); ++r) {
+    const int pid = static_cast<int>(r);
+    const RankTrace& rank = run.ranks[r];
+    std::string pname = "rank " + std::to_string(r);
+    if (rank.info.device) pname += " (" + *rank.info.device + ")";
+    metadata(s, "process_name", pid, -1, pname, pid);
+    for (int l = 0; l < kLaneCount; ++l) {
+      const OpColumns& lane = rank.lanes[l];
+      if (lane.empty()) continue;
+      int rowCount = 1;
+      rowsOf[r][l] = packRows(lane, rowCount);
+      for (int row = 0; row < rowCount; ++row) {
+        std::string tname(laneName(static_cast<Lane>(l)));
+        if (row > 0) tname += " #" + std::to_string(row + 1);
+        metadata(s, "thread_name", pid, l * kRowsPerLane + row, tname, l * kRowsPerLane + row);
+        ++stats.threads;
+      }
+      for (std::size_t i = 0; i < lane.size(); ++i) {
+        JsonWriter j;
+        j.beginObject();
+        j.key("ph").value("X");
+        j.key("name").value(opLabel(run, lane, i));
+        j.key("cat").value(opKindName(lane.kind[i]));
+        j.key("pid").value(pid);
+        j.key("tid").value(l * kRowsPerLane + rowsOf[r][l][i]);
+        j.key("ts").raw(micros(lane.start[i]));
+        j.key("dur").raw(micros(lane.end[i] - lane.start[i]));
+        j.key("args").beginObject();
+        j.key("kind").value(opKindName(lane.kind[i]));
+        if (lane.stage[i] >= 0) j.key("stage").value(lane.stage[i]);
+        if (lane.microbatch[i] >= 0) j.key("microbatch").value(lane.microbatch[i]);
+        j.key("step").value(lane.step[i]);
+        if (lane.bytes[i] >= 0) j.key("bytes").value(lane.bytes[i]);
+        if (lane.peer[i] >= 0) j.key("peer").value(lane.peer[i]);
+        j.endObject().endObject();
+        s.event(j.str());
+        ++stats.events;
+        const OpKind k = lane.kind[i];
+        if (lane.peer[i] >= 0 && (isSend(k) || isRecv(k))) {
+          const bool forward = k == OpKind::SEND_F || k == OpKind::RECV_F;
+          if (isSend(k))
+            sends[{pid, lane.peer[i], forward}].push_back({pid, l, i});
+          else
+            recvs[{lane.peer[i], pid, forward}].push_back({pid, l, i});
+        }
+      }
+    }
+    for (std::size_t m = 0; m < rank.memory.size(); ++m) {
+      JsonWriter j;
+      j.beginObject().key("ph").value("C").key("name").value("memory in use").key("pid").value(pid);
+      j.key("ts").raw(micros(rank.memory.t[m]));
+      j.key("args").beginObject().key("bytes").value(rank.memory.bytes[m]).endObject().endObject();
+      s.event(j.str());
+    }
+  }
+
+  // The k-th send from a to b in one direction feeds the k-th receive on b from a.
+  std::int64_t flowId = 0;
+  for (const auto& [key, sendList] : sends) {
+    auto it = recvs.find(key);
+    if (it == recvs.end()) continue;
+    const std::size_t n = std::min(sendList.size(), it->second.size());
+    for (std::size_t k = 0; k < n; ++k) {
+      const OpRef& a = sendList[k];
+      const OpRef& b = it->second[k];
+      const OpColumns& sl = run.ranks[a.rank].lanes[a.lane];
+      const OpColumns& rl = run.ranks[b.rank].lanes[b.lane];
+      // Bind points inside both slices: the send's start, the receive's end (or start when
+      // the receive takes no time) — "f" with bp "e" binds to the enclosing slice.
+      const std::int64_t sendTs = sl.start[a.index];
+      const std::int64_t recvTs =
+          rl.end[b.index] > rl.start[b.index] ? rl.end[b.index] - 1 : rl.start[b.index];
+      ++flowId;
+      JsonWriter sj;
+      sj.beginObject().key("ph").value("s").key("id").value(flowId).key("name").value("transfer");
+      sj.key("cat").value("p2p").key("pid").value(a.rank);
+      sj.key("tid").value(a.lane * kRowsPerLane + rowsOf[a.rank][a.lane][a.index]);
+      sj.key("ts").raw(micros(sendTs)).endObject();
+      s.event(sj.str());
+      JsonWriter fj;
+      fj.beginObject().key("ph").value("f").key("bp").value("e").key("id").value(flowId);
+      fj.key("name").value("transfer").key("cat").value("p2p").key("pid").value(b.rank);
+      fj.key("tid").value(b.lane * kRowsPerLane + rowsOf[b.rank][b.lane][b.index]);
+      fj.key("ts").raw(micros(recvTs)).endObject();
+      s.event(fj.str());
+      ++stats.flows;
+    }
+  }
+  s.finish();
+  return stats;
+}
+
+Result<ChromeExportStats> writeChromeTraceFile(const RunTrace& run, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  ChromeExportStats stats;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return Error{path + ": cannot write the Chrome trace (cannot create " + tmp + ")"};
+    stats = writeChromeTrace(run, out);
+    out.flush();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return Error{path + ": write failed (disk full?)"};
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return Error{path + ": cannot write the Chrome trace: " + ec.message()};
+  }
+  return stats;
+}
+
+}  // namespace ps::trace
