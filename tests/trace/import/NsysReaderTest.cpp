@@ -1,0 +1,560 @@
+// The nsys reader against exports written by NsysFixture (planted ops, exact expected values) and,
+// when PIPESCOPE_EXTERNAL_TRACES is set, against real exports of several nsys versions.
+
+#include "trace/import/NsysReader.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/common/TestUtil.h"
+#include "tests/trace/import/NsysFixture.h"
+#include "trace/import/NsysTracks.h"
+#include "trace/store/Sqlite.h"
+
+namespace ps::trace::import {
+namespace {
+
+using testing::FixtureEvent;
+using testing::FixtureEventKind;
+using testing::FixtureRank;
+using testing::NsysFixtureOptions;
+
+constexpr const char* kSendRecv = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
+constexpr int kPid = 4000;  // NsysFixtureOptions::basePid + rank 0
+
+std::int32_t gpuTrack(std::int64_t device, std::int64_t stream) {
+  return nsys::kGpuTrackBase + static_cast<std::int32_t>((device << 18) + stream);
+}
+
+// One pipeline op PP:1F3 (step 2) with two kernels below it, NCCL kernels and copies after it.
+FixtureRank plantedRank(int rank = 0) {
+  FixtureRank r;
+  r.rank = rank;
+  r.events = {
+      {FixtureEventKind::Annotation, "PP:1F3", 1'000'000, 5'000'000, -1, -1, 2},
+      {FixtureEventKind::Kernel, "gemm_fwd", 1'200'000, 2'000'000},
+      {FixtureEventKind::Kernel, "gelu_fwd", 2'100'000, 3'000'000},
+      {FixtureEventKind::Nccl, kSendRecv, 6'000'000, 7'000'000},
+      {FixtureEventKind::Nccl, kAllReduce, 7'500'000, 8'000'000},
+      {FixtureEventKind::Memcpy, "", 8'100'000, 8'200'000, 1, 1 << 20},
+      {FixtureEventKind::Memcpy, "", 8'300'000, 8'310'000, -1, 4096},
+  };
+  r.memory = {{100'000, 1000}, {200'000, 3000}, {300'000, 2000}, {400'000, 2500}};
+  return r;
+}
+
+class NsysReaderTest : public ::testing::Test {
+ protected:
+  // Writes `ranks` with `options` and reads the file back; fails the test on an error.
+  std::vector<RawRankTrace> roundTrip(const std::vector<FixtureRank>& ranks,
+                                      const NsysFixtureOptions& options = {}) {
+    const std::string path = dir_.file("report.sqlite");
+    const Status written = testing::writeNsysFixture(path, ranks, options);
+    EXPECT_TRUE(written.ok()) << written.error();
+    auto traces = readNsysFile(path);
+    EXPECT_TRUE(traces.ok()) << traces.error();
+    return traces.ok() ? std::move(*traces) : std::vector<RawRankTrace>{};
+  }
+  RawRankTrace single(const FixtureRank& rank, const NsysFixtureOptions& options = {}) {
+    auto traces = roundTrip({rank}, options);
+    EXPECT_EQ(traces.size(), 1U);
+    return traces.empty() ? RawRankTrace{} : std::move(traces.front());
+  }
+
+  ps::test::TempDir dir_;
+};
+
+std::vector<RawEvent> eventsOf(const RawRankTrace& t, EventSource source) {
+  std::vector<RawEvent> out;
+  for (const RawEvent& e : t.events)
+    if (e.source == source) out.push_back(e);
+  std::sort(out.begin(), out.end(),
+            [](const RawEvent& a, const RawEvent& b) { return a.start_ns < b.start_ns; });
+  return out;
+}
+
+bool hasWarning(const RawRankTrace& t, const std::string& part) {
+  for (const auto& w : t.warnings)
+    if (w.find(part) != std::string::npos) return true;
+  return false;
+}
+
+std::string allWarnings(const RawRankTrace& t) {
+  std::string out;
+  for (const auto& w : t.warnings)
+    out += w + "\n";
+  return out;
+}
+
+TEST_F(NsysReaderTest, PushPopRangeProjectsOntoExactlyItsKernels) {
+  NsysFixtureOptions options;
+  options.hostLeadNs = 500'000;  // the host runs half a millisecond ahead of the GPU
+  const RawRankTrace t = single(plantedRank(), options);
+  EXPECT_EQ(t.format, "nsys");
+  EXPECT_FALSE(t.rank.has_value());
+
+  const auto cpu = eventsOf(t, EventSource::CpuAnnotation);
+  ASSERT_EQ(cpu.size(), 1U);
+  EXPECT_EQ(t.nameOf(cpu[0]), "PP:1F3");
+  EXPECT_EQ(cpu[0].start_ns, 500'000);
+  EXPECT_EQ(cpu[0].end_ns, 4'500'000);
+  EXPECT_EQ(cpu[0].track, kPid);  // the main thread
+  EXPECT_EQ(cpu[0].step, 2);
+  EXPECT_EQ(cpu[0].depth, 0);
+
+  const auto gpu = eventsOf(t, EventSource::GpuAnnotation);
+  ASSERT_EQ(gpu.size(), 1U);
+  EXPECT_EQ(t.nameOf(gpu[0]), "PP:1F3");
+  EXPECT_EQ(gpu[0].start_ns, 1'200'000);  // gemm_fwd start
+  EXPECT_EQ(gpu[0].end_ns, 3'000'000);    // gelu_fwd end
+  EXPECT_EQ(gpu[0].track, gpuTrack(0, testing::kFixtureComputeStream));
+  EXPECT_EQ(gpu[0].step, 2);
+}
+
+TEST_F(NsysReaderTest, StartEndRangeProjectsToo) {
+  NsysFixtureOptions options;
+  options.startEndRanges = true;
+  options.hostLeadNs = 100'000;
+  const RawRankTrace t = single(plantedRank(), options);
+  const auto gpu = eventsOf(t, EventSource::GpuAnnotation);
+  ASSERT_EQ(gpu.size(), 1U);
+  EXPECT_EQ(gpu[0].start_ns, 1'200'000);
+  EXPECT_EQ(gpu[0].end_ns, 3'000'000);
+  const auto cpu = eventsOf(t, EventSource::CpuAnnotation);
+  ASSERT_EQ(cpu.size(), 1U);
+  EXPECT_EQ(cpu[0].start_ns, 900'000);
+}
+
+TEST_F(NsysReaderTest, RegisteredStringNameComesFromStringIds) {
+  NsysFixtureOptions options;
+  options.registeredNames = true;
+  const RawRankTrace t = single(plantedRank(), options);
+  const auto cpu = eventsOf(t, EventSource::CpuAnnotation);
+  ASSERT_EQ(cpu.size(), 1U);
+  EXPECT_EQ(t.nameOf(cpu[0]), "PP:1F3");
+  EXPECT_EQ(eventsOf(t, EventSource::GpuAnnotation).size(), 1U);
+}
+
+TEST_F(NsysReaderTest, NcclKernelsCarryTheirOperation) {
+  const RawRankTrace t = single(plantedRank());
+  const auto nccl = eventsOf(t, EventSource::NcclKernel);
+  ASSERT_EQ(nccl.size(), 2U);
+  EXPECT_EQ(t.nameOf(nccl[0]), kSendRecv);
+  EXPECT_EQ(nccl[0].comm, CommOp::SendRecv);
+  EXPECT_EQ(nccl[0].track, gpuTrack(0, testing::kFixtureNcclStream));
+  EXPECT_EQ(nccl[1].comm, CommOp::AllReduce);
+  EXPECT_EQ(nccl[1].start_ns, 7'500'000);
+  const auto kernels = eventsOf(t, EventSource::Kernel);
+  ASSERT_EQ(kernels.size(), 2U);
+  EXPECT_EQ(t.nameOf(kernels[0]), "gemm_fwd");
+  EXPECT_EQ(kernels[0].comm, CommOp::None);
+  EXPECT_EQ(kernels[1].end_ns, 3'000'000);
+}
+
+TEST_F(NsysReaderTest, PeerToPeerCopyHasBytesAndPeerDevice) {
+  const RawRankTrace t = single(plantedRank());
+  const auto copies = eventsOf(t, EventSource::Memcpy);
+  ASSERT_EQ(copies.size(), 2U);
+  EXPECT_EQ(t.nameOf(copies[0]), "Memcpy PtoP");
+  EXPECT_EQ(copies[0].bytes, 1 << 20);
+  EXPECT_EQ(copies[0].peer, 1);
+  EXPECT_EQ(t.nameOf(copies[1]), "Memcpy HtoD");
+  EXPECT_EQ(copies[1].bytes, 4096);
+  EXPECT_EQ(copies[1].peer, -1);
+}
+
+TEST_F(NsysReaderTest, MemoryUsageBecomesRunningTotalsOfDeviceMemory) {
+  NsysFixtureOptions options;
+  options.pinnedHostBytes = 999'999;  // host memory: must not count
+  const RawRankTrace t = single(plantedRank(), options);
+  ASSERT_EQ(t.memory.size(), 4U);
+  const std::pair<std::int64_t, std::int64_t> expected[] = {
+      {100'000, 1000}, {200'000, 3000}, {300'000, 2000}, {400'000, 2500}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(t.memory[i].t_ns, expected[i].first) << i;
+    EXPECT_EQ(t.memory[i].bytes, expected[i].second) << i;
+  }
+}
+
+TEST_F(NsysReaderTest, SessionStartDeviceAndHost) {
+  FixtureRank r = plantedRank();
+  r.wallClockBaseNs = 1'733'877'925'987'393'218;
+  const RawRankTrace t = single(r);
+  EXPECT_EQ(t.wallClockOffsetNs, 1'733'877'925'987'393'218);
+  EXPECT_EQ(t.device, "NVIDIA H200 (sm_90)");
+  EXPECT_EQ(t.memoryCapacityBytes, 141LL << 30);
+  EXPECT_EQ(t.host, "node01");
+}
+
+TEST_F(NsysReaderTest, ClockSkewIsAppliedExactly) {
+  const std::int64_t skew = 123'456'789;
+  FixtureRank skewed = plantedRank();
+  skewed.clockSkewNs = skew;
+  const RawRankTrace plain = single(plantedRank());
+  const RawRankTrace t = single(skewed);
+  ASSERT_EQ(t.events.size(), plain.events.size());
+  ASSERT_EQ(t.events.size(), 8U);  // 1 CPU + 1 GPU annotation, 2 kernels, 2 NCCL, 2 copies
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    EXPECT_EQ(t.events[i].start_ns, plain.events[i].start_ns + skew) << i;
+    EXPECT_EQ(t.events[i].end_ns, plain.events[i].end_ns + skew) << i;
+  }
+  ASSERT_EQ(t.memory.size(), plain.memory.size());
+  EXPECT_EQ(t.memory[0].t_ns, 100'000 + skew);
+  EXPECT_EQ(t.wallClockOffsetNs, plain.wallClockOffsetNs);
+}
+
+TEST_F(NsysReaderTest, EnumCodesAreResolvedByName) {
+  NsysFixtureOptions options;
+  options.enumCodeOffset = 100;  // every code moved: only names still match
+  options.pinnedHostBytes = 5;
+  const RawRankTrace t = single(plantedRank(), options);
+  EXPECT_EQ(eventsOf(t, EventSource::CpuAnnotation).size(), 1U);
+  EXPECT_EQ(eventsOf(t, EventSource::GpuAnnotation).size(), 1U);
+  const auto copies = eventsOf(t, EventSource::Memcpy);
+  ASSERT_EQ(copies.size(), 2U);
+  EXPECT_EQ(copies[0].peer, 1);
+  EXPECT_EQ(t.nameOf(copies[0]), "Memcpy PtoP");
+  ASSERT_EQ(t.memory.size(), 4U);
+  EXPECT_EQ(t.memory[3].bytes, 2500);
+  EXPECT_TRUE(t.warnings.empty()) << allWarnings(t);
+}
+
+TEST_F(NsysReaderTest, WithoutEnumTablesDocumentedCodesServeWithWarnings) {
+  NsysFixtureOptions options;
+  options.writeEnumTables = false;
+  const RawRankTrace t = single(plantedRank(), options);
+  EXPECT_EQ(eventsOf(t, EventSource::GpuAnnotation).size(), 1U);
+  EXPECT_EQ(eventsOf(t, EventSource::Memcpy).front().peer, 1);
+  EXPECT_EQ(t.memory.size(), 4U);
+  EXPECT_TRUE(hasWarning(t, "no ENUM_NSYS_EVENT_TYPE table")) << allWarnings(t);
+  EXPECT_TRUE(hasWarning(t, "no ENUM_CUDA_MEMCPY_OPER table")) << allWarnings(t);
+}
+
+TEST_F(NsysReaderTest, TrimmedSchemaImportsWithWarnings) {
+  NsysFixtureOptions options;
+  options.trimmedGpuInfo = true;
+  options.dropTables = {"META_DATA_EXPORT", "NVTX_EVENTS", "TARGET_INFO_SESSION_START_TIME"};
+  const RawRankTrace t = single(plantedRank(), options);
+  EXPECT_EQ(eventsOf(t, EventSource::Kernel).size(), 2U);
+  EXPECT_EQ(eventsOf(t, EventSource::NcclKernel).size(), 2U);
+  EXPECT_TRUE(eventsOf(t, EventSource::CpuAnnotation).empty());
+  EXPECT_EQ(t.device, "NVIDIA H200 (sm_90)");  // from TARGET_INFO_CUDA_GPU
+  EXPECT_EQ(t.memoryCapacityBytes, 141LL << 30);
+  EXPECT_FALSE(t.wallClockOffsetNs.has_value());
+  EXPECT_TRUE(hasWarning(t, "no META_DATA_EXPORT table")) << allWarnings(t);
+  EXPECT_TRUE(hasWarning(t, "no NVTX_EVENTS table")) << allWarnings(t);
+  EXPECT_TRUE(hasWarning(t, "TARGET_INFO_SESSION_START_TIME")) << allWarnings(t);
+}
+
+TEST_F(NsysReaderTest, OlderColumnsAreDiscovered) {
+  NsysFixtureOptions options;
+  options.stepPayloadColumn = "int32Value";
+  options.dropColumns = {{"CUPTI_ACTIVITY_KIND_KERNEL", "demangledName"},
+                         {"CUPTI_ACTIVITY_KIND_KERNEL", "greenContextId"},
+                         {"NVTX_EVENTS", "int64Value"},
+                         {"NVTX_EVENTS", "binaryData"},
+                         {"CUPTI_ACTIVITY_KIND_MEMCPY", "srcDeviceId"}};
+  const RawRankTrace t = single(plantedRank(), options);
+  const auto kernels = eventsOf(t, EventSource::Kernel);
+  ASSERT_EQ(kernels.size(), 2U);
+  EXPECT_EQ(t.nameOf(kernels[0]), "gemm_fwd");  // from shortName
+  const auto gpu = eventsOf(t, EventSource::GpuAnnotation);
+  ASSERT_EQ(gpu.size(), 1U);
+  EXPECT_EQ(gpu[0].step, 2);                                    // from int32Value
+  EXPECT_EQ(eventsOf(t, EventSource::Memcpy).front().peer, 1);  // from dstDeviceId alone
+}
+
+TEST_F(NsysReaderTest, MissingKernelTableIsAWarning) {
+  NsysFixtureOptions options;
+  options.dropTables = {"CUPTI_ACTIVITY_KIND_KERNEL"};
+  const RawRankTrace t = single(plantedRank(), options);
+  EXPECT_TRUE(hasWarning(t, "no CUPTI_ACTIVITY_KIND_KERNEL table: kernels not imported"))
+      << allWarnings(t);
+  EXPECT_EQ(eventsOf(t, EventSource::Memcpy).size(), 2U);
+  // The range launched only kernels, which are gone: nothing to project.
+  EXPECT_TRUE(eventsOf(t, EventSource::GpuAnnotation).empty());
+}
+
+TEST_F(NsysReaderTest, TwoProcessesGiveTwoTracesInPidOrder) {
+  FixtureRank r1 = plantedRank(1);
+  r1.deviceName = "NVIDIA H100";
+  r1.events[0].name = "PP:0F3";
+  r1.events[5].peer = 0;  // device 1 copies to device 0
+  const auto traces = roundTrip({r1, plantedRank(0)});
+  ASSERT_EQ(traces.size(), 2U);
+  EXPECT_EQ(traces[0].device, "NVIDIA H200 (sm_90)");
+  EXPECT_EQ(traces[1].device, "NVIDIA H100 (sm_90)");
+  EXPECT_EQ(traces[0].nameOf(eventsOf(traces[0], EventSource::CpuAnnotation).at(0)), "PP:1F3");
+  EXPECT_EQ(traces[1].nameOf(eventsOf(traces[1], EventSource::CpuAnnotation).at(0)), "PP:0F3");
+  const auto gpu1 = eventsOf(traces[1], EventSource::GpuAnnotation);
+  ASSERT_EQ(gpu1.size(), 1U);
+  EXPECT_EQ(gpu1[0].track, gpuTrack(1, testing::kFixtureComputeStream));
+  EXPECT_EQ(eventsOf(traces[1], EventSource::Memcpy).front().peer, 0);
+  for (const auto& t : traces) {
+    EXPECT_EQ(t.events.size(), 8U);
+    EXPECT_EQ(t.memory.size(), 4U);
+  }
+}
+
+TEST_F(NsysReaderTest, NestedRangesGetDepthsOnBothTracks) {
+  FixtureRank r = plantedRank();
+  r.events.push_back({FixtureEventKind::Annotation, "forward", 900'000, 5'100'000});
+  r.profilerSteps = {{0, 5'500'000}, {5'500'000, 9'000'000}};
+  const RawRankTrace t = single(r);
+  std::map<std::string, std::pair<int, int>> depth;  // name -> (cpu, gpu)
+  for (const auto& e : t.events) {
+    if (e.source == EventSource::CpuAnnotation) depth[t.nameOf(e)].first = e.depth;
+    if (e.source == EventSource::GpuAnnotation) depth[t.nameOf(e)].second = e.depth;
+  }
+  EXPECT_EQ(depth["ProfilerStep#0"], std::make_pair(0, 0));
+  EXPECT_EQ(depth["forward"], std::make_pair(1, 1));
+  EXPECT_EQ(depth["PP:1F3"], std::make_pair(2, 2));
+  ASSERT_EQ(t.steps.size(), 2U);
+  EXPECT_EQ(t.steps[1].number, 1);
+  EXPECT_EQ(t.steps[1].start_ns, 5'500'000);
+  EXPECT_EQ(t.steps[1].end_ns, 9'000'000);
+  // ProfilerStep#1 launched the NCCL kernels and copies: its GPU span is theirs.
+  for (const auto& e : eventsOf(t, EventSource::GpuAnnotation)) {
+    if (t.nameOf(e) != "ProfilerStep#1") continue;
+    EXPECT_EQ(e.start_ns, 6'000'000);
+    EXPECT_EQ(e.end_ns, 8'310'000);
+  }
+}
+
+TEST_F(NsysReaderTest, MemsetAndRankHintFromHandAddedRows) {
+  const std::string path = dir_.file("report.sqlite");
+  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}).ok());
+  {
+    auto db = SqliteDb::open(path, SqliteDb::Mode::ReadWriteCreate);
+    ASSERT_TRUE(db.ok());
+    const std::string gpid = std::to_string(testing::fixtureGlobalPid({}, 0));
+    const std::string gtid = std::to_string(testing::fixtureGlobalTid({}, 0));
+    ASSERT_TRUE(db->exec("INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, \"end\", deviceId, "
+                         "contextId, streamId, correlationId, globalPid, value, bytes) VALUES "
+                         "(9000000, 9000500, 0, 1, 7, 5000, " +
+                         gpid + ", 0, 65536)")
+                    .ok());
+    ASSERT_TRUE(db->exec("INSERT INTO NVTX_EVENTS (start, eventType, text, globalTid) VALUES "
+                         "(10, 39, 'MPI Rank 3', " +
+                         gtid + ")")
+                    .ok());
+  }
+  auto traces = readNsysFile(path);
+  ASSERT_TRUE(traces.ok()) << traces.error();
+  ASSERT_EQ(traces->size(), 1U);
+  const RawRankTrace& t = traces->front();
+  const auto memsets = eventsOf(t, EventSource::Memset);
+  ASSERT_EQ(memsets.size(), 1U);
+  EXPECT_EQ(memsets[0].bytes, 65536);
+  EXPECT_EQ(t.nameOf(memsets[0]), "Memset");
+  EXPECT_EQ(t.rank, 3);
+}
+
+TEST_F(NsysReaderTest, ReadingLeavesTheFileUntouched) {
+  const std::string path = dir_.file("report.sqlite");
+  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}).ok());
+  const std::string before = ps::test::readFile(path);
+  const auto mtime = std::filesystem::last_write_time(path);
+  ASSERT_TRUE(readNsysFile(path).ok());
+  EXPECT_EQ(ps::test::readFile(path), before);
+  EXPECT_EQ(std::filesystem::last_write_time(path), mtime);
+  EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
+  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
+}
+
+TEST_F(NsysReaderTest, SqliteThatIsNotNsysIsAnError) {
+  const std::string path = dir_.file("other.sqlite");
+  {
+    auto db = SqliteDb::open(path, SqliteDb::Mode::ReadWriteCreate);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(db->exec("CREATE TABLE op (start_ns INTEGER); INSERT INTO op VALUES (1)").ok());
+  }
+  auto traces = readNsysFile(path);
+  ASSERT_FALSE(traces.ok());
+  EXPECT_EQ(traces.error(), path + ": not an Nsight Systems export (no StringIds table)");
+}
+
+TEST_F(NsysReaderTest, GarbageBytesAreAnErrorNamingTheFile) {
+  const std::string path = dir_.file("garbage.sqlite");
+  ps::test::writeFile(path, std::string(4096, '\x5a') + "not a database at all");
+  auto traces = readNsysFile(path);
+  ASSERT_FALSE(traces.ok());
+  EXPECT_NE(traces.error().find(path), std::string::npos) << traces.error();
+  EXPECT_NE(traces.error().find("not a SQLite database"), std::string::npos) << traces.error();
+
+  auto missing = readNsysFile(dir_.file("nope.sqlite"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().find("nope.sqlite"), std::string::npos);
+}
+
+TEST_F(NsysReaderTest, TruncatedExportIsAnErrorNotACrash) {
+  const std::string path = dir_.file("report.sqlite");
+  FixtureRank r = plantedRank();
+  for (int i = 0; i < 20000; ++i)
+    r.events.push_back({FixtureEventKind::Kernel, "k", 10'000'000 + i * 100, 10'000'050 + i * 100});
+  ASSERT_TRUE(testing::writeNsysFixture(path, {r}).ok());
+  const std::string bytes = ps::test::readFile(path);
+  ps::test::writeFile(path, bytes.substr(0, bytes.size() / 2));
+  auto traces = readNsysFile(path);
+  ASSERT_FALSE(traces.ok());
+  EXPECT_EQ(traces.error().rfind(path + ": ", 0), 0U) << traces.error();
+}
+
+TEST_F(NsysReaderTest, UnknownSchemaMajorIsAnError) {
+  NsysFixtureOptions options;
+  options.schemaVersion = "4.0.0";
+  const std::string path = dir_.file("future.sqlite");
+  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}, options).ok());
+  auto traces = readNsysFile(path);
+  ASSERT_FALSE(traces.ok());
+  EXPECT_EQ(traces.error().rfind(path + ": ", 0), 0U) << traces.error();
+  EXPECT_NE(traces.error().find("schema version 4.0.0"), std::string::npos) << traces.error();
+}
+
+TEST_F(NsysReaderTest, CancelIsHonouredAndProgressIsThrottled) {
+  const std::string path = dir_.file("big.sqlite");
+  FixtureRank r = plantedRank();
+  for (int i = 0; i < 50000; ++i)
+    r.events.push_back({FixtureEventKind::Kernel, "k", 10'000'000 + i * 100, 10'000'050 + i * 100});
+  ASSERT_TRUE(testing::writeNsysFixture(path, {r}).ok());
+
+  std::atomic<bool> cancel{true};
+  ReadControl control;
+  control.cancel = &cancel;
+  auto cancelled = readNsysFile(path, control);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_EQ(cancelled.error(), path + ": import cancelled");
+
+  // Cancelled part-way, from the progress callback as a UI would.
+  cancel = false;
+  int calls = 0;
+  control.progress = [&](double) {
+    if (++calls == 2) cancel = true;
+  };
+  auto midway = readNsysFile(path, control);
+  ASSERT_FALSE(midway.ok());
+  EXPECT_EQ(midway.error(), path + ": import cancelled");
+
+  // Uncancelled: a rising fraction, ending at 1, about a hundred calls at most.
+  cancel = false;
+  std::vector<double> fractions;
+  control.progress = [&](double f) { fractions.push_back(f); };
+  auto done = readNsysFile(path, control);
+  ASSERT_TRUE(done.ok()) << done.error();
+  ASSERT_FALSE(fractions.empty());
+  EXPECT_LE(fractions.size(), 101U);
+  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+  EXPECT_EQ(fractions.back(), 1.0);
+  EXPECT_EQ(eventsOf(done->front(), EventSource::Kernel).size(), 50002U);
+}
+
+// --- Real exports (PIPESCOPE_EXTERNAL_TRACES/nsys) -------------------------------------------
+
+std::string externalDir() {
+  const char* root = std::getenv("PIPESCOPE_EXTERNAL_TRACES");
+  return root == nullptr ? std::string() : std::string(root) + "/nsys";
+}
+
+std::map<EventSource, int> countBySource(const RawRankTrace& t) {
+  std::map<EventSource, int> counts;
+  for (const auto& e : t.events)
+    ++counts[e.source];
+  return counts;
+}
+
+TEST(NsysExternalTraces, EveryFileImports) {
+  const std::string dir = externalDir();
+  if (dir.empty() || !std::filesystem::is_directory(dir))
+    GTEST_SKIP() << "PIPESCOPE_EXTERNAL_TRACES not set";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    ++files;
+    const std::string path = entry.path().string();
+    auto traces = readNsysFile(path);
+    ASSERT_TRUE(traces.ok()) << traces.error();
+    std::printf("%s: %zu rank(s)\n", entry.path().filename().c_str(), traces->size());
+    for (const auto& t : *traces) {
+      std::printf("  device %s, host %s, rank %s, %zu memory samples, %zu steps\n",
+                  t.device.value_or("?").c_str(), t.host.value_or("?").c_str(),
+                  t.rank ? std::to_string(*t.rank).c_str() : "unset", t.memory.size(),
+                  t.steps.size());
+      for (const auto& [source, count] : countBySource(t))
+        std::printf("    %-15s %d\n", std::string(eventSourceName(source)).c_str(), count);
+      for (const auto& w : t.warnings)
+        std::printf("    warning: %s\n", w.c_str());
+    }
+  }
+  EXPECT_GE(files, 4);
+}
+
+RawRankTrace readExternal(const std::string& name) {
+  auto traces = readNsysFile(externalDir() + "/" + name);
+  EXPECT_TRUE(traces.ok()) << traces.error();
+  EXPECT_EQ(traces.ok() ? traces->size() : 0U, 1U);
+  return traces.ok() && !traces->empty() ? std::move(traces->front()) : RawRankTrace{};
+}
+
+TEST(NsysExternalTraces, PipitSaxpyHasAnnotationsKernelsAndCopies) {
+  if (externalDir().empty()) GTEST_SKIP() << "PIPESCOPE_EXTERNAL_TRACES not set";
+  const RawRankTrace t = readExternal("pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+  const auto counts = countBySource(t);
+  EXPECT_EQ(counts.count(EventSource::Kernel) ? counts.at(EventSource::Kernel) : 0, 5);
+  EXPECT_EQ(counts.count(EventSource::Memcpy) ? counts.at(EventSource::Memcpy) : 0, 15);
+  EXPECT_EQ(counts.count(EventSource::CpuAnnotation) ? counts.at(EventSource::CpuAnnotation) : 0,
+            22);
+  // Each "saxpy" range launched one kernel: its GPU version is exactly that kernel.
+  const auto kernels = eventsOf(t, EventSource::Kernel);
+  const auto gpu = eventsOf(t, EventSource::GpuAnnotation);
+  std::vector<RawEvent> saxpy;
+  for (const auto& e : gpu)
+    if (t.nameOf(e) == "saxpy") saxpy.push_back(e);
+  ASSERT_EQ(saxpy.size(), 5U);
+  EXPECT_EQ(saxpy[0].start_ns, 924'922'186);
+  EXPECT_EQ(saxpy[0].end_ns, 942'626'994);
+  EXPECT_EQ(t.device, "NVIDIA A100-SXM4-40GB (sm_80)");
+  EXPECT_EQ(t.wallClockOffsetNs, 1'687'813'257'637'297'504);
+  EXPECT_EQ(t.rank, 0);  // the MPI trace names the thread "MPI Rank 0"
+}
+
+TEST(NsysExternalTraces, QcuRuntimeOnlyWarnsAboutKernels) {
+  if (externalDir().empty()) GTEST_SKIP() << "PIPESCOPE_EXTERNAL_TRACES not set";
+  const RawRankTrace t = readExternal("qcu_test_report3_runtime_only_no_kernels.sqlite");
+  EXPECT_TRUE(t.events.empty());
+  EXPECT_TRUE(hasWarning(t, "no CUPTI_ACTIVITY_KIND_KERNEL table: kernels not imported"))
+      << allWarnings(t);
+  EXPECT_EQ(t.device, "NVIDIA GeForce RTX 4060 Laptop GPU (sm_89)");
+}
+
+TEST(NsysExternalTraces, ExtrapTrimmedHasSixKernels) {
+  if (externalDir().empty()) GTEST_SKIP() << "PIPESCOPE_EXTERNAL_TRACES not set";
+  const RawRankTrace t = readExternal("extrap_ex-gpu.s10.sqlite");
+  EXPECT_EQ(eventsOf(t, EventSource::Kernel).size(), 6U);
+  EXPECT_EQ(t.device, "A100-PCIE-40GB (sm_80)");
+  EXPECT_EQ(t.memoryCapacityBytes, 42'505'273'344);
+  EXPECT_TRUE(hasWarning(t, "META_DATA_EXPORT")) << allWarnings(t);
+}
+
+TEST(NsysExternalTraces, NvfuserH200HasNestedRangesOnTheGpu) {
+  if (externalDir().empty()) GTEST_SKIP() << "PIPESCOPE_EXTERNAL_TRACES not set";
+  const RawRankTrace t = readExternal("nvfuser_report1_h200_nsys2024.6.sqlite");
+  EXPECT_EQ(eventsOf(t, EventSource::CpuAnnotation).size(), 652U);
+  EXPECT_EQ(eventsOf(t, EventSource::Kernel).size(), 19U);
+  EXPECT_FALSE(eventsOf(t, EventSource::GpuAnnotation).empty());
+  EXPECT_EQ(t.device, "NVIDIA H200 (sm_90)");
+  EXPECT_EQ(t.memoryCapacityBytes, 150'137'864'192);
+  int nested = 0;
+  for (const auto& e : t.events)
+    nested += e.depth > 0 ? 1 : 0;
+  EXPECT_GT(nested, 0);
+}
+
+}  // namespace
+}  // namespace ps::trace::import

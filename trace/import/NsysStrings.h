@@ -1,0 +1,36 @@
+#pragma once
+// StringIds lookups, on demand: an export can hold hundreds of thousands of strings (every
+// function and kernel name nsys saw) of which a trace uses a few hundred, so each id is fetched
+// once by primary key and cached.
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "trace/store/Sqlite.h"
+
+namespace ps::trace::import::nsys {
+
+class NsysSchema;
+
+class NsysStrings {
+ public:
+  NsysStrings() = default;
+  // Prepares the lookup when the file has a StringIds table; without one every id reads as
+  // "<string N>".
+  static Result<NsysStrings> open(SqliteDb& db, const NsysSchema& schema);
+
+  // The string with this id; "<string N>" when the id is unknown. The reference stays valid for
+  // the lifetime of this object.
+  const std::string& get(std::int64_t id);
+  // Ids that were missing from StringIds (a trimmed or damaged export).
+  std::int64_t missing() const { return missing_; }
+
+ private:
+  SqliteStatement lookup_;
+  bool haveTable_ = false;
+  std::unordered_map<std::int64_t, std::string> cache_;
+  std::int64_t missing_ = 0;
+};
+
+}  // namespace ps::trace::import::nsys
