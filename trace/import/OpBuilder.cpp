@@ -146,16 +146,35 @@ RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
   std::sort(commLabels.begin(), commLabels.end(),
             [](const CommLabel& a, const CommLabel& b) { return a.start < b.start; });
 
-  // The recognised comm label (if any) whose GPU span holds [s, e].
-  auto enclosingCommLabel = [&](std::int64_t s, std::int64_t e) -> OpRecord* {
-    auto it = std::upper_bound(commLabels.begin(), commLabels.end(), s,
+  // The recognised comm label (if any) whose GPU span holds the NCCL kernel `k`. Several labels
+  // can hold it (a receive and a send issued together); prefer, in order: the label whose
+  // looped-chain neighbour is the kernel's peer, one that has no kernel yet, one whose direction
+  // the kernel shares.
+  std::vector<bool> absorbed(out.ops.size(), false);
+  auto enclosingCommLabel = [&](const RawEvent& k) -> OpRecord* {
+    auto it = std::upper_bound(commLabels.begin(), commLabels.end(), k.start_ns,
                                [](std::int64_t t, const CommLabel& c) { return t < c.start; });
-    // Comm labels of one rank hardly nest; a few steps back is enough to find the holder.
+    std::size_t best = SIZE_MAX;
+    int bestScore = -1;
+    // Comm labels of one rank hardly nest; a few steps back is enough to find the holders.
     for (int look = 0; look < 16 && it != commLabels.begin(); ++look) {
       --it;
-      if (it->start <= s && e <= it->end) return &out.ops[it->opIndex];
+      if (!(it->start <= k.start_ns && k.end_ns <= it->end)) continue;
+      const OpRecord& label = out.ops[it->opIndex];
+      int score = 0;
+      if (k.peer >= 0 && guessedPeer(label.kind, rank, numRanks) == k.peer) score += 4;
+      if (!absorbed[it->opIndex]) score += 2;
+      if ((k.comm == CommOp::Send && isSend(label.kind)) ||
+          (k.comm == CommOp::Recv && isRecv(label.kind)))
+        score += 1;
+      if (score > bestScore) {
+        bestScore = score;
+        best = it->opIndex;
+      }
     }
-    return nullptr;
+    if (best == SIZE_MAX) return nullptr;
+    absorbed[best] = true;
+    return &out.ops[best];
   };
 
   // 2. Device work.
@@ -165,7 +184,7 @@ RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
       case EventSource::GpuAnnotation:
         break;
       case EventSource::NcclKernel: {
-        if (OpRecord* label = enclosingCommLabel(e.start_ns, e.end_ns)) {
+        if (OpRecord* label = enclosingCommLabel(e)) {
           if (!label->peer_rank && e.peer >= 0) label->peer_rank = e.peer;
           if (e.bytes >= 0) label->bytes = label->bytes.value_or(0) + e.bytes;
           break;

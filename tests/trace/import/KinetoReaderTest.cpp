@@ -1,0 +1,623 @@
+#include "trace/import/KinetoReader.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include "tests/common/TestUtil.h"
+#include "tests/trace/import/KinetoFixture.h"
+#include "trace/import/KinetoNumber.h"
+
+namespace ps::trace::import {
+namespace {
+
+using testing::FixtureEvent;
+using testing::FixtureEventKind;
+using testing::FixtureRank;
+using testing::KinetoFixtureOptions;
+
+constexpr std::int64_t kSkew = 2'500'123;  // not a whole µs: the ns fraction must survive
+constexpr std::int64_t kBase = 1'700'000'000'000'000'000;
+const std::string kGemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64";
+const std::string kSendRecv = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+const std::string kRecv = "ncclDevKernel_Recv";
+const std::string kAllReduce =
+    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned "
+    "long, ncclWork*)";
+
+FixtureEvent ev(FixtureEventKind kind, std::string name, std::int64_t start, std::int64_t end,
+                int peer = -1, std::int64_t bytes = -1) {
+  FixtureEvent e;
+  e.kind = kind;
+  e.name = std::move(name);
+  e.startNs = start;
+  e.endNs = end;
+  e.peer = peer;
+  e.bytes = bytes;
+  return e;
+}
+
+// Rank 1 of 2: a forward with a nested range and its kernel, a send and a receive to rank 0, a
+// peer copy, an all-reduce, two profiler steps (#3, #4) and device memory samples.
+FixtureRank plantedRank() {
+  FixtureRank r;
+  r.rank = 1;
+  r.worldSize = 2;
+  r.wallClockBaseNs = kBase;
+  r.clockSkewNs = kSkew;
+  r.events = {
+      ev(FixtureEventKind::Annotation, "PP:0F0", 1'000'000, 3'000'000),
+      ev(FixtureEventKind::Annotation, "attn", 1'200'000, 1'800'000),
+      ev(FixtureEventKind::Kernel, kGemm, 1'250'500, 1'750'250),
+      ev(FixtureEventKind::Nccl, kSendRecv, 3'100'000, 3'900'000, 0, 4096),
+      ev(FixtureEventKind::Memcpy, "p2p", 4'000'000, 4'100'000, 0, 1'048'576),
+      ev(FixtureEventKind::Annotation, "PP:0F1", 11'000'000, 13'000'000),
+      ev(FixtureEventKind::Nccl, kRecv, 12'000'000, 12'500'000, 0, 6),
+      ev(FixtureEventKind::Nccl, kAllReduce, 14'000'000, 14'800'000, -1, 8000),
+      ev(FixtureEventKind::Kernel, kGemm, 25'000'000, 25'001'000),
+  };
+  r.profilerSteps = {{0, 10'000'000}, {10'000'000, 20'000'000}};
+  r.memory = {{500'000, 1LL << 30}, {2'000'000, (1LL << 30) + 4096}, {15'000'000, 1LL << 29}};
+  return r;
+}
+
+KinetoFixtureOptions stepsFrom3() {
+  KinetoFixtureOptions o;
+  o.firstStepNumber = 3;
+  return o;
+}
+
+std::vector<const RawEvent*> find(const RawRankTrace& t, const std::string& name,
+                                  EventSource source) {
+  std::vector<const RawEvent*> out;
+  for (const RawEvent& e : t.events)
+    if (t.nameOf(e) == name && e.source == source) out.push_back(&e);
+  std::sort(out.begin(), out.end(),
+            [](const RawEvent* a, const RawEvent* b) { return a->start_ns < b->start_ns; });
+  return out;
+}
+
+const RawEvent& one(const RawRankTrace& t, const std::string& name, EventSource source) {
+  const auto found = find(t, name, source);
+  EXPECT_EQ(found.size(), 1U) << name << " " << eventSourceName(source);
+  static const RawEvent none{};
+  return found.empty() ? none : *found.front();
+}
+
+Result<RawRankTrace> readText(const std::string& json, const std::string& label = "mem.json") {
+  return readKinetoBuffer(json, label);
+}
+
+bool contains(const std::vector<std::string>& lines, const std::string& needle) {
+  return std::any_of(lines.begin(), lines.end(),
+                     [&](const std::string& l) { return l.find(needle) != std::string::npos; });
+}
+
+// Everything about the planted rank, for times on clock `offset` (0 for modern files, the
+// wall-clock base for legacy ones, whose times are absolute).
+void expectPlanted(const RawRankTrace& t, std::int64_t offset) {
+  const std::int64_t k = kSkew + offset;
+  EXPECT_EQ(t.format, "kineto");
+  EXPECT_EQ(t.rank, 1);
+  EXPECT_EQ(t.worldSize, 2);
+  EXPECT_EQ(t.device, "NVIDIA H200 (sm_90)");
+  EXPECT_EQ(t.memoryCapacityBytes, 141LL << 30);
+
+  const RawEvent& f0 = one(t, "PP:0F0", EventSource::CpuAnnotation);
+  EXPECT_EQ(f0.start_ns, 1'000'000 + k);
+  EXPECT_EQ(f0.end_ns, 3'000'000 + k);
+  EXPECT_EQ(f0.step, 3);
+  EXPECT_EQ(f0.depth, 0);
+  const RawEvent& f0gpu = one(t, "PP:0F0", EventSource::GpuAnnotation);
+  EXPECT_EQ(f0gpu.start_ns, 1'000'000 + k);
+  EXPECT_EQ(f0gpu.end_ns, 3'000'000 + k);
+  EXPECT_EQ(f0gpu.step, 3);
+  const RawEvent& attn = one(t, "attn", EventSource::CpuAnnotation);
+  EXPECT_EQ(attn.depth, 1);
+  EXPECT_EQ(attn.track, f0.track);
+  EXPECT_EQ(one(t, "attn", EventSource::GpuAnnotation).depth, 1);
+
+  const auto gemms = find(t, kGemm, EventSource::Kernel);
+  ASSERT_EQ(gemms.size(), 2U);
+  EXPECT_EQ(gemms[0]->start_ns, 1'250'500 + k);
+  EXPECT_EQ(gemms[0]->end_ns, 1'750'250 + k);
+  EXPECT_EQ(gemms[0]->step, 3);
+  EXPECT_EQ(gemms[0]->comm, CommOp::None);
+  EXPECT_EQ(gemms[1]->step, -1);  // after the last ProfilerStep
+  // A stream is one track: GPU annotations share it with kernels, never with a host thread.
+  EXPECT_EQ(gemms[0]->track, f0gpu.track);
+  EXPECT_NE(gemms[0]->track, f0.track);
+
+  const RawEvent& send = one(t, kSendRecv, EventSource::NcclKernel);
+  EXPECT_EQ(send.start_ns, 3'100'000 + k);
+  EXPECT_EQ(send.end_ns, 3'900'000 + k);
+  EXPECT_EQ(send.comm, CommOp::Send);  // "Collective name": "send" gives the direction
+  EXPECT_EQ(send.peer, 0);
+  EXPECT_EQ(send.bytes, 4096);
+  EXPECT_EQ(send.step, 3);
+  EXPECT_NE(send.track, gemms[0]->track);
+
+  const RawEvent& recv = one(t, kRecv, EventSource::NcclKernel);
+  EXPECT_EQ(recv.comm, CommOp::Recv);
+  EXPECT_EQ(recv.peer, 0);
+  EXPECT_EQ(recv.bytes, 6);  // 6 "Byte" elements
+  EXPECT_EQ(recv.step, 4);
+
+  const RawEvent& allReduce = one(t, kAllReduce, EventSource::NcclKernel);
+  EXPECT_EQ(allReduce.comm, CommOp::AllReduce);
+  EXPECT_EQ(allReduce.peer, -1);
+  EXPECT_EQ(allReduce.bytes, 8000);
+
+  const RawEvent& copy = one(t, "Memcpy PtoP (Device -> Device)", EventSource::Memcpy);
+  EXPECT_EQ(copy.start_ns, 4'000'000 + k);
+  EXPECT_EQ(copy.end_ns, 4'100'000 + k);
+  EXPECT_EQ(copy.peer, 0);
+  EXPECT_EQ(copy.bytes, 1'048'576);
+
+  EXPECT_EQ(one(t, "PP:0F1", EventSource::CpuAnnotation).step, 4);
+
+  // 2 annotations x (cpu + gpu) x ... : nothing else (no cpu_op, runtime, flows, metadata).
+  EXPECT_EQ(t.events.size(), 3U * 2 + 2 + 3 + 1);
+
+  ASSERT_EQ(t.steps.size(), 2U);
+  EXPECT_EQ(t.steps[0].number, 3);
+  EXPECT_EQ(t.steps[0].start_ns, 0 + k);
+  EXPECT_EQ(t.steps[0].end_ns, 10'000'000 + k);
+  EXPECT_EQ(t.steps[1].number, 4);
+  EXPECT_EQ(t.steps[1].start_ns, 10'000'000 + k);
+
+  ASSERT_EQ(t.memory.size(), 3U);  // the host's Device Id -1 samples are not the GPU's
+  EXPECT_EQ(t.memory[0].t_ns, 500'000 + k);
+  EXPECT_EQ(t.memory[0].bytes, 1LL << 30);
+  EXPECT_EQ(t.memory[1].bytes, (1LL << 30) + 4096);
+  EXPECT_EQ(t.memory[2].t_ns, 15'000'000 + k);
+  EXPECT_EQ(t.memory[2].bytes, 1LL << 29);
+  EXPECT_TRUE(t.warnings.empty()) << t.warnings.front();
+}
+
+TEST(KinetoReaderTest, ModernFileWithBaseTimeGivesExactSkewedTimes) {
+  ps::test::TempDir dir;
+  const std::string path = dir.file("rank1.pt.trace.json");
+  ASSERT_TRUE(testing::writeKinetoFixture(path, plantedRank(), stepsFrom3()).ok());
+  auto trace = readKinetoFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_EQ(trace->file, path);
+  EXPECT_EQ(trace->wallClockOffsetNs, kBase);
+  expectPlanted(*trace, 0);
+}
+
+TEST(KinetoReaderTest, GzipRoundTripReadsTheSameTrace) {
+  ps::test::TempDir dir;
+  KinetoFixtureOptions gz = stepsFrom3();
+  gz.gzip = true;
+  const std::string path = dir.file("rank1.pt.trace.json.gz");
+  ASSERT_TRUE(testing::writeKinetoFixture(path, plantedRank(), gz).ok());
+  auto trace = readKinetoFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  expectPlanted(*trace, 0);
+  EXPECT_EQ(trace->wallClockOffsetNs, kBase);
+
+  // Gzip is told by its magic bytes, not the name; and the buffer API gunzips too.
+  const std::string renamed = dir.file("no_extension");
+  std::filesystem::copy_file(path, renamed);
+  auto byMagic = readKinetoFile(renamed);
+  ASSERT_TRUE(byMagic.ok()) << byMagic.error();
+  expectPlanted(*byMagic, 0);
+  auto fromMemory = readKinetoBuffer(ps::test::readFile(path), "buffer");
+  ASSERT_TRUE(fromMemory.ok()) << fromMemory.error();
+  EXPECT_EQ(fromMemory->file, "buffer");
+  expectPlanted(*fromMemory, 0);
+}
+
+TEST(KinetoReaderTest, LegacyAbsoluteMicrosecondsGiveTheSameWallClock) {
+  ps::test::TempDir dir;
+  KinetoFixtureOptions legacy = stepsFrom3();
+  legacy.legacyAbsoluteUs = true;
+  const std::string path = dir.file("legacy.json");
+  ASSERT_TRUE(testing::writeKinetoFixture(path, plantedRank(), legacy).ok());
+  EXPECT_EQ(ps::test::readFile(path).find("baseTimeNanoseconds"), std::string::npos);
+  auto trace = readKinetoFile(path);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_EQ(trace->wallClockOffsetNs, 0);
+  expectPlanted(*trace, kBase);
+
+  // The same instant, whichever form the file took.
+  const std::string modernPath = dir.file("modern.json");
+  ASSERT_TRUE(testing::writeKinetoFixture(modernPath, plantedRank(), stepsFrom3()).ok());
+  auto modern = readKinetoFile(modernPath);
+  ASSERT_TRUE(modern.ok()) << modern.error();
+  const RawEvent& a = one(*trace, "PP:0F0", EventSource::CpuAnnotation);
+  const RawEvent& b = one(*modern, "PP:0F0", EventSource::CpuAnnotation);
+  EXPECT_EQ(a.start_ns + *trace->wallClockOffsetNs, b.start_ns + *modern->wallClockOffsetNs);
+  EXPECT_EQ(a.start_ns + *trace->wallClockOffsetNs, kBase + 1'000'000 + kSkew);
+}
+
+TEST(KinetoReaderTest, WithoutRankMetadataRankIsUnknownAndCopyPeerToo) {
+  FixtureRank r = plantedRank();
+  r.writeRankMetadata = false;
+  auto trace = readText(testing::kinetoFixtureJson(r, stepsFrom3()));
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_FALSE(trace->rank.has_value());
+  EXPECT_FALSE(trace->worldSize.has_value());
+  EXPECT_EQ(one(*trace, kSendRecv, EventSource::NcclKernel).peer, 0);  // from Dst Rank
+  EXPECT_EQ(one(*trace, "Memcpy PtoP (Device -> Device)", EventSource::Memcpy).peer, -1);
+}
+
+TEST(KinetoReaderTest, BareArrayWithStringPidsAndTids) {
+  // PiPPy's visualizer: no "cat", string ids, µs with a float tail.
+  const std::string json =
+      R"([{"name": "F_0,0", "id": "F_0,0", "ph": "X", "ts": 1649317709410899.2, )"
+      R"("dur": 1039966.1064147949, "pid": "0", "tid": "0"},
+          {"name": "F_1,0", "id": "F_1,0", "ph": "X", "ts": 1649317710450935.2, "dur": 5.5,
+           "pid": "0", "tid": "1"},
+          {"name": "B_0,0", "id": "B_0,0", "ph": "X", "ts": 1649317717869423.8, "dur": 1,
+           "pid": "0", "tid": "0"}])";
+  auto trace = readText(json, "pipe_visualized.json");
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_EQ(trace->events.size(), 3U);
+  const RawEvent& f00 = one(*trace, "F_0,0", EventSource::CpuAnnotation);
+  EXPECT_EQ(f00.start_ns, 1'649'317'709'410'899'200);
+  EXPECT_EQ(f00.end_ns, 1'649'317'709'410'899'200 + 1'039'966'106);
+  const RawEvent& f10 = one(*trace, "F_1,0", EventSource::CpuAnnotation);
+  const RawEvent& b00 = one(*trace, "B_0,0", EventSource::CpuAnnotation);
+  EXPECT_EQ(f10.end_ns - f10.start_ns, 5'500);
+  EXPECT_EQ(b00.track, f00.track);
+  EXPECT_NE(f10.track, f00.track);
+  EXPECT_FALSE(trace->rank.has_value());
+  EXPECT_EQ(trace->wallClockOffsetNs, 0);  // absolute epoch µs
+  EXPECT_TRUE(contains(trace->warnings, "no GPU kernels"));
+}
+
+TEST(KinetoReaderTest, IntegersAbove2To63DoNotFailTheImport) {
+  const std::string json = R"({"schemaVersion": 1, "traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce", "pid": 0, "tid": 0, "ts": 100,
+     "dur": 50, "args": {"device": 18446744073709551615, "In msg nelems": 99999999999999999999,
+     "dtype": "Float", "Comms Id": 10159970886766084423}},
+    {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD", "pid": 0, "tid": 0, "ts": 200,
+     "dur": 5, "args": {"bytes": 18446744073709551615}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 0, "tid": 1, "ts": 200,
+     "dur": 100, "args": {"Comms Id": 10159970886766084423}}]})";
+  auto trace = readText(json);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_EQ(trace->events.size(), 2U);
+  const RawEvent& k = one(*trace, "ncclKernel_AllReduce", EventSource::NcclKernel);
+  EXPECT_EQ(k.start_ns, 100'000);
+  EXPECT_EQ(k.end_ns, 150'000);
+  EXPECT_EQ(k.bytes, -1);
+  EXPECT_EQ(one(*trace, "Memcpy DtoD", EventSource::Memcpy).bytes, -1);
+  EXPECT_FALSE(trace->wallClockOffsetNs.has_value());  // neither base nor epoch-like times
+}
+
+TEST(KinetoReaderTest, FieldsInAnyOrderAndEscapedNames) {
+  const std::string json = R"J({"traceEvents": [
+    {"args": {"device": 3, "Collective name": "recv", "Src Rank": 5, "dtype": "BFloat16",
+              "Out msg nelems": 10, "In msg nelems": 10},
+     "ts": 5, "dur": 1, "name": "ncclDevKernel_SendRecv(x)", "tid": 9, "pid": 3,
+     "cat": "kernel", "ph": "X"},
+    {"ph": "X", "cat": "user_annotation", "name": "say \"hi\"\\\u00e9", "pid": 1, "tid": 1,
+     "ts": 1, "dur": 1}]})J";
+  auto trace = readText(json);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  const RawEvent& k = one(*trace, "ncclDevKernel_SendRecv(x)", EventSource::NcclKernel);
+  EXPECT_EQ(k.peer, 5);
+  EXPECT_EQ(k.bytes, 20);
+  EXPECT_EQ(k.comm, CommOp::Recv);
+  EXPECT_EQ(one(*trace, "say \"hi\"\\\xc3\xa9", EventSource::CpuAnnotation).start_ns, 1000);
+}
+
+TEST(KinetoReaderTest, BeginEndPairsAndCpuOpProfilerSteps) {
+  const std::string json = R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#9", "pid": 5, "tid": 5, "ts": 0,
+     "dur": 100},
+    {"ph": "B", "cat": "user_annotation", "name": "PP:1B2", "pid": 5, "tid": 5, "ts": 10},
+    {"ph": "B", "cat": "cpu_op", "name": "aten::mm", "pid": 5, "tid": 5, "ts": 11},
+    {"ph": "E", "pid": 5, "tid": 5, "ts": 12},
+    {"ph": "B", "cat": "user_annotation", "name": "inner", "pid": 5, "tid": 5, "ts": 13},
+    {"ph": "E", "pid": 5, "tid": 5, "ts": 14},
+    {"ph": "E", "pid": 5, "tid": 5, "ts": 20.25},
+    {"ph": "E", "pid": 6, "tid": 6, "ts": 30}]})";
+  auto trace = readText(json);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_EQ(trace->events.size(), 2U);
+  const RawEvent& outer = one(*trace, "PP:1B2", EventSource::CpuAnnotation);
+  EXPECT_EQ(outer.start_ns, 10'000);
+  EXPECT_EQ(outer.end_ns, 20'250);
+  EXPECT_EQ(outer.step, 9);
+  EXPECT_EQ(outer.depth, 0);
+  EXPECT_EQ(one(*trace, "inner", EventSource::CpuAnnotation).depth, 1);
+  ASSERT_EQ(trace->steps.size(), 1U);
+  EXPECT_EQ(trace->steps[0].number, 9);
+  EXPECT_EQ(trace->steps[0].end_ns, 100'000);
+  EXPECT_TRUE(contains(trace->warnings, "1 \"E\" events without a matching \"B\""));
+}
+
+TEST(KinetoReaderTest, NothingOfInterestIsAWarningNotAnError) {
+  auto trace = readText(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm",
+                           "pid": 1, "tid": 1, "ts": 1, "dur": 2}], "distributedInfo":
+                           {"backend": "gloo", "world_size": 300}})");
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_TRUE(trace->events.empty());
+  EXPECT_TRUE(contains(trace->warnings, "no annotations, kernels or memory events"));
+  EXPECT_FALSE(trace->rank.has_value());
+  EXPECT_EQ(trace->worldSize, 300);
+  auto empty = readText(R"({"traceEvents": []})");
+  ASSERT_TRUE(empty.ok()) << empty.error();
+  EXPECT_TRUE(contains(empty->warnings, "no annotations, kernels or memory events"));
+}
+
+TEST(KinetoReaderTest, TruncatedAndCorruptGzipNameTheFile) {
+  ps::test::TempDir dir;
+  FixtureRank r = plantedRank();
+  const std::string gz = testing::gzipBytes(testing::kinetoFixtureJson(r));
+  const std::string half = dir.file("half.json.gz");
+  ps::test::writeFile(half, gz.substr(0, gz.size() / 2));
+  auto truncated = readKinetoFile(half);
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.error(),
+            half + ": truncated gzip data after " + std::to_string(gz.size() / 2) + " bytes");
+
+  std::string bad = gz;
+  for (std::size_t i = 20; i < 60; ++i)
+    bad[i] = static_cast<char>(bad[i] ^ 0x5a);
+  const std::string corrupt = dir.file("corrupt.json.gz");
+  ps::test::writeFile(corrupt, bad);
+  auto broken = readKinetoFile(corrupt);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().rfind(corrupt + ": corrupt gzip data at byte ", 0), 0U)
+      << broken.error();
+}
+
+TEST(KinetoReaderTest, MalformedJsonNamesTheFileAndByte) {
+  ps::test::TempDir dir;
+  const std::string json = testing::kinetoFixtureJson(plantedRank());
+  const std::string cut = dir.file("cut.json");
+  const std::size_t cutAt = json.size() * 2 / 3;
+  ps::test::writeFile(cut, json.substr(0, cutAt));
+  auto truncated = readKinetoFile(cut);
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.error().rfind(cut + ": malformed JSON at byte " + std::to_string(cutAt) +
+                                        ": unexpected end of data",
+                                    0),
+            0U)
+      << truncated.error();
+
+  // Two events without a comma: the scanner sees it at the second '{'.
+  auto noComma = readText(R"({"traceEvents": [{"ph": "X"} {"ph": "X"}]})", "nocomma.json");
+  ASSERT_FALSE(noComma.ok());
+  EXPECT_EQ(noComma.error(),
+            "nocomma.json: malformed JSON at byte 29: expected ',' or ']' after an event");
+
+  // A value missing inside an event: simdjson finds it.
+  const std::string missing =
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": , "dur": 1}]})";
+  auto noValue = readText(missing, "novalue.json");
+  ASSERT_FALSE(noValue.ok());
+  EXPECT_EQ(noValue.error(), "novalue.json: malformed JSON at byte " +
+                                 std::to_string(missing.find(", \"dur\"")) + ": expected a value");
+
+  auto badUtf8 = readText(std::string("{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\xff\"}]}"),
+                          "utf8.json");
+  ASSERT_FALSE(badUtf8.ok());
+  EXPECT_EQ(badUtf8.error().rfind("utf8.json: malformed JSON at byte 39: ", 0), 0U)
+      << badUtf8.error();
+}
+
+TEST(KinetoReaderTest, InputsThatAreNotTracesSayWhat) {
+  ps::test::TempDir dir;
+  const std::string emptyPath = dir.file("empty.json");
+  ps::test::writeFile(emptyPath, "");
+  auto empty = readKinetoFile(emptyPath);
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.error(), emptyPath + ": empty file");
+
+  auto missingFile = readKinetoFile(dir.file("absent.json"));
+  ASSERT_FALSE(missingFile.ok());
+  EXPECT_NE(missingFile.error().find("absent.json: cannot open"), std::string::npos);
+
+  auto noEvents = readText(R"({"schemaVersion": 1, "deviceProperties": []})", "x.json");
+  ASSERT_FALSE(noEvents.ok());
+  EXPECT_EQ(noEvents.error(), "x.json: not a Kineto trace: no \"traceEvents\" array");
+
+  auto number = readText("  42", "n.json");
+  ASSERT_FALSE(number.ok());
+  EXPECT_EQ(number.error(),
+            "n.json: not a Kineto trace: expected a JSON object with \"traceEvents\" or an array "
+            "of events, found '4' at byte 2");
+
+  auto notArray = readText(R"({"traceEvents": {}})", "o.json");
+  ASSERT_FALSE(notArray.ok());
+  EXPECT_EQ(notArray.error(),
+            "o.json: not a Kineto trace: \"traceEvents\" at byte 16 is not an array");
+
+  auto trailing = readText(R"({"traceEvents": []} x)", "t.json");
+  ASSERT_FALSE(trailing.ok());
+  EXPECT_EQ(trailing.error(),
+            "t.json: malformed JSON at byte 20: unexpected data after the end of the trace");
+}
+
+FixtureRank manyKernels(int count) {
+  FixtureRank r;
+  r.rank = 0;
+  for (int i = 0; i < count; ++i) {
+    const std::int64_t t = 1'000'000 + std::int64_t{i} * 10'000;
+    r.events.push_back(ev(FixtureEventKind::Kernel, "k" + std::to_string(i % 7), t, t + 5'000));
+  }
+  return r;
+}
+
+TEST(KinetoReaderTest, CancelFlagIsHonoured) {
+  ps::test::TempDir dir;
+  const std::string path = dir.file("many.json");
+  ASSERT_TRUE(testing::writeKinetoFixture(path, manyKernels(12'000), false).ok());
+
+  std::atomic<bool> cancel{true};
+  ReadControl before;
+  before.cancel = &cancel;
+  auto cancelled = readKinetoFile(path, before);
+  ASSERT_FALSE(cancelled.ok());
+  EXPECT_EQ(cancelled.error(), path + ": import cancelled");
+
+  // Cancelled from the progress callback, as the app's Cancel button does mid-import.
+  cancel = false;
+  ReadControl during;
+  during.cancel = &cancel;
+  during.progress = [&](double fraction) {
+    if (fraction > 0.4) cancel = true;
+  };
+  auto midway = readKinetoFile(path, during);
+  ASSERT_FALSE(midway.ok());
+  EXPECT_EQ(midway.error(), path + ": import cancelled");
+}
+
+TEST(KinetoReaderTest, ProgressIsThrottledAndEndsAtOne) {
+  ps::test::TempDir dir;
+  const std::string path = dir.file("many.json.gz");
+  ASSERT_TRUE(testing::writeKinetoFixture(path, manyKernels(12'000), true).ok());
+  std::vector<double> reports;
+  ReadControl control;
+  control.progress = [&](double f) { reports.push_back(f); };
+  auto trace = readKinetoFile(path, control);
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  EXPECT_EQ(trace->events.size(), 12'000U);
+  ASSERT_FALSE(reports.empty());
+  EXPECT_LE(reports.size(), 101U);
+  EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
+  EXPECT_DOUBLE_EQ(reports.back(), 1.0);
+}
+
+TEST(KinetoReaderTest, MutatedInputNeverCrashes) {
+  // A cheap in-test fuzz: flip, cut and duplicate bytes of a real-looking file; every result
+  // must be a trace or a one-line error naming the source.
+  const std::string json = testing::kinetoFixtureJson(plantedRank());
+  std::mt19937 rng(42);
+  for (int round = 0; round < 300; ++round) {
+    std::string m = json;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng() % m.size();
+      switch (rng() % 3) {
+        case 0:
+          m[at] = "{}[]\",:0\\ "[rng() % 11];
+          break;
+        case 1:
+          m.erase(at, 1 + rng() % 40);
+          break;
+        default:
+          m.insert(at, m.substr(rng() % m.size(), rng() % 30));
+          break;
+      }
+    }
+    auto trace = readKinetoBuffer(m, "fuzz");
+    if (!trace.ok()) {
+      EXPECT_EQ(trace.error().rfind("fuzz: ", 0), 0U) << trace.error();
+      EXPECT_EQ(trace.error().find('\n'), std::string::npos) << trace.error();
+    }
+    if (m.size() > 2) (void)readKinetoBuffer(testing::gzipBytes(m).substr(0, m.size() / 3), "fz");
+  }
+}
+
+TEST(KinetoNumberTest, MicrosecondTextBecomesExactNanoseconds) {
+  EXPECT_EQ(parseMicrosAsNanos("1694128201545123.456"), 1'694'128'201'545'123'456);
+  EXPECT_EQ(parseMicrosAsNanos("4458676388068.751"), 4'458'676'388'068'751);
+  EXPECT_EQ(parseMicrosAsNanos("1649317709410899.2"), 1'649'317'709'410'899'200);
+  EXPECT_EQ(parseMicrosAsNanos("1039966.1064147949"), 1'039'966'106);
+  EXPECT_EQ(parseMicrosAsNanos("0.0005"), 1);  // half away from zero
+  EXPECT_EQ(parseMicrosAsNanos("-2.5004"), -2'500);
+  EXPECT_EQ(parseMicrosAsNanos("1.5e3"), 1'500'000);
+  EXPECT_EQ(parseMicrosAsNanos("\"12\""), 12'000);
+  EXPECT_EQ(parseMicrosAsNanos(" 7 "), 7'000);
+  EXPECT_EQ(parseInteger("10159970886766084423"), std::nullopt);
+  EXPECT_EQ(parseInteger("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parseInteger("-9223372036854775808"), INT64_MIN);
+  EXPECT_EQ(parseMicrosAsNanos("9223372036854776"), std::nullopt);  // ns overflow
+  EXPECT_EQ(parseInteger(""), std::nullopt);
+  EXPECT_EQ(parseInteger("{"), std::nullopt);
+  EXPECT_EQ(parseInteger("12x"), std::nullopt);
+  EXPECT_EQ(parseInteger("-"), std::nullopt);
+  EXPECT_EQ(parseInteger("1e"), std::nullopt);
+}
+
+// Real traces written by other tools (see /work/shared/traces/SOURCES.md).
+TEST(KinetoReaderExternalTest, EveryCorpusFileImports) {
+  const char* root = std::getenv("PIPESCOPE_EXTERNAL_TRACES");
+  if (root == nullptr) GTEST_SKIP() << "PIPESCOPE_EXTERNAL_TRACES is not set";
+  const std::filesystem::path dir = std::filesystem::path(root) / "kineto";
+  if (!std::filesystem::is_directory(dir)) GTEST_SKIP() << dir << " does not exist";
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_FALSE(files.empty());
+
+  int dlrmWorkers = 0;
+  bool sawDeepseek = false;
+  bool sawPippy = false;
+  for (const auto& file : files) {
+    auto trace = readKinetoFile(file.string());
+    ASSERT_TRUE(trace.ok()) << trace.error();
+    std::map<std::string, int> bySource;
+    for (const RawEvent& e : trace->events)
+      ++bySource[std::string(eventSourceName(e.source))];
+    std::cout << file.lexically_relative(dir).string() << ": rank "
+              << (trace->rank ? std::to_string(*trace->rank) : "?") << "/"
+              << (trace->worldSize ? std::to_string(*trace->worldSize) : "?") << ", device "
+              << trace->device.value_or("?") << ", events";
+    for (const auto& [source, count] : bySource)
+      std::cout << " " << source << "=" << count;
+    std::cout << ", steps " << trace->steps.size() << ", memory samples " << trace->memory.size()
+              << ", wall offset "
+              << (trace->wallClockOffsetNs ? std::to_string(*trace->wallClockOffsetNs) : "?")
+              << "\n";
+    for (const auto& w : trace->warnings)
+      std::cout << "    warning: " << w << "\n";
+
+    const std::string name = file.filename().string();
+    if (name.rfind("worker", 0) == 0) {
+      ++dlrmWorkers;
+      const int worker = name[6] - '0';
+      EXPECT_EQ(trace->rank, worker) << name;
+      EXPECT_EQ(trace->worldSize, 8) << name;
+      EXPECT_GT(bySource["nccl_kernel"], 0) << name;
+      EXPECT_EQ(trace->wallClockOffsetNs, 0) << name;  // legacy: absolute epoch µs
+      ASSERT_EQ(trace->steps.size(), 1U) << name;
+      EXPECT_EQ(trace->steps[0].number, 10) << name;
+      EXPECT_EQ(trace->device, "Tesla V100-SXM2-32GB (sm_70)") << name;
+      const auto sendRecv =
+          std::count_if(trace->events.begin(), trace->events.end(),
+                        [](const RawEvent& e) { return e.comm == CommOp::SendRecv; });
+      EXPECT_GT(sendRecv, 0) << name;
+    }
+    if (name == "deepseek_dualpipe_train.json") {
+      sawDeepseek = true;
+      EXPECT_GT(bySource["kernel"], 0);
+      EXPECT_GT(bySource["cpu_annotation"], 0);
+      EXPECT_EQ(trace->rank, 0);
+      EXPECT_EQ(trace->worldSize, 64);
+    }
+    if (name == "pippy_pipe_visualized.json") {
+      sawPippy = true;
+      EXPECT_EQ(bySource["cpu_annotation"], 36);
+      EXPECT_EQ(find(*trace, "F_0,0", EventSource::CpuAnnotation).size(), 1U);
+    }
+    if (name == "nccl_data_rank0of2_ddp.json.gz") {
+      EXPECT_EQ(trace->wallClockOffsetNs, 1'711'964'646'000'000'000);
+      EXPECT_GT(bySource["gpu_annotation"], 0);
+      EXPECT_GT(bySource["nccl_kernel"], 0);
+    }
+    if (name == "rank_not_found.json.gz") {
+      EXPECT_FALSE(trace->rank.has_value());
+    }
+  }
+  EXPECT_EQ(dlrmWorkers, 8);
+  EXPECT_TRUE(sawDeepseek);
+  EXPECT_TRUE(sawPippy);
+}
+
+}  // namespace
+}  // namespace ps::trace::import

@@ -1,0 +1,459 @@
+#include "trace/import/KinetoTraceBuilder.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+
+#include "trace/import/KinetoNumber.h"
+
+namespace ps::trace::import {
+
+namespace {
+
+constexpr std::string_view kProfilerStep = "ProfilerStep#";
+// 2000-01-01 in epoch ns: anything later is an absolute (legacy) timestamp, anything earlier a
+// time relative to baseTimeNanoseconds (those are days to weeks of µs, ~1e15 ns at most).
+constexpr std::int64_t kEpoch2000Ns = 946'684'800'000'000'000;
+
+bool isGpuCategory(KinetoCategory c) {
+  return c == KinetoCategory::GpuUserAnnotation || c == KinetoCategory::Kernel ||
+         c == KinetoCategory::Memcpy || c == KinetoCategory::Memset;
+}
+
+bool isAnnotation(EventSource s) {
+  return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
+}
+
+// Host categories whose "ProfilerStep#N" ranges are step markers.
+bool mayHoldSteps(KinetoCategory c) {
+  return c == KinetoCategory::UserAnnotation || c == KinetoCategory::CpuOp ||
+         c == KinetoCategory::Missing;
+}
+
+// Whether events of this category are imported (ProfilerStep aside).
+bool isImported(KinetoCategory c) {
+  return c != KinetoCategory::CpuOp && c != KinetoCategory::Other;
+}
+
+std::int64_t orMinusOne(std::optional<std::int64_t> v) {
+  return v && *v >= 0 ? *v : -1;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// Element size of a c10::ScalarType name as PyTorch writes it in NCCL kernel args ("Float",
+// "BFloat16", ...); 0 when unknown.
+std::int64_t dtypeSize(std::string_view dtype) {
+  const std::string d = lower(dtype);
+  if (d == "float" || d == "int" || d == "qint32" || d == "uint32" || d == "complexhalf") return 4;
+  if (d == "double" || d == "long" || d == "complexfloat" || d == "uint64") return 8;
+  if (d == "half" || d == "bfloat16" || d == "short" || d == "uint16") return 2;
+  if (d == "byte" || d == "char" || d == "bool" || d == "qint8" || d == "quint8" ||
+      d.rfind("float8", 0) == 0)
+    return 1;
+  if (d == "complexdouble") return 16;
+  return 0;
+}
+
+// torch.distributed's collective names (record_param_comms), for kernels whose name says less.
+CommOp commOpFromCollective(const std::string& c) {
+  if (c == "send") return CommOp::Send;
+  if (c == "recv") return CommOp::Recv;
+  if (c == "allreduce" || c == "all_reduce" || c == "allreduce_coalesced") return CommOp::AllReduce;
+  if (c == "allgather" || c == "all_gather" || c == "_allgather_base" ||
+      c == "allgather_into_tensor_coalesced")
+    return CommOp::AllGather;
+  if (c == "reduce_scatter" || c == "reducescatter" || c == "_reduce_scatter_base" ||
+      c == "reduce_scatter_tensor_coalesced")
+    return CommOp::ReduceScatter;
+  if (c == "broadcast") return CommOp::Broadcast;
+  if (c == "reduce") return CommOp::Reduce;
+  if (c == "all_to_all" || c == "alltoall" || c == "all_to_allv" || c == "alltoall_base")
+    return CommOp::AllToAll;
+  return CommOp::None;
+}
+
+}  // namespace
+
+KinetoTraceBuilder::KinetoTraceBuilder(std::string file) {
+  trace_.file = std::move(file);
+  trace_.format = "kineto";
+}
+
+void KinetoTraceBuilder::add(const KinetoEvent& event) {
+  switch (event.phase) {
+    case KinetoPhase::Complete: {
+      const bool step = event.profilerStep && mayHoldSteps(event.category);
+      if (!step && (!isImported(event.category) || event.profilerStep)) return;
+      const auto start = parseMicrosAsNanos(event.ts);
+      if (!start) {
+        ++badTimes_;
+        return;
+      }
+      const std::int64_t dur = std::max<std::int64_t>(0, parseMicrosAsNanos(event.dur).value_or(0));
+      const std::int64_t end =
+          *start > std::numeric_limits<std::int64_t>::max() - dur ? *start : *start + dur;
+      if (step) {
+        addStep(event.name, *start, end);
+      } else {
+        addRange(event, *start, end);
+      }
+      return;
+    }
+    case KinetoPhase::Begin: {
+      PendingBegin begin;
+      begin.category = event.category;
+      begin.profilerStep = event.profilerStep;
+      const auto start = parseMicrosAsNanos(event.ts);
+      const bool wanted = (event.profilerStep && mayHoldSteps(event.category)) ||
+                          (!event.profilerStep && isImported(event.category));
+      if (!wanted || !start) {
+        if (wanted) ++badTimes_;
+        begin.category = KinetoCategory::Other;  // keeps the B/E pairing, imports nothing
+        begin.profilerStep = false;
+      } else {
+        begin.name = event.name;
+        begin.startNs = *start;
+      }
+      std::string key(event.pid);
+      key += '\x1f';
+      key += event.tid;
+      openBegins_[key].push_back(std::move(begin));
+      return;
+    }
+    case KinetoPhase::End: {
+      std::string key(event.pid);
+      key += '\x1f';
+      key += event.tid;
+      auto it = openBegins_.find(key);
+      if (it == openBegins_.end() || it->second.empty()) {
+        ++unmatchedEnds_;
+        return;
+      }
+      PendingBegin begin = std::move(it->second.back());
+      it->second.pop_back();
+      if (begin.category == KinetoCategory::Other && !begin.profilerStep) return;
+      const auto end = parseMicrosAsNanos(event.ts);
+      if (!end) {
+        ++badTimes_;
+        return;
+      }
+      const std::int64_t endNs = std::max(*end, begin.startNs);
+      if (begin.profilerStep) {
+        addStep(begin.name, begin.startNs, endNs);
+        return;
+      }
+      KinetoEvent range = event;
+      range.category = begin.category;
+      range.name = begin.name;
+      addRange(range, begin.startNs, endNs);
+      return;
+    }
+    case KinetoPhase::Instant:
+      if (event.name == "[memory]") addMemory(event);
+      return;
+    case KinetoPhase::Other:
+      return;
+  }
+}
+
+void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs,
+                                  std::int64_t endNs) {
+  RawEvent raw;
+  raw.start_ns = startNs;
+  raw.end_ns = endNs;
+  raw.name = intern(event.name);
+  const bool gpu = isGpuCategory(event.category);
+  switch (event.category) {
+    case KinetoCategory::Missing:
+    case KinetoCategory::UserAnnotation:
+      raw.source = EventSource::CpuAnnotation;
+      break;
+    case KinetoCategory::GpuUserAnnotation:
+      raw.source = EventSource::GpuAnnotation;
+      break;
+    case KinetoCategory::Kernel:
+      raw.source = EventSource::Kernel;
+      raw.comm = commOpFromKernelName(event.name);
+      if (raw.comm != CommOp::None) {
+        raw.source = EventSource::NcclKernel;
+        fillNccl(event, raw);
+      }
+      break;
+    case KinetoCategory::Memcpy:
+      raw.source = EventSource::Memcpy;
+      fillCopy(event, raw);
+      break;
+    case KinetoCategory::Memset:
+      raw.source = EventSource::Memset;
+      raw.bytes = orMinusOne(parseInteger(event.bytes));
+      break;
+    case KinetoCategory::CpuOp:
+    case KinetoCategory::Other:
+      return;
+  }
+  if (gpu && !event.device.empty()) countDevice(event.device);
+  raw.track = trackOf(gpu, event.pid, event.tid);
+  minStartNs_ = std::min(minStartNs_, startNs);
+  trace_.events.push_back(raw);
+}
+
+void KinetoTraceBuilder::fillNccl(const KinetoEvent& event, RawEvent& raw) {
+  const std::string collective = lower(event.collective);
+  const CommOp fromArgs = commOpFromCollective(collective);
+  // The kernel name decides the operation (as it does for nsys, which sees only names); the
+  // args refine a name that says nothing more specific, and tell a send from a receive.
+  if (raw.comm == CommOp::Other && fromArgs != CommOp::None) raw.comm = fromArgs;
+  // A SendRecv kernel moves data one way; PyTorch's args say which ("send"/"recv"), and the
+  // op builder needs that direction for kernels outside any labelled SEND/RECV range.
+  if (raw.comm == CommOp::SendRecv && (fromArgs == CommOp::Send || fromArgs == CommOp::Recv))
+    raw.comm = fromArgs;
+  const bool send = raw.comm == CommOp::Send || fromArgs == CommOp::Send;
+  const bool recv = raw.comm == CommOp::Recv || fromArgs == CommOp::Recv;
+  const std::int64_t src = orMinusOne(parseInteger(event.srcRank));
+  const std::int64_t dst = orMinusOne(parseInteger(event.dstRank));
+  if (send) {
+    raw.peer = static_cast<std::int32_t>(std::min<std::int64_t>(dst, INT32_MAX));
+  } else if (recv) {
+    raw.peer = static_cast<std::int32_t>(std::min<std::int64_t>(src, INT32_MAX));
+  } else if (src >= 0 || dst >= 0) {
+    ncclPeers_.push_back({trace_.events.size(), src, dst});
+  }
+  const std::int64_t size = dtypeSize(event.dtype);
+  const std::int64_t in = orMinusOne(parseInteger(event.inNelems));
+  const std::int64_t out = orMinusOne(parseInteger(event.outNelems));
+  const std::int64_t nelems = send ? in : recv ? out : std::max(in, out);
+  if (size > 0 && nelems >= 0 && nelems <= std::numeric_limits<std::int64_t>::max() / size)
+    raw.bytes = nelems * size;
+}
+
+void KinetoTraceBuilder::fillCopy(const KinetoEvent& event, RawEvent& raw) {
+  raw.bytes = orMinusOne(parseInteger(event.bytes));
+  const auto from = parseInteger(event.fromDevice);
+  const auto to = parseInteger(event.toDevice);
+  if (!from || !to || *from == *to || *from < 0 || *to < 0) return;
+  auto self = parseInteger(event.inDevice);
+  if (!self) self = parseInteger(event.device);
+  if (!self) return;
+  const std::int64_t other = *self == *from ? *to : *from;
+  copyPeers_.push_back({trace_.events.size(), *self, other});
+}
+
+void KinetoTraceBuilder::addStep(std::string_view name, std::int64_t startNs, std::int64_t endNs) {
+  if (name.substr(0, kProfilerStep.size()) != kProfilerStep) return;
+  const auto number = parseInteger(name.substr(kProfilerStep.size()));
+  if (!number) return;
+  trace_.steps.push_back({startNs, endNs, *number});
+  minStartNs_ = std::min(minStartNs_, startNs);
+}
+
+void KinetoTraceBuilder::addMemory(const KinetoEvent& event) {
+  const auto device = parseInteger(event.memoryDevice);
+  if (!device || *device < 0) return;  // -1: host memory
+  const auto bytes = parseInteger(event.totalAllocated);
+  const auto t = parseMicrosAsNanos(event.ts);
+  if (!bytes || !t) {
+    ++badTimes_;
+    return;
+  }
+  memoryByDevice_[*device].push_back({*t, *bytes});
+  minStartNs_ = std::min(minStartNs_, *t);
+}
+
+void KinetoTraceBuilder::countDevice(std::string_view deviceText) {
+  const auto device = parseInteger(deviceText);
+  if (device) ++deviceUse_[*device];
+}
+
+std::int32_t KinetoTraceBuilder::intern(std::string_view name) {
+  auto it = nameCache_.find(name);
+  if (it != nameCache_.end()) return it->second;
+  const std::string& stored = nameStore_.emplace_back(name);
+  const std::int32_t index = trace_.intern(stored);
+  nameCache_.emplace(std::string_view(stored), index);
+  return index;
+}
+
+std::int32_t KinetoTraceBuilder::trackOf(bool gpu, std::string_view pid, std::string_view tid) {
+  trackKey_.assign(1, gpu ? 'G' : 'H');
+  trackKey_.append(pid);
+  trackKey_ += '\x1f';
+  trackKey_.append(tid);
+  if (lastTrack_ >= 0 && trackKey_ == lastTrackKey_) return lastTrack_;
+  auto it = tracks_.find(trackKey_);
+  if (it == tracks_.end())
+    it = tracks_.emplace(trackKey_, static_cast<std::int32_t>(tracks_.size())).first;
+  lastTrackKey_ = trackKey_;
+  lastTrack_ = it->second;
+  return lastTrack_;
+}
+
+RawRankTrace KinetoTraceBuilder::finish(const KinetoMetadata& meta) {
+  std::sort(trace_.steps.begin(), trace_.steps.end(),
+            [](const StepRange& a, const StepRange& b) { return a.start_ns < b.start_ns; });
+  assignSteps();
+  assignDepths();
+  resolvePeers(meta);
+  chooseMemoryDevice();
+  chooseDevice(meta);
+  setTimeBase(meta);
+  trace_.rank = meta.rank;
+  trace_.worldSize = meta.worldSize;
+  trace_.host = meta.host;
+
+  std::size_t unclosed = 0;
+  for (const auto& [key, stack] : openBegins_)
+    unclosed += stack.size();
+  if (badTimes_ > 0)
+    trace_.warnings.push_back(std::to_string(badTimes_) +
+                              " events without a usable \"ts\" were skipped");
+  if (unclosed > 0)
+    trace_.warnings.push_back(std::to_string(unclosed) +
+                              " \"B\" events without a matching \"E\" were dropped");
+  if (unmatchedEnds_ > 0)
+    trace_.warnings.push_back(std::to_string(unmatchedEnds_) +
+                              " \"E\" events without a matching \"B\" were ignored");
+  if (trace_.events.empty() && trace_.memory.empty()) {
+    trace_.warnings.push_back("no annotations, kernels or memory events");
+  } else if (!trace_.events.empty() &&
+             std::none_of(trace_.events.begin(), trace_.events.end(), [](const RawEvent& e) {
+               return e.source == EventSource::Kernel || e.source == EventSource::NcclKernel;
+             })) {
+    trace_.warnings.push_back("no GPU kernels: a CPU-only profile (CUDA activity not recorded)");
+  }
+  return std::move(trace_);
+}
+
+void KinetoTraceBuilder::assignSteps() {
+  const auto& steps = trace_.steps;
+  if (steps.empty()) return;
+  for (RawEvent& e : trace_.events) {
+    auto it = std::upper_bound(steps.begin(), steps.end(), e.start_ns,
+                               [](std::int64_t t, const StepRange& s) { return t < s.start_ns; });
+    if (it == steps.begin()) continue;
+    --it;
+    if (e.start_ns < it->end_ns) e.step = static_cast<std::int32_t>(it->number);
+  }
+}
+
+void KinetoTraceBuilder::assignDepths() {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < trace_.events.size(); ++i)
+    if (isAnnotation(trace_.events[i].source)) order.push_back(i);
+  const auto& ev = trace_.events;
+  std::sort(order.begin(), order.end(), [&ev](std::size_t a, std::size_t b) {
+    if (ev[a].track != ev[b].track) return ev[a].track < ev[b].track;
+    if (ev[a].start_ns != ev[b].start_ns) return ev[a].start_ns < ev[b].start_ns;
+    if (ev[a].end_ns != ev[b].end_ns) return ev[a].end_ns > ev[b].end_ns;  // outer first
+    return a < b;
+  });
+  std::vector<std::int64_t> openEnds;
+  std::int32_t track = -1;
+  for (std::size_t i : order) {
+    RawEvent& e = trace_.events[i];
+    if (e.track != track) {
+      openEnds.clear();
+      track = e.track;
+    }
+    while (!openEnds.empty() && openEnds.back() <= e.start_ns)
+      openEnds.pop_back();
+    e.depth = static_cast<std::int32_t>(openEnds.size());
+    openEnds.push_back(e.end_ns);
+  }
+}
+
+void KinetoTraceBuilder::resolvePeers(const KinetoMetadata& meta) {
+  for (const NcclPeer& p : ncclPeers_) {
+    // Direction unknown: the peer is whichever of Src/Dst Rank is not this rank.
+    std::int64_t peer = -1;
+    if (meta.rank) {
+      if (p.dst >= 0 && p.dst != *meta.rank) {
+        peer = p.dst;
+      } else if (p.src >= 0 && p.src != *meta.rank) {
+        peer = p.src;
+      }
+    } else if ((p.src >= 0) != (p.dst >= 0)) {
+      peer = std::max(p.src, p.dst);
+    }
+    trace_.events[p.event].peer =
+        static_cast<std::int32_t>(std::min<std::int64_t>(peer, INT32_MAX));
+  }
+  // Copies name devices, not ranks. With torchrun's usual layout (local rank = device index,
+  // consecutive ranks per node) the peer's rank is ours shifted by the device difference; without
+  // a rank it cannot be told.
+  if (!meta.rank) return;
+  for (const CopyPeer& p : copyPeers_) {
+    const std::int64_t peer = *meta.rank - p.self + p.other;
+    const bool inWorld = peer >= 0 && (!meta.worldSize || peer < *meta.worldSize);
+    if (inWorld && peer <= INT32_MAX) trace_.events[p.event].peer = static_cast<std::int32_t>(peer);
+  }
+}
+
+void KinetoTraceBuilder::chooseMemoryDevice() {
+  // One trace, one device: the one with the most samples (others are rare stray allocations).
+  const std::vector<RawMemorySample>* best = nullptr;
+  for (const auto& [device, samples] : memoryByDevice_)
+    if (best == nullptr || samples.size() > best->size()) best = &samples;
+  if (best == nullptr) return;
+  trace_.memory = *best;
+  std::stable_sort(
+      trace_.memory.begin(), trace_.memory.end(),
+      [](const RawMemorySample& a, const RawMemorySample& b) { return a.t_ns < b.t_ns; });
+}
+
+void KinetoTraceBuilder::chooseDevice(const KinetoMetadata& meta) {
+  std::optional<std::int64_t> id;
+  std::size_t uses = 0;
+  for (const auto& [device, count] : deviceUse_) {
+    if (count > uses) {
+      id = device;
+      uses = count;
+    }
+  }
+  if (!id) {
+    std::size_t samples = 0;
+    for (const auto& [device, list] : memoryByDevice_) {
+      if (list.size() > samples) {
+        id = device;
+        samples = list.size();
+      }
+    }
+  }
+  if (!id && meta.devices.size() == 1) id = meta.devices.front().id;
+  if (!id) return;
+  for (const KinetoDeviceInfo& d : meta.devices) {
+    if (d.id != *id) continue;
+    if (!d.name.empty()) {
+      std::string name = d.name;
+      if (d.computeMajor && d.computeMinor)
+        name += " (sm_" + std::to_string(*d.computeMajor) + std::to_string(*d.computeMinor) + ")";
+      trace_.device = std::move(name);
+    }
+    if (d.totalGlobalMem && *d.totalGlobalMem > 0) trace_.memoryCapacityBytes = d.totalGlobalMem;
+    return;
+  }
+}
+
+void KinetoTraceBuilder::setTimeBase(const KinetoMetadata& meta) {
+  const bool haveTimes = minStartNs_ != std::numeric_limits<std::int64_t>::max();
+  const bool absolute = haveTimes && minStartNs_ >= kEpoch2000Ns;
+  if (meta.baseTimeNs) {
+    if (absolute) {
+      trace_.warnings.push_back(
+          "baseTimeNanoseconds ignored: the event times are already absolute");
+      trace_.wallClockOffsetNs = 0;
+    } else {
+      trace_.wallClockOffsetNs = meta.baseTimeNs;
+    }
+    return;
+  }
+  // Legacy Kineto: times are epoch µs, so the local clock already is UTC.
+  if (absolute) trace_.wallClockOffsetNs = 0;
+}
+
+}  // namespace ps::trace::import

@@ -1,0 +1,83 @@
+#pragma once
+// The Kineto format's meaning, apart from its JSON: which events become annotations, kernels,
+// NCCL kernels, copies, steps and memory samples; tracks per (pid, tid); B/E pairing; and, once
+// every event is in, nesting depth, step numbers, NCCL/copy peers, the device and the time base.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/import/KinetoEvent.h"
+#include "trace/import/KinetoMetadata.h"
+#include "trace/import/RawTrace.h"
+
+namespace ps::trace::import {
+
+class KinetoTraceBuilder {
+ public:
+  explicit KinetoTraceBuilder(std::string file);
+
+  void add(const KinetoEvent& event);
+  // Everything after the last event: metadata applied, derived fields computed.
+  [[nodiscard]] RawRankTrace finish(const KinetoMetadata& meta);
+
+  std::size_t keptEvents() const { return trace_.events.size(); }
+
+ private:
+  struct PendingBegin {
+    KinetoCategory category = KinetoCategory::Missing;
+    bool profilerStep = false;
+    std::string name;
+    std::int64_t startNs = 0;
+  };
+  struct NcclPeer {  // Src/Dst Rank of a kernel whose direction the name and args left open
+    std::size_t event = 0;
+    std::int64_t src = -1;
+    std::int64_t dst = -1;
+  };
+  struct CopyPeer {  // devices of a peer-to-peer memcpy, turned into a rank at the end
+    std::size_t event = 0;
+    std::int64_t self = -1;
+    std::int64_t other = -1;
+  };
+
+  void addRange(const KinetoEvent& event, std::int64_t startNs, std::int64_t endNs);
+  void addStep(std::string_view name, std::int64_t startNs, std::int64_t endNs);
+  void addMemory(const KinetoEvent& event);
+  void fillNccl(const KinetoEvent& event, RawEvent& raw);
+  void fillCopy(const KinetoEvent& event, RawEvent& raw);
+  void countDevice(std::string_view deviceText);
+  std::int32_t intern(std::string_view name);
+  std::int32_t trackOf(bool gpu, std::string_view pid, std::string_view tid);
+
+  void assignSteps();
+  void assignDepths();
+  void resolvePeers(const KinetoMetadata& meta);
+  void chooseDevice(const KinetoMetadata& meta);
+  void chooseMemoryDevice();
+  void setTimeBase(const KinetoMetadata& meta);
+
+  RawRankTrace trace_;
+  // Name interning without building a std::string per event: keys view `nameStore_`.
+  std::deque<std::string> nameStore_;
+  std::unordered_map<std::string_view, std::int32_t> nameCache_;
+  std::unordered_map<std::string, std::int32_t> tracks_;
+  std::string trackKey_;  // reused, so looking a track up allocates nothing
+  std::string lastTrackKey_;
+  std::int32_t lastTrack_ = -1;
+  std::unordered_map<std::string, std::vector<PendingBegin>> openBegins_;
+  std::vector<NcclPeer> ncclPeers_;
+  std::vector<CopyPeer> copyPeers_;
+  std::map<std::int64_t, std::size_t> deviceUse_;  // device id -> GPU events on it
+  std::map<std::int64_t, std::vector<RawMemorySample>> memoryByDevice_;
+  std::int64_t minStartNs_ = INT64_MAX;
+  std::size_t badTimes_ = 0;
+  std::size_t unmatchedEnds_ = 0;
+};
+
+}  // namespace ps::trace::import
