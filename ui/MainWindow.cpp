@@ -15,6 +15,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
@@ -40,6 +41,9 @@
 #include "ui/PlanPanel.h"
 #include "ui/RunController.h"
 #include "ui/StageEditor.h"
+#include "ui/import/ImportDialog.h"
+#include "ui/import/ImportJob.h"
+#include "ui/import/ImportSummaryDialog.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -96,6 +100,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   controller_ = new RunController(this);
   connect(plan_, &PlanPanel::runRequested, this, &MainWindow::runRequest);
   connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
+  importJob_ = new ImportJob(this);
+  connect(importJob_, &ImportJob::finished, this, &MainWindow::onImportFinished);
+  connect(importJob_, &ImportJob::failed, this, &MainWindow::onImportFailed);
   connect(controller_, &RunController::failed, this, &MainWindow::onRunFailed);
   connect(controller_, &RunController::progress, this, &MainWindow::onProgress);
   progress_ = new QProgressBar(this);
@@ -167,6 +174,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseAndOpen);
   recentMenu_ = file->addMenu("Open &recent");
   rebuildRecentMenu();
+  QAction* import = file->addAction("&Import traces…", QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                                    [this] { chooseAndImport({}); });
+  import->setObjectName("importAction");
   file->addAction("&Save as…", QKeySequence::SaveAs, this, [this] {
     const QString to =
         QFileDialog::getSaveFileName(this, "Save trace", {}, "PipeScope traces (*.sqlite)");
@@ -294,7 +304,7 @@ void MainWindow::runRequest(const RunRequest& request) {
 
 void MainWindow::onProgress(const QString& stage, int done, int total) {
   progress_->setVisible(true);
-  cancel_->setVisible(stage == "run" && total > 1);
+  cancel_->setVisible(controller_->busy());
   progress_->setRange(0, total);
   progress_->setValue(done);
   progress_->setFormat(stage + " %v/%m");
@@ -302,8 +312,14 @@ void MainWindow::onProgress(const QString& stage, int done, int total) {
 
 void MainWindow::onRunFinished(qint64 id) {
   plan_->setRunning(false);
-  progress_->setVisible(false);
   cancel_->setVisible(false);
+  progress_->setRange(0, 0);  // busy indicator while the run loads
+  progress_->setFormat("load");
+  progress_->setVisible(true);
+  const struct HideProgress {
+    QProgressBar* bar;
+    ~HideProgress() { bar->setVisible(false); }
+  } hide{progress_};
   if (!listRuns(false)) return;
   for (int i = 0; i < runs_->count(); ++i)
     if (runs_->item(i)->data(Qt::UserRole).toLongLong() == id) {
@@ -441,8 +457,77 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  const auto urls = event->mimeData()->urls();
-  if (!urls.isEmpty() && urls.first().isLocalFile()) openTrace(urls.first().toLocalFile());
+  QStringList files;
+  for (const QUrl& url : event->mimeData()->urls())
+    if (url.isLocalFile()) files << url.toLocalFile();
+  if (files.isEmpty()) return;
+  // A PipeScope trace opens; profiles of other tools go through the import dialog.
+  const QString format = guessImportFormat(files);
+  if (files.size() == 1 && format != "kineto" && format != "torch-csv" &&
+      openTrace(files.first(), format != "nsys"))
+    return;
+  if (!format.isEmpty()) chooseAndImport(files);
+}
+
+void MainWindow::chooseAndImport(const QStringList& files) {
+  ImportDialog dialog(this);
+  if (!files.isEmpty()) dialog.setFiles(files);
+  if (dialog.exec() != QDialog::Accepted) return;
+  importTraces(dialog.request());
+}
+
+bool MainWindow::importBusy() const {
+  return importJob_->busy();
+}
+
+void MainWindow::importTraces(const ImportRequest& request, bool dialogs) {
+  importDialogs_ = dialogs;
+  importSummary_.clear();
+  if (path_.isEmpty()) {
+    fail("no open trace file to import into", dialogs);
+    return;
+  }
+  if (!importProgress_) {
+    importProgress_ = new QProgressDialog("Importing…", "Cancel", 0, 100, this);
+    importProgress_->setObjectName("importProgress");
+    importProgress_->setWindowTitle("Import traces");
+    importProgress_->setMinimumDuration(300);
+    importProgress_->setAutoClose(false);
+    importProgress_->setAutoReset(false);
+    connect(importProgress_, &QProgressDialog::canceled, importJob_, &ImportJob::cancel);
+    connect(importJob_, &ImportJob::progress, this, [this](const QString& stage, int percent) {
+      importProgress_->setLabelText(QString("Importing: %1").arg(stage));
+      importProgress_->setValue(percent);
+    });
+  }
+  importProgress_->setValue(0);
+  importProgress_->setLabelText("Importing: read");
+  if (dialogs) importProgress_->show();
+  statusBar()->showMessage(QString("importing %1 file(s)…").arg(request.files.size()));
+  importJob_->start(request, path_);
+}
+
+void MainWindow::onImportFinished(qint64 id, const QString& summary) {
+  importProgress_->hide();
+  importSummary_ = summary;
+  if (!listRuns(false)) return;
+  for (int i = 0; i < runs_->count(); ++i)
+    if (runs_->item(i)->data(Qt::UserRole).toLongLong() == id) {
+      const QSignalBlocker block(runs_);
+      runs_->setCurrentRow(i);
+    }
+  showRun(id);
+  statusBar()->showMessage(QString("run %1 imported").arg(id), 5000);
+  // Non-modal: what was recognised stays beside the timeline while the user looks.
+  auto* box = new ImportSummaryDialog(summary, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->show();
+}
+
+void MainWindow::onImportFailed(const QString& message) {
+  importProgress_->hide();
+  statusBar()->showMessage(message);
+  fail(message, importDialogs_);
 }
 
 bool MainWindow::exportTimeline(const QString& path) {

@@ -12,6 +12,7 @@ class QProgressBar;
 class QPushButton;
 class QTemporaryDir;
 class QDockWidget;
+class QProgressDialog;
 
 namespace ps::trace {
 struct RunTrace;
@@ -26,7 +27,9 @@ class StageEditor;
 class LinkTableModel;
 class CompareModel;
 class RunController;
+class ImportJob;
 struct RunRequest;
+struct ImportRequest;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -52,6 +55,12 @@ class MainWindow : public QMainWindow {
   bool exportStatsCsv(const QString& path);
   // Compares two runs of the open file: stacked timelines on one axis and a table of differences.
   bool compareRuns(qint64 a, qint64 b);
+  // File → Import without the dialog: imports into the open file on a worker thread, with a
+  // progress dialog and Cancel; when done, shows the new run and what was recognised.
+  // `dialogs` false (tests) shows no modal error box.
+  void importTraces(const ImportRequest& request, bool dialogs = true);
+  bool importBusy() const;
+  QString lastImportSummary() const { return importSummary_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -64,6 +73,14 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   QMenu* recentMenu_ = nullptr;
   void fail(const QString& message, bool dialog);
+
+  void chooseAndImport(const QStringList& files);
+  void onImportFinished(qint64 id, const QString& summary);
+  void onImportFailed(const QString& message);
+  ImportJob* importJob_ = nullptr;
+  QProgressDialog* importProgress_ = nullptr;
+  QString importSummary_;
+  bool importDialogs_ = true;
 
   void onRunFinished(qint64 id);
   void onRunFailed(const QString& message);

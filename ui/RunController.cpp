@@ -2,6 +2,8 @@
 
 #include <QMetaObject>
 
+#include "ui/ProgressThrottle.h"
+
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"
@@ -84,9 +86,14 @@ void RunController::startCpu(const RunRequest& request, const QString& path) {
     options.optimizer.lr = 0.001f;
     options.cancel = cancel.get();
     const int steps = plan->plan.steps;
-    options.onStepWritten = [&](int step) {
-      post([this, step, steps] { emit progress("run", step + 1, steps); });
+    // Staged: plan (built) -> run (steps) -> write (indexes) -> load (on the GUI thread).
+    ProgressThrottle throttle;
+    auto stage = [&](const char* name, int done, int total) {
+      if (throttle.pass(name, done, total))
+        post([this, name, done, total] { emit progress(name, done, total); });
     };
+    stage("plan", 1, 1);
+    options.onStepWritten = [&](int step) { stage("run", step + 1, steps); };
     auto store = trace::TraceStore::open(file, trace::TraceStore::Mode::ReadWrite);
     if (!store) {
       done_ = true;
@@ -106,6 +113,7 @@ void RunController::startCpu(const RunRequest& request, const QString& path) {
     auto result = runtime::runOnCpuThreads(plan->plan, plan->graph, options, &*writer);
     const auto status = result ? result->status : trace::RunStatus::Failed;
     const std::string message = result ? result->message : result.error();
+    stage("write", 0, 1);
     (void)writer->finish(status, message);
     const qint64 id = writer->runId();
     done_ = true;

@@ -18,5 +18,6 @@ Action addSchedulesCommand(CLI::App& app);
 Action addSimCommand(CLI::App& app);
 Action addRunCommand(CLI::App& app);
 Action addExportCommand(CLI::App& app);
+Action addImportCommand(CLI::App& app);
 
 }  // namespace ps::cli

@@ -1,5 +1,6 @@
-// pipescope-cli export torch-csv FILE [--run ID] --out PATH [--with-comms]
-// Rebuilds each rank's action order from the recorded ops of the run's first step.
+// pipescope-cli export torch-csv|chrome FILE [--run ID] --out PATH [--with-comms]
+// torch-csv rebuilds each rank's action order from the recorded ops of the run's first step;
+// chrome writes Chrome trace event JSON for Perfetto / chrome://tracing.
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +12,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
 #include "runtime/plan/TorchCsv.h"
+#include "trace/export/ChromeTraceExport.h"
 #include "trace/store/TraceReader.h"
 
 namespace ps::cli {
@@ -67,10 +69,11 @@ std::vector<std::vector<runtime::Action>> programsOf(const trace::RunTrace& run,
 
 Action addExportCommand(CLI::App& app) {
   auto opt = std::make_shared<ExportOptions>();
-  CLI::App* cmd = app.add_subcommand("export", "Export a run (torch-csv)");
-  cmd->add_option("FORMAT", opt->format, "torch-csv")
+  CLI::App* cmd = app.add_subcommand(
+      "export", "Export a run: torch-csv (schedule) or chrome (Perfetto / chrome://tracing JSON)");
+  cmd->add_option("FORMAT", opt->format, "torch-csv | chrome")
       ->required()
-      ->check(CLI::IsMember({"torch-csv"}));
+      ->check(CLI::IsMember({"torch-csv", "chrome"}));
   cmd->add_option("FILE", opt->file, "Trace file (.sqlite)")->required();
   cmd->add_option("--run", opt->run, "Run id (default: the latest run)");
   cmd->add_option("--out", opt->out, "Output path")->required();
@@ -78,6 +81,14 @@ Action addExportCommand(CLI::App& app) {
   return [opt]() {
     auto run = trace::loadRunFromFile(opt->file, opt->run);
     if (!run) return fail(run.error());
+    if (opt->format == "chrome") {
+      auto stats = trace::writeChromeTraceFile(*run, opt->out);
+      if (!stats) return fail(stats.error());
+      std::cout << "wrote " << stats->events << " events, " << stats->flows
+                << " send->receive flows on " << run->ranks.size() << " ranks to " << opt->out
+                << '\n';
+      return kExitOk;
+    }
     const auto programs = programsOf(*run, opt->withComms);
     const std::string text = runtime::writeTorchCsvComms(programs);
     if (auto s = runtime::writeTorchCsvFile(opt->out, text); !s) return fail(s.error());

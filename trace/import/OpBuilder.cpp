@@ -138,7 +138,8 @@ RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     if (r.microbatch >= 0) op.microbatch = r.microbatch;
     if (op.step < 0 && r.step >= 0) op.step = r.step;
     if (isCompute(r.kind) && isGpuSide(e.source)) computeCover.add(op.start_ns, op.end_ns);
-    if (isComm(r.kind) && isGpuSide(e.source))
+    // Labelled transfers and collectives absorb the NCCL kernels that do their work.
+    if ((isComm(r.kind) || r.kind == OpKind::AR || r.kind == OpKind::A2A) && isGpuSide(e.source))
       commLabels.push_back({out.ops.size(), op.start_ns, op.end_ns});
     out.ops.push_back(std::move(op));
   }
@@ -162,7 +163,8 @@ RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
       if (!(it->start <= k.start_ns && k.end_ns <= it->end)) continue;
       const OpRecord& label = out.ops[it->opIndex];
       int score = 0;
-      if (k.peer >= 0 && guessedPeer(label.kind, rank, numRanks) == k.peer) score += 4;
+      if (k.peer >= 0 && isComm(label.kind) && guessedPeer(label.kind, rank, numRanks) == k.peer)
+        score += 4;
       if (!absorbed[it->opIndex]) score += 2;
       if ((k.comm == CommOp::Send && isSend(label.kind)) ||
           (k.comm == CommOp::Recv && isRecv(label.kind)))
@@ -185,7 +187,7 @@ RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
         break;
       case EventSource::NcclKernel: {
         if (OpRecord* label = enclosingCommLabel(e)) {
-          if (!label->peer_rank && e.peer >= 0) label->peer_rank = e.peer;
+          if (!label->peer_rank && e.peer >= 0 && isComm(label->kind)) label->peer_rank = e.peer;
           if (e.bytes >= 0) label->bytes = label->bytes.value_or(0) + e.bytes;
           break;
         }

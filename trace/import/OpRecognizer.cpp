@@ -86,6 +86,23 @@ std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
     if (label == text) return RecognizedOp{kind};
   // torch's optimizer hook label, e.g. "Optimizer.step#Adam.step".
   if (startsWith(label, "Optimizer.step#")) return RecognizedOp{OpKind::OPT};
+  // torch.distributed's record_function names for c10d calls: "nccl:all_reduce", "gloo:send".
+  if (auto colon = label.find(':'); colon != std::string_view::npos && colon <= 5) {
+    const std::string_view backend = label.substr(0, colon), op = label.substr(colon + 1);
+    if (backend == "nccl" || backend == "gloo" || backend == "mpi") {
+      if (op == "send") return RecognizedOp{OpKind::SEND_F};
+      if (op == "recv" || op == "recv_any_source") return RecognizedOp{OpKind::RECV_F};
+      if (op == "all_to_all" || op == "all_to_all_base" || op == "alltoall" ||
+          op == "alltoall_base")
+        return RecognizedOp{OpKind::A2A};
+      if (op.find("all_reduce") != std::string_view::npos ||
+          op.find("allreduce") != std::string_view::npos ||
+          op.find("reduce_scatter") != std::string_view::npos ||
+          op.find("all_gather") != std::string_view::npos ||
+          op.find("allgather") != std::string_view::npos || op == "broadcast" || op == "reduce")
+        return RecognizedOp{OpKind::AR};
+    }
+  }
 
   // "F3", "B3.1", "W12.0": kind letter, micro-batch, optional chunk.
   if (label.size() < 2) return std::nullopt;

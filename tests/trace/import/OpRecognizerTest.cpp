@@ -43,7 +43,10 @@ INSTANTIATE_TEST_SUITE_P(
         LabelCase{"RECV_BACKWARD", op(OpKind::RECV_B)},
         LabelCase{"SEND_FORWARD_RECV_BACKWARD", op(OpKind::SEND_F)},
         LabelCase{"forward-compute", op(OpKind::F)}, LabelCase{"backward-recv", op(OpKind::RECV_B)},
-        LabelCase{"Optimizer.step#Adam.step", op(OpKind::OPT)}, LabelCase{"F3.", std::nullopt},
+        LabelCase{"Optimizer.step#Adam.step", op(OpKind::OPT)},
+        LabelCase{"nccl:all_reduce", op(OpKind::AR)}, LabelCase{"nccl:all_to_all", op(OpKind::A2A)},
+        LabelCase{"gloo:send", op(OpKind::SEND_F)}, LabelCase{"nccl:barrier", std::nullopt},
+        LabelCase{"foo:all_reduce", std::nullopt}, LabelCase{"F3.", std::nullopt},
         LabelCase{"Foo", std::nullopt}, LabelCase{"B", std::nullopt},
         // PiPPy visualizer
         LabelCase{"F_0,1", op(OpKind::F, 0, 1)}, LabelCase{"B_3,12", op(OpKind::B, 3, 12)},

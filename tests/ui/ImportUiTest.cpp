@@ -1,0 +1,105 @@
+// File → Import in the app: the dialog guesses the format, the import runs on a worker thread
+// and adds a run whose bubble is measured like the app's own runs.
+
+#include <gtest/gtest.h>
+
+#include <QComboBox>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QTest>
+
+#include "tests/common/TestUtil.h"
+#include "ui/MainWindow.h"
+#include "ui/import/ImportDialog.h"
+#include "ui/import/ImportRequest.h"
+
+namespace ps::ui {
+namespace {
+
+// GPipe, p = 2, m = 2, F = 10 µs, B = 20 µs, as GPU annotations named like torch pipelining.
+// Span 90 µs, each rank busy 60 µs: bubble 1/3 = (p-1)/(m+p-1).
+std::string kinetoRank(int rank) {
+  struct Op {
+    const char* kind;
+    int mb;
+    int start, dur;
+  };
+  const std::vector<Op> ops =
+      rank == 0
+          ? std::vector<Op>{{"F", 0, 0, 10}, {"F", 1, 10, 10}, {"B", 0, 50, 20}, {"B", 1, 70, 20}}
+          : std::vector<Op>{{"F", 0, 10, 10}, {"F", 1, 20, 10}, {"B", 0, 30, 20}, {"B", 1, 50, 20}};
+  std::string json = "{\"distributedInfo\":{\"rank\":" + std::to_string(rank) +
+                     ",\"world_size\":2},\"traceEvents\":[";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (i) json += ',';
+    json += "{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"PP:" + std::to_string(rank) +
+            ops[i].kind + std::to_string(ops[i].mb) +
+            "\",\"pid\":0,\"tid\":7,\"ts\":" + std::to_string(1'000'000 + ops[i].start) +
+            ",\"dur\":" + std::to_string(ops[i].dur) + "}";
+  }
+  json += "]}";
+  return json;
+}
+
+TEST(ImportUi, DialogGuessesTheFormatFromTheFiles) {
+  test::TempDir dir;
+  const std::string json = dir.file("rank0.json"), csv = dir.file("s.csv");
+  test::writeFile(json, kinetoRank(0));
+  test::writeFile(csv, "0F0,0B0\n");
+  ImportDialog dialog;
+  dialog.setFiles({QString::fromStdString(json)});
+  EXPECT_EQ(dialog.findChild<QComboBox*>("importFormat")->currentData().toString(), "kineto");
+  EXPECT_EQ(dialog.request().files, QStringList{QString::fromStdString(json)});
+  dialog.setFiles({QString::fromStdString(csv)});
+  EXPECT_EQ(dialog.request().format, "torch-csv");
+  EXPECT_EQ(guessImportFormat({QString::fromStdString(json), QString::fromStdString(csv)}), "");
+}
+
+TEST(ImportUi, ImportingTwoKinetoRanksAddsARunWithTheirBubble) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("live.sqlite"))));
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  const int before = history->count();
+  ImportRequest request;
+  request.format = "kineto";
+  for (int r = 0; r < 2; ++r) {
+    const std::string path = dir.file("rank" + std::to_string(r) + ".json");
+    test::writeFile(path, kinetoRank(r));
+    request.files << QString::fromStdString(path);
+  }
+  w.importTraces(request, false);
+  for (int i = 0; i < 250 && w.importBusy(); ++i)
+    QTest::qWait(20);
+  QTest::qWait(20);
+  ASSERT_EQ(history->count(), before + 1) << w.lastError().toStdString();
+  EXPECT_TRUE(w.lastImportSummary().contains("2 rank(s)")) << w.lastImportSummary().toStdString();
+  EXPECT_TRUE(w.lastImportSummary().contains("F=4 B=4")) << w.lastImportSummary().toStdString();
+  auto* summary = w.findChild<QPlainTextEdit*>("importSummary");
+  ASSERT_NE(summary, nullptr);
+  auto* report = w.findChild<QPlainTextEdit*>("reportView");
+  EXPECT_TRUE(report->toPlainText().contains("bubble ratio   33.33 %"))
+      << report->toPlainText().toStdString();
+}
+
+TEST(ImportUi, ABadFileReportsItsNameAndAddsNothing) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("live.sqlite"))));
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  const int before = history->count();
+  const std::string bad = dir.file("rank0.json");
+  test::writeFile(bad, "{\"traceEvents\":[{\"ph\":\"X\",");
+  ImportRequest request;
+  request.format = "kineto";
+  request.files << QString::fromStdString(bad);
+  w.importTraces(request, false);
+  for (int i = 0; i < 250 && w.importBusy(); ++i)
+    QTest::qWait(20);
+  QTest::qWait(20);
+  EXPECT_EQ(history->count(), before);
+  EXPECT_TRUE(w.lastError().contains(QString::fromStdString(bad))) << w.lastError().toStdString();
+}
+
+}  // namespace
+}  // namespace ps::ui

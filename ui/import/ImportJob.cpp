@@ -1,0 +1,178 @@
+#include "ui/import/ImportJob.h"
+
+#include <QMetaObject>
+
+#include <chrono>
+#include <sstream>
+
+#include "runtime/plan/PlanBuilder.h"
+#include "runtime/sim/SimWriter.h"
+#include "runtime/sim/Simulator.h"
+#include "trace/import/ImportPipeline.h"
+#include "trace/import/ImportReaders.h"
+#include "trace/store/TraceStore.h"
+
+namespace ps::ui {
+namespace {
+
+struct Outcome {
+  qint64 runId = 0;
+  QString summary;
+  QString error;
+};
+
+std::vector<std::string> toStd(const QStringList& list) {
+  std::vector<std::string> out;
+  for (const QString& s : list)
+    out.push_back(s.toStdString());
+  return out;
+}
+
+// A torch schedule has no timings: simulate it with the uniform default costs, as the CLI does.
+Outcome importTorchCsv(const ImportRequest& request, const std::string& tracePath) {
+  Outcome out;
+  if (request.files.size() != 1) {
+    out.error = "a torch pipelining CSV import takes exactly one file";
+    return out;
+  }
+  runtime::PlanSpec spec;
+  spec.scheduleFile = request.files.front().toStdString();
+  auto built = runtime::buildPlan(spec);
+  if (!built) {
+    out.error = QString::fromStdString(built.error());
+    return out;
+  }
+  auto result = runtime::simulate(built->plan, built->graph, built->cost);
+  if (!result) {
+    out.error = QString::fromStdString(result.error());
+    return out;
+  }
+  auto store = trace::TraceStore::open(tracePath, trace::TraceStore::Mode::ReadWrite);
+  if (!store) {
+    out.error = QString::fromStdString(store.error());
+    return out;
+  }
+  const std::string name =
+      request.name.isEmpty()
+          ? "torch-csv: " + spec.scheduleFile.substr(spec.scheduleFile.rfind('/') + 1)
+          : request.name.toStdString();
+  auto id = runtime::writeSimulation(*store, built->plan, built->cost, *result, name,
+                                     built->configJson, "torch-csv");
+  if (!id) {
+    out.error = QString::fromStdString(id.error());
+    return out;
+  }
+  std::ostringstream s;
+  s << built->plan.numRanks << " rank(s), " << built->plan.numStages << " stage(s), "
+    << built->plan.numMicrobatches()
+    << " micro-batches; simulated with uniform costs (change them in the Plan panel and rerun)\n";
+  for (const auto& note : built->notes)
+    s << "note: " << note << '\n';
+  out.runId = *id;
+  out.summary = QString::fromStdString(s.str());
+  return out;
+}
+
+}  // namespace
+
+ImportJob::ImportJob(QObject* parent) : QObject(parent) {}
+
+ImportJob::~ImportJob() {
+  cancel();
+  join();
+}
+
+void ImportJob::cancel() {
+  if (cancel_) cancel_->store(true);
+}
+
+void ImportJob::join() {
+  if (worker_.joinable()) worker_.join();
+}
+
+void ImportJob::start(const ImportRequest& request, const QString& tracePath) {
+  cancel();
+  join();
+  ++generation_;
+  const std::uint64_t generation = generation_;
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  done_ = false;
+  auto post = [this, generation](auto fn) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, fn] {
+          if (generation == generation_) fn();
+        },
+        Qt::QueuedConnection);
+  };
+  worker_ = std::thread([this, request, path = tracePath.toStdString(), cancel = cancel_, post] {
+    Outcome outcome;
+    // Throttled: at most one progress event per 50 ms reaches the GUI thread.
+    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    auto report = [&](const QString& stage, double fraction) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::milliseconds(50) && fraction < 1.0) return;
+      last = now;
+      const int percent = static_cast<int>(fraction * 100.0);
+      post([this, stage, percent] { emit progress(stage, percent); });
+    };
+    if (request.format == "torch-csv") {
+      outcome = importTorchCsv(request, path);
+    } else {
+      trace::import::ReadControl control;
+      control.cancel = cancel.get();
+      control.progress = [&](double f) { report("read", f); };
+      trace::import::ImportOptions options;
+      options.format = request.format.toStdString();
+      options.name = request.name.toStdString();
+      options.align = trace::import::parseAlignMode(request.align.toStdString())
+                          .value_or(trace::import::AlignMode::Auto);
+      bool ok = true;
+      if (!request.rulesFile.isEmpty()) {
+        auto rules = trace::import::MappingRules::load(request.rulesFile.toStdString());
+        if (!rules) {
+          outcome.error = QString::fromStdString(rules.error());
+          ok = false;
+        } else {
+          options.rulesFile = request.rulesFile.toStdString();
+          options.recognizer = trace::import::OpRecognizer(std::move(*rules));
+        }
+      }
+      auto raws = ok ? trace::import::readTraceFiles(options.format, toStd(request.files), control)
+                     : Result<std::vector<trace::import::RawRankTrace>>(Error{""});
+      if (ok && !raws) outcome.error = QString::fromStdString(raws.error());
+      if (ok && raws) {
+        report("align", 0.0);
+        auto run = trace::import::assembleImport(std::move(*raws), options);
+        if (!run) {
+          outcome.error = QString::fromStdString(run.error());
+        } else if (cancel->load()) {
+          outcome.error = "import cancelled";
+        } else {
+          auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
+          if (!store) {
+            outcome.error = QString::fromStdString(store.error());
+          } else {
+            control.progress = [&](double f) { report("write", f); };
+            auto id = trace::import::writeImportedRun(*store, *run, control);
+            if (!id) {
+              outcome.error = QString::fromStdString(id.error());
+            } else {
+              outcome.runId = *id;
+              outcome.summary = QString::fromStdString(trace::import::formatImportSummary(*run));
+            }
+          }
+        }
+      }
+    }
+    post([this, outcome] {
+      done_ = true;
+      if (outcome.error.isEmpty())
+        emit finished(outcome.runId, outcome.summary);
+      else
+        emit failed(outcome.error);
+    });
+  });
+}
+
+}  // namespace ps::ui
