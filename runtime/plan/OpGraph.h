@@ -7,6 +7,10 @@
 // W(s,m) after I(s,m); OPT(rank, step) after every W/B of that step — on its own rank
 // (OptimizerSync::None) or on every rank through one barrier node (OptimizerSync::Barrier);
 // plus the plan's extra edges. Program order on each rank is implicit (in-order streams).
+//
+// Layout: node ids follow the programs, rank 0's first, so a rank's nodes are one contiguous id
+// range in program order (no per-rank lists); the virtual barrier nodes come last. Everything is
+// flat arrays sized once: building a graph of millions of ops makes no per-op allocation.
 
 #include <cstdint>
 #include <span>
@@ -21,17 +25,29 @@ namespace ps::runtime {
 struct OpGraph {
   // Nodes: every action of every program (program order), then virtual barrier nodes.
   std::vector<Action> actions;
-  std::vector<std::int32_t> rank;        // -1 for virtual nodes
-  std::vector<std::int32_t> programPos;  // index within the rank's program; -1 for virtual
-  std::vector<std::int32_t> depBegin;    // CSR: deps of node i are deps[depBegin[i]..depBegin[i+1])
+  std::vector<std::int32_t> rank;       // -1 for virtual nodes
+  std::vector<std::int32_t> rankBegin;  // [numRanks + 1]: rank r's nodes are ids
+                                        // rankBegin[r] .. rankBegin[r+1]-1, in program order
+  std::vector<std::int32_t> depBegin;   // CSR: deps of node i are deps[depBegin[i]..depBegin[i+1])
   std::vector<std::int32_t> deps;
-  std::vector<std::vector<std::int32_t>> rankNodes;  // [rank] → node ids in program order
   std::size_t computeCount = 0;  // nodes that are real actions (the rest are virtual)
 
   std::size_t size() const { return actions.size(); }
+  int numRanks() const { return rankBegin.empty() ? 0 : static_cast<int>(rankBegin.size()) - 1; }
   bool isVirtual(std::size_t i) const { return rank[i] < 0; }
   std::span<const std::int32_t> depsOf(std::size_t i) const {
     return {deps.data() + depBegin[i], deps.data() + depBegin[i + 1]};
+  }
+  // Rank r's program length and its i-th node.
+  std::size_t rankSize(int r) const {
+    return static_cast<std::size_t>(rankBegin[r + 1] - rankBegin[r]);
+  }
+  std::int32_t rankNode(int r, std::size_t i) const {
+    return rankBegin[r] + static_cast<std::int32_t>(i);
+  }
+  // A compute node's index within its rank's program.
+  std::int32_t programPos(std::size_t i) const {
+    return static_cast<std::int32_t>(i) - rankBegin[rank[i]];
   }
 };
 

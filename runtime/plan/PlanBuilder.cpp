@@ -141,7 +141,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   PS_TRY(placeLayers(spec, *plan, *cost));
   if (spec.recompute) addRecompute(*plan);
   if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {
-    auto repeated = repeatSteps(*plan, spec.steps, spec.optimizerSync);
+    auto repeated = repeatSteps(std::move(*plan), spec.steps, spec.optimizerSync);
     if (!repeated) return std::move(repeated).takeError();
     plan = std::move(repeated);
   }

@@ -12,7 +12,9 @@ namespace ps::runtime {
 // Validates and returns the graph the simulator/executors then use.
 Result<OpGraph> validatePlan(const Plan& plan);
 
-// Appends an OPT per rank to a one-step plan and repeats its programs `steps` times.
+// Appends an OPT per rank to a one-step plan and repeats its programs `steps` times. The
+// rvalue form reuses the plan instead of copying it (generate-then-repeat of large plans).
 Result<Plan> repeatSteps(const Plan& oneStep, int steps, OptimizerSync sync);
+Result<Plan> repeatSteps(Plan&& oneStep, int steps, OptimizerSync sync);
 
 }  // namespace ps::runtime

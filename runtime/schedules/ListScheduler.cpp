@@ -46,7 +46,8 @@ struct Lane {
 }  // namespace
 
 Result<ListScheduleResult> listSchedule(const Plan& plan, const UnitCosts& cost,
-                                        const ListPriority& priority) {
+                                        const ListPriority& priority, int forwardGroup) {
+  if (forwardGroup < 1) forwardGroup = 1;
   const int ranks = plan.numRanks, m = plan.numMicrobatches(), S = plan.numStages;
   const bool split = plan.splitBackward;
   State st(plan);
@@ -69,6 +70,16 @@ Result<ListScheduleResult> listSchedule(const Plan& plan, const UnitCosts& cost,
   const OpKind backKind = split ? OpKind::I : OpKind::B;
   const int queues = split ? 3 : 2;
   std::int64_t t = 0;
+  // Forward groups: the next `forwardGroup` forwards of a lane (fewer at its end), all ready.
+  auto groupSize = [&](const Lane& lane) {
+    return std::min(forwardGroup, static_cast<int>(lane.mbs.size()) - lane.next[kF]);
+  };
+  auto groupReady = [&](const Lane& lane, std::int64_t now) {
+    const int n = groupSize(lane);
+    for (int g = 1; g < n; ++g)
+      if (!st.ready(kF, lane.stage, lane.mbs[lane.next[kF] + g], now)) return false;
+    return true;
+  };
 
   while (remaining > 0) {
     for (int r = 0; r < ranks; ++r) {
@@ -81,6 +92,7 @@ Result<ListScheduleResult> listSchedule(const Plan& plan, const UnitCosts& cost,
           if (lane.next[q] >= static_cast<int>(lane.mbs.size())) continue;
           const int k = lane.mbs[lane.next[q]];
           if (!st.ready(q, lane.stage, k, t)) continue;
+          if (q == kF && !groupReady(lane, t)) continue;
           Action a;
           a.kind = q == kF ? OpKind::F : q == kBack ? backKind : OpKind::W;
           a.stage = lane.stage;
@@ -97,33 +109,39 @@ Result<ListScheduleResult> listSchedule(const Plan& plan, const UnitCosts& cost,
       }
       if (!best) continue;
       Lane& lane = lanes[r][bestL];
-      const int bestS = lane.stage;
-      const int k = lane.mbs[lane.next[bestQ]++];
-      Action a;
-      a.kind = bestQ == kF ? OpKind::F : bestQ == kBack ? backKind : OpKind::W;
-      a.stage = bestS;
-      a.microbatch = k;
-      const int dur = bestQ == kF ? cost.f : bestQ == kW ? cost.w : (split ? cost.i : cost.b);
-      st.end[bestQ][bestS][k] = t + dur;
-      busyUntil[r] = t + dur;
-      out.programs[r].push_back(a);
-      out.start[r].push_back(t);
-      out.makespan = std::max(out.makespan, t + dur);
-      --remaining;
-      auto& l = load[r];
-      if (bestQ == kF) {
-        ++l.awaitingBackward;
-        ++l.holding;
-      } else if (bestQ == kBack) {
-        --l.awaitingBackward;
-        if (split)
-          ++l.pendingW;
-        else
+      const int count = bestQ == kF ? groupSize(lane) : 1;
+      std::int64_t at = t;
+      for (int g = 0; g < count; ++g) {
+        const int bestS = lane.stage;
+        const int k = lane.mbs[lane.next[bestQ]++];
+        Action a;
+        a.kind = bestQ == kF ? OpKind::F : bestQ == kBack ? backKind : OpKind::W;
+        a.stage = bestS;
+        a.microbatch = k;
+        const int dur = bestQ == kF ? cost.f : bestQ == kW ? cost.w : (split ? cost.i : cost.b);
+        st.end[bestQ][bestS][k] = at + dur;
+        out.programs[r].push_back(a);
+        out.start[r].push_back(at);
+        at += dur;
+        --remaining;
+        auto& l = load[r];
+        if (bestQ == kF) {
+          ++l.awaitingBackward;
+          ++l.holding;
+          ++l.forwardsStarted;
+        } else if (bestQ == kBack) {
+          --l.awaitingBackward;
+          if (split)
+            ++l.pendingW;
+          else
+            --l.holding;
+        } else {
+          --l.pendingW;
           --l.holding;
-      } else {
-        --l.pendingW;
-        --l.holding;
+        }
       }
+      busyUntil[r] = at;
+      out.makespan = std::max(out.makespan, at);
     }
     // Advance to the next finish time; nothing can become ready in between.
     std::int64_t nextT = kNever;

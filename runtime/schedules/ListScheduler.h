@@ -28,6 +28,7 @@ struct RankLoad {
   int awaitingBackward = 0;  // stage-micro-batches whose F started and whose B/I has not
   int holding = 0;           // ... whose F started and whose last backward (B or W) has not
   int pendingW = 0;          // ... whose I started and whose W has not
+  int forwardsStarted = 0;   // every F this rank has started so far
 };
 
 // The priority of starting `a` now on `rank` (lower first; ties go to F, then B/I, then W, then
@@ -44,7 +45,12 @@ struct ListScheduleResult {
 // Schedules every op the skeleton needs (F, and B or I+W per stage and micro-batch; a
 // micro-batch's ops run on its replica's ranks). Fails when the policy holds back every op while
 // nothing runs.
+//
+// `forwardGroup` > 1 issues forwards in groups: a rank starts the forwards of the next
+// `forwardGroup` micro-batches of a lane back to back, once all of them are ready (fewer at the
+// lane's end), as one decision of length forwardGroup·F — Chimera's forward doubling. The
+// policy sees the group's first forward and decides for the group.
 Result<ListScheduleResult> listSchedule(const Plan& skeleton, const UnitCosts& cost,
-                                        const ListPriority& priority);
+                                        const ListPriority& priority, int forwardGroup = 1);
 
 }  // namespace ps::runtime::sched

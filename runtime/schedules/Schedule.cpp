@@ -28,11 +28,13 @@ const std::vector<ScheduleInfo>& scheduleRegistry() {
        "without an optimizer barrier",
        "m >= 2p-1", false, generateZeroBubbleH2},
       {"zb-v", "zero-bubble",
-       "zero-bubble over two chunks per rank in a V (Qi et al. 2024): 1F1B's memory on every rank",
+       "zero-bubble over two chunks per rank in a V (Qi et al. 2024): 1F1B's memory on every "
+       "rank, zero steady-state bubble without an optimizer barrier (m >= 2p-1)",
        "v = 2 (fixed)", false, generateZeroBubbleV},
       {"chimera", "bidirectional",
-       "two pipeline replicas in opposite directions (Chimera, Li & Hoefler 2021)",
-       "p even, m even", false, generateChimera},
+       "two pipeline replicas in opposite directions (Chimera, Li & Hoefler 2021); forward "
+       "doubling for m > p",
+       "p even, m = p or a multiple of 2p", false, generateChimera},
       {"dualpipe-v", "bidirectional",
        "DeepSeek's DualPipe cut in half: V shape, forward and backward chunks overlapped",
        "v = 2 (fixed), m >= 2p", false, generateDualPipeV},

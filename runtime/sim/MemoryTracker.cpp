@@ -7,19 +7,30 @@
 namespace ps::runtime {
 
 MemoryTracker::MemoryTracker(const Plan& plan, const CostModel& cost)
-    : plan_(plan), cost_(cost), base_(plan.numRanks, 0), deltas_(plan.numRanks) {
+    : plan_(plan), cost_(cost), base_(plan.numRanks, 0), ranks_(plan.numRanks) {
+  act_.resize(plan.numStages);
+  params_.resize(plan.numStages);
+  for (int s = 0; s < plan.numStages; ++s) {
+    act_[s] = activationBytes(plan, cost, s);
+    params_[s] = stageParams(s);
+  }
   for (const auto& replica : plan.placement)
     for (int s = 0; s < static_cast<int>(replica.size()); ++s) {
-      const auto params = static_cast<double>(stageParams(s));
+      const auto params = static_cast<double>(params_[s]);
       std::int64_t bytes = static_cast<std::int64_t>(params * cost.stateBytesPerParamByte);
-      if (plan.versioning == WeightVersioning::DoubleBuffered) bytes += stageParams(s);
+      if (plan.versioning == WeightVersioning::DoubleBuffered) bytes += params_[s];
       base_[replica[s].rank] += bytes;
     }
-  for (int r = 0; r < plan.numRanks; ++r)
-    deltas_[r].reserve(2 * plan.programs[r].size() + 1);
-  act_.resize(plan.numStages);
+  perOp_.resize(static_cast<std::size_t>(plan.numStages) * kKinds);
   for (int s = 0; s < plan.numStages; ++s)
-    act_[s] = activationBytes(plan, cost, s);
+    for (int k = 0; k < kKinds; ++k)
+      perOp_[static_cast<std::size_t>(s) * kKinds + k] = changeOf(s, static_cast<OpKind>(k), 1.0);
+  // The initial sample of every rank, then at most one sample per op.
+  samples_.reserve(plan.actionCount() + static_cast<std::size_t>(plan.numRanks));
+  for (int r = 0; r < plan.numRanks; ++r) {
+    ranks_[r].total = ranks_[r].peak = base_[r];
+    samples_.push_back({r, 0, base_[r]});
+  }
 }
 
 std::int64_t MemoryTracker::stageParams(int stage) const {
@@ -34,54 +45,43 @@ std::int64_t MemoryTracker::stageInput(int stage) const {
   return cost_.layers[plan_.placement[0][stage].firstLayer].actBytes;
 }
 
-void MemoryTracker::onStart(int rank, const Action& a, std::int64_t start, std::int64_t end) {
-  if (a.stage < 0 || a.microbatch < 0) return;
-  const double scale = plan_.microbatches[a.microbatch].costScale;
+MemoryTracker::Change MemoryTracker::changeOf(int stage, OpKind kind, double scale) const {
   const auto scaled = [scale](std::int64_t b) {
-    return static_cast<std::int64_t>(static_cast<double>(b) * scale);
+    return scale == 1.0 ? b : static_cast<std::int64_t>(static_cast<double>(b) * scale);
   };
-  const std::int64_t stash =
-      plan_.versioning == WeightVersioning::Stashed ? stageParams(a.stage) : 0;
-  auto& d = deltas_[rank];
-  const bool releases = plan_.splitBackward ? a.kind == OpKind::W : a.kind == OpKind::B;
-  if (a.kind == OpKind::F) {
-    const std::int64_t kept = plan_.recompute ? scaled(stageInput(a.stage)) : scaled(act_[a.stage]);
-    d.push_back({start, kept + stash, kept});
-  } else if (a.kind == OpKind::R) {
-    d.push_back({start, scaled(act_[a.stage]), scaled(act_[a.stage])});
-  } else if (releases || (a.kind == OpKind::B && plan_.splitBackward)) {
-    std::int64_t freed = scaled(act_[a.stage]);
-    if (plan_.recompute) freed += scaled(stageInput(a.stage));
-    d.push_back({end, -(freed + stash), -freed});
+  const std::int64_t stash = plan_.versioning == WeightVersioning::Stashed ? params_[stage] : 0;
+  const bool releases = plan_.splitBackward ? kind == OpKind::W : kind == OpKind::B;
+  Change c;
+  if (kind == OpKind::F) {
+    const std::int64_t kept = plan_.recompute ? scaled(stageInput(stage)) : scaled(act_[stage]);
+    c = {kept + stash, kept, false, true};
+  } else if (kind == OpKind::R) {
+    c = {scaled(act_[stage]), scaled(act_[stage]), false, true};
+  } else if (releases || (kind == OpKind::B && plan_.splitBackward)) {
+    std::int64_t freed = scaled(act_[stage]);
+    if (plan_.recompute) freed += scaled(stageInput(stage));
+    c = {-(freed + stash), -freed, true, true};
   }
+  return c;
+}
+
+void MemoryTracker::closeInstant(int rank) {
+  RankMemory& m = ranks_[rank];
+  m.peak = std::max(m.peak, m.total);
+  m.peakAct = std::max(m.peakAct, m.act);
+  samples_.push_back({rank, m.instant, m.total});
+  m.open = false;
 }
 
 void MemoryTracker::finish(SimResult& out) {
   out.peakMemory.assign(plan_.numRanks, 0);
-  std::size_t samples = 0;
-  for (const auto& d : deltas_)
-    samples += d.size() + 1;
-  out.memory.reserve(samples);
   out.peakActivationBytes.assign(plan_.numRanks, 0);
   for (int r = 0; r < plan_.numRanks; ++r) {
-    auto& d = deltas_[r];
-    // Frees before allocations at the same instant: an op ending at t frees before the next
-    // op starting at t allocates, as a caching allocator would reuse the block.
-    std::sort(d.begin(), d.end(), [](const Delta& a, const Delta& b) {
-      return a.t != b.t ? a.t < b.t : a.bytes < b.bytes;
-    });
-    std::int64_t total = base_[r], act = 0;
-    out.memory.push_back({r, 0, total});
-    out.peakMemory[r] = total;
-    for (std::size_t i = 0; i < d.size(); ++i) {
-      total += d[i].bytes;
-      act += d[i].actBytes;
-      out.peakMemory[r] = std::max(out.peakMemory[r], total);
-      out.peakActivationBytes[r] = std::max(out.peakActivationBytes[r], act);
-      if (i + 1 < d.size() && d[i + 1].t == d[i].t) continue;  // one sample per instant
-      out.memory.push_back({r, d[i].t, total});
-    }
+    if (ranks_[r].open) closeInstant(r);
+    out.peakMemory[r] = ranks_[r].peak;
+    out.peakActivationBytes[r] = ranks_[r].peakAct;
   }
+  out.memory = std::move(samples_);
 }
 
 }  // namespace ps::runtime

@@ -10,6 +10,7 @@
 
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
+#include "trace/TraceRecords.h"
 
 namespace ps::runtime {
 
@@ -19,27 +20,67 @@ class MemoryTracker {
  public:
   MemoryTracker(const Plan& plan, const CostModel& cost);
 
-  // Called when an op is placed on rank `rank` over [start, end).
-  void onStart(int rank, const Action& a, std::int64_t start, std::int64_t end);
-  // Turns the recorded changes into memory samples and per-rank peaks.
+  // Called when an op is placed on rank `rank` over [start, end) (inline: once per op).
+  void onStart(int rank, const Action& a, std::int64_t start, std::int64_t end) {
+    if (a.stage < 0 || a.microbatch < 0 || static_cast<int>(a.kind) >= kKinds) return;
+    const Change c =
+        plan_.microbatches[a.microbatch].costScale == 1.0
+            ? perOp_[static_cast<std::size_t>(a.stage) * kKinds + static_cast<std::size_t>(a.kind)]
+            : changeOf(a.stage, a.kind, plan_.microbatches[a.microbatch].costScale);
+    if (c.any) change(rank, c.atEnd ? end : start, c.bytes, c.act);
+  }
+  // Hands over the memory samples and per-rank peaks.
   void finish(SimResult& out);
 
   std::int64_t baseBytes(int rank) const { return base_[rank]; }
 
  private:
-  struct Delta {
-    std::int64_t t;
-    std::int64_t bytes;     // change of total bytes in use
-    std::int64_t actBytes;  // change of activation bytes (the part above the base)
+  // Samples are written as the simulation goes: a rank's ops run one after the other and each
+  // changes memory once (at its start or its end), so a rank's changes come in time order. The
+  // changes of one instant are summed into one sample; frees count before allocations at the
+  // same instant (an op ending at t frees before the next op starting at t allocates, as a
+  // caching allocator would reuse the block), so the peak is the larger of the totals before and
+  // after the instant. Samples go out in one stream as instants close (each rank's in time
+  // order, ranks interleaved): one sequential write instead of one region per rank.
+  struct RankMemory {
+    std::int64_t instant = 0;         // time of the changes being summed (open == true)
+    std::int64_t total = 0, act = 0;  // bytes in use, and the activation part
+    std::int64_t peak = 0, peakAct = 0;
+    bool open = false;
   };
+  // What an op of `kind` on `stage` does to memory at the given micro-batch cost scale.
+  struct Change {
+    std::int64_t bytes = 0, act = 0;
+    bool atEnd = false;  // at the op's end (frees) rather than its start (allocations)
+    bool any = false;
+  };
+  static constexpr int kKinds = static_cast<int>(OpKind::FILL) + 1;
+  Change changeOf(int stage, OpKind kind, double scale) const;
+
+  void change(int rank, std::int64_t t, std::int64_t bytes, std::int64_t actBytes) {
+    RankMemory& m = ranks_[rank];
+    // t < instant cannot happen (see RankMemory); summing it into the open instant keeps the
+    // totals right regardless.
+    if (m.open && t > m.instant) closeInstant(rank);
+    if (!m.open) {
+      m.open = true;
+      m.instant = t;
+    }
+    m.total += bytes;
+    m.act += actBytes;
+  }
+  void closeInstant(int rank);
   std::int64_t stageParams(int stage) const;
   std::int64_t stageInput(int stage) const;
 
   const Plan& plan_;
   const CostModel& cost_;
   std::vector<std::int64_t> base_;
-  std::vector<std::int64_t> act_;           // per stage, one micro-batch at cost scale 1
-  std::vector<std::vector<Delta>> deltas_;  // per rank
+  std::vector<std::int64_t> act_;     // per stage, one micro-batch at cost scale 1
+  std::vector<std::int64_t> params_;  // per stage
+  std::vector<Change> perOp_;         // [stage · kKinds + kind] at cost scale 1
+  std::vector<RankMemory> ranks_;
+  std::vector<trace::MemorySample> samples_;
 };
 
 }  // namespace ps::runtime

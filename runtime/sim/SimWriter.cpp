@@ -52,10 +52,16 @@ Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
   // Group ops by step; memory samples go with the step during which they happen.
   std::vector<trace::TraceBatch> steps(plan.steps);
   std::vector<std::int64_t> stepEnd(plan.steps, 0);
-  for (const auto& op : result.records) {
+  const auto add = [&](const SimRecord& op) {
     const int k = std::clamp(op.step, 0, plan.steps - 1);
     steps[k].ops.push_back(toOpRecord(op));
     stepEnd[k] = std::max(stepEnd[k], op.end_ns);
+  };
+  for (const auto& op : result.records)
+    add(op);
+  for (const auto& t : result.transfers) {
+    add(sendRecord(result, t));
+    add(recvRecord(result, t));
   }
   for (int k = 1; k < plan.steps; ++k)
     stepEnd[k] = std::max(stepEnd[k], stepEnd[k - 1]);

@@ -98,7 +98,7 @@ TEST(Simulator, TransfersTakeBytesOverBandwidthPlusLatencyAndDelayTheConsumer) {
   // F0 on rank 0: [0, 10 µs); F0 on rank 1 starts when the activation arrives.
   std::int64_t f1Start = -1, b0Start = -1;
   bool sawSend = false, sawRecv = false;
-  for (const auto& op : r.records) {
+  for (const auto& op : allRecords(r)) {
     if (op.rank == 1 && op.kind == OpKind::F) f1Start = op.start_ns;
     if (op.rank == 0 && op.kind == OpKind::B) b0Start = op.start_ns;
     if (op.kind == OpKind::SEND_F) {
@@ -135,7 +135,7 @@ TEST(Simulator, LinkIsOccupiedByOneTransferAtATime) {
   ASSERT_TRUE(cost.ok());
   const SimResult r = simulateOk(plan, *cost);
   std::vector<std::int64_t> arrivals;
-  for (const auto& op : r.records)
+  for (const auto& op : allRecords(r))
     if (op.kind == OpKind::RECV_F) arrivals.push_back(op.end_ns);
   std::sort(arrivals.begin(), arrivals.end());
   ASSERT_EQ(arrivals.size(), 2u);
@@ -200,7 +200,7 @@ TEST(Simulator, StageBoundariesSendTheLayersOutputBytesWhenKnown) {
   cost.layers[0].outputBytes = 1000;                       // but only 1000 bytes leave layer 0
   const SimResult r = simulateOk(plan, cost);
   bool sawSend = false;
-  for (const auto& op : r.records)
+  for (const auto& op : allRecords(r))
     if (op.kind == OpKind::SEND_F) {
       sawSend = true;
       EXPECT_EQ(op.bytes, 1000);

@@ -1,0 +1,187 @@
+#include "runtime/sim/EventSimulation.h"
+
+#include <algorithm>
+#include <string>
+
+namespace ps::runtime::sim {
+
+EventSimulation::EventSimulation(const Plan& p, const OpGraph& g, const CostModel& c)
+    : p_(p), g_(g), costs_(p, c), mem_(p, c) {}
+
+Result<SimResult> EventSimulation::run() {
+  const std::size_t n = g_.size();
+  if (p_.numRanks >= (1 << 29))
+    return Error{"simulation: too many ranks (" + std::to_string(p_.numRanks) + ")"};
+  buildSuccessors();
+  node_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    NodeState& s = node_[i];
+    s.pending = g_.depBegin[i + 1] - g_.depBegin[i];
+    const int r = g_.rank[i];
+    const OpKind k = g_.actions[i].kind;
+    const Flow flow = k == OpKind::F                     ? kActivation
+                      : k == OpKind::B || k == OpKind::I ? kGradient
+                                                         : kNoData;
+    s.rankFlow = r < 0 ? -1 : (r << 2) | flow;
+    hasOverlap_ |= g_.actions[i].overlapNext;
+  }
+  const auto ranks = static_cast<std::size_t>(p_.numRanks);
+  head_.assign(ranks, 0);
+  streamFree_.assign(ranks, 0);
+  busy_.assign(ranks, 0);
+  unitLast_.assign(ranks, -1);
+  out_.records.reserve(g_.computeCount);
+  recordOf_.resize(g_.computeCount);
+  out_.transfers.reserve(g_.computeCount);
+  timeOrdered_ = !costs_.freeLinks();
+  if (timeOrdered_) linkFree_.assign(ranks * ranks, 0);
+  stack_.reserve(ranks * 4);
+
+  for (int r = 0; r < p_.numRanks; ++r)
+    tryStart(r);
+  for (std::size_t i = g_.computeCount; i < n; ++i)
+    if (node_[i].pending == 0) push(0, static_cast<std::int32_t>(i));
+  std::size_t completed = 0;
+  while (!events_.empty() || !stack_.empty()) {
+    Event e;
+    if (timeOrdered_) {
+      e = events_.top();
+      events_.pop();
+    } else {
+      e = stack_.back();
+      stack_.pop_back();
+    }
+    complete(e.node, e.time);
+    ++completed;
+  }
+  if (completed != n)
+    return Error{"simulation stalled after " + std::to_string(completed) + " of " +
+                 std::to_string(n) + " ops (validate the plan first)"};
+  mem_.finish(out_);
+  return std::move(out_);
+}
+
+void EventSimulation::buildSuccessors() {
+  const std::size_t n = g_.size();
+  succBegin_.assign(n + 1, 0);
+  for (auto d : g_.deps)
+    ++succBegin_[static_cast<std::size_t>(d) + 1];
+  for (std::size_t i = 0; i < n; ++i)
+    succBegin_[i + 1] += succBegin_[i];
+  succ_.resize(g_.deps.size());
+  // succBegin_[d] serves as d's fill cursor, which leaves it at d's end = (d+1)'s begin; shifting
+  // back by one restores the begins (no separate cursor array).
+  for (std::size_t i = 0; i < n; ++i)
+    for (auto d : g_.depsOf(i))
+      succ_[static_cast<std::size_t>(succBegin_[d]++)] = static_cast<std::int32_t>(i);
+  for (std::size_t i = n; i > 0; --i)
+    succBegin_[i] = succBegin_[i - 1];
+  succBegin_[0] = 0;
+}
+
+// Completions must be processed in time order only when links have finite bandwidth: then
+// transfers queue on a link first come, first served. With free links every start time follows
+// from its dependencies alone, so any order gives the same schedule, and a plain stack saves the
+// heap's log factor.
+void EventSimulation::push(std::int64_t t, std::int32_t node) {
+  if (timeOrdered_)
+    events_.push({t, seq_++, node});
+  else
+    stack_.push_back({t, 0, node});
+}
+
+// Starts the head unit of rank r if its dependencies have all arrived.
+void EventSimulation::tryStart(int r) {
+  if (busy_[r]) return;
+  const std::size_t size = g_.rankSize(r), h = head_[r];
+  if (h >= size) return;
+  const std::int32_t first = g_.rankNode(r, h);
+  const std::size_t unit = (g_.actions[first].overlapNext && h + 1 < size) ? 2 : 1;
+  std::int64_t start = streamFree_[r];
+  for (std::size_t i = 0; i < unit; ++i) {
+    const auto node = first + static_cast<std::int32_t>(i);
+    // The partner of an overlapped pair may depend on the first; that edge is satisfied inside.
+    std::int32_t waiting = node_[node].pending;
+    if (i == 1)
+      for (auto d : g_.depsOf(node))
+        if (d == first) --waiting;
+    if (waiting > 0) return;
+    start = std::max(start, node_[node].readyAt);
+  }
+  busy_[r] = 1;
+  std::int64_t t = start;
+  for (std::size_t i = 0; i < unit; ++i) {
+    const auto node = first + static_cast<std::int32_t>(i);
+    const Action& a = g_.actions[node];
+    const std::int64_t end = t + costs_.duration(a, r);
+    out_.makespan = std::max(out_.makespan, end);
+    recordOf_[static_cast<std::size_t>(node)] = static_cast<std::int32_t>(out_.records.size());
+    out_.records.push_back({t, end, -1, r, a.stage, a.microbatch, a.step, -1, a.kind});
+    mem_.onStart(r, a, t, end);
+    push(end, node);
+    t = end;
+  }
+  unitLast_[r] = first + static_cast<std::int32_t>(unit) - 1;
+  head_[r] += unit;
+}
+
+void EventSimulation::complete(std::int32_t node, std::int64_t t) {
+  const int r = node_[node].rank();
+  const Flow flow = node_[node].flow();
+  // Deliver to dependents; one transfer per (producer, destination rank).
+  sent_.clear();
+  for (std::int32_t k = succBegin_[node]; k < succBegin_[node + 1]; ++k) {
+    const auto c = succ_[k];
+    NodeState& cs = node_[c];
+    const int rc = cs.rank();
+    std::int64_t arrival = t;
+    if (flow != kNoData && rc >= 0 && rc != r && cs.flow() == flow) {
+      const auto sent =
+          std::find_if(sent_.begin(), sent_.end(), [rc](const auto& s) { return s.first == rc; });
+      if (sent == sent_.end()) {
+        const OpKind sendKind = flow == kActivation ? OpKind::SEND_F : OpKind::SEND_B;
+        arrival = transfer(node, c, sendKind, r, rc, t);
+        sent_.emplace_back(rc, arrival);
+      } else {
+        arrival = sent->second;
+      }
+    }
+    cs.readyAt = std::max(cs.readyAt, arrival);
+    if (--cs.pending == 0) {
+      if (rc < 0)
+        push(cs.readyAt, c);
+      else
+        tryStart(rc);
+    } else if (hasOverlap_ && rc >= 0 && cs.pending == 1) {
+      tryStart(rc);  // may be the partner of an overlapped pair waiting only on its first half
+    }
+  }
+  if (r >= 0 && node == unitLast_[r]) {  // the rank's stream is free again
+    busy_[r] = 0;
+    streamFree_[r] = t;
+    tryStart(r);
+  }
+}
+
+std::int64_t EventSimulation::transfer(std::int32_t producer, std::int32_t consumer,
+                                       OpKind sendKind, int src, int dst, std::int64_t t) {
+  const Action& pa = g_.actions[producer];
+  const Action& ca = g_.actions[consumer];
+  const std::int64_t bytes = costs_.transferBytes(sendKind, pa.stage, ca.stage, pa.microbatch);
+  const LinkCost& link = costs_.link(src, dst);
+  // A free link (no bandwidth limit) never queues: only finite-bandwidth links are FIFO.
+  std::int64_t start = t, occupy = 0;
+  if (link.bytesPerNs > 0) {
+    std::int64_t& free = linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst];
+    start = std::max(t, free);
+    occupy = roundNs(static_cast<double>(bytes) / link.bytesPerNs);
+    free = start + occupy;
+  }
+  const std::int64_t arrival = start + occupy + costs_.latency(src, dst);
+  out_.transfers.push_back({start, start + occupy, arrival, bytes,
+                            recordOf_[static_cast<std::size_t>(producer)], ca.stage, dst,
+                            sendKind});
+  return arrival;
+}
+
+}  // namespace ps::runtime::sim

@@ -1,0 +1,77 @@
+#pragma once
+// The discrete-event engine behind simulate() (internal to runtime/sim; Simulator.h is the
+// interface). Each rank's stream runs its program in order; an op starts when its dependencies
+// have arrived and its stream is free; a cross-rank data edge is a transfer on its link.
+//
+// This engine handles links of finite bandwidth, whose transfers queue first come, first served
+// and so must be processed in time order. Plans whose links are all free (latency only) take the
+// cheaper ReplaySimulation; the two give identical results there (SimEngineTest).
+//
+// Built for plans of millions of ops: the per-node state the hot loop touches for a successor
+// (ready time, pending count, rank, data-flow class) is packed into 16 bytes; successors are CSR;
+// nothing is allocated per op.
+
+#include <cstdint>
+#include <queue>
+#include <vector>
+
+#include "runtime/cost/CostModel.h"
+#include "runtime/plan/OpGraph.h"
+#include "runtime/plan/Plan.h"
+#include "runtime/sim/MemoryTracker.h"
+#include "runtime/sim/OpCosts.h"
+#include "runtime/sim/Simulator.h"
+#include "trace/Result.h"
+
+namespace ps::runtime::sim {
+
+class EventSimulation {
+ public:
+  EventSimulation(const Plan& p, const OpGraph& g, const CostModel& c);
+  Result<SimResult> run();
+
+ private:
+  // Which data a node's output carries to a consumer on another rank.
+  enum Flow : std::uint8_t { kNoData = 0, kActivation = 1, kGradient = 2 };
+  struct NodeState {
+    std::int64_t readyAt = 0;    // latest arrival of a dependency so far
+    std::int32_t pending = 0;    // dependencies not yet arrived
+    std::int32_t rankFlow = -1;  // (rank << 2) | Flow; -1 for virtual nodes
+    int rank() const { return rankFlow < 0 ? -1 : rankFlow >> 2; }
+    Flow flow() const { return rankFlow < 0 ? kNoData : static_cast<Flow>(rankFlow & 3); }
+  };
+  struct Event {
+    std::int64_t time;
+    std::int64_t seq;
+    std::int32_t node;
+    bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+  };
+
+  void buildSuccessors();
+  void push(std::int64_t t, std::int32_t node);
+  void tryStart(int r);
+  void complete(std::int32_t node, std::int64_t t);
+  std::int64_t transfer(std::int32_t producer, std::int32_t consumer, OpKind sendKind, int src,
+                        int dst, std::int64_t t);
+
+  const Plan& p_;
+  const OpGraph& g_;
+  OpCosts costs_;
+  MemoryTracker mem_;
+  SimResult out_;
+  std::vector<NodeState> node_;
+  std::vector<std::int32_t> succBegin_, succ_;
+  std::vector<std::int32_t> recordOf_;  // per compute op: its index in the records (placed ops)
+  std::vector<std::pair<int, std::int64_t>> sent_;  // per completion: (rank, arrival) sent to
+  std::vector<std::int64_t> streamFree_, linkFree_;
+  std::vector<std::size_t> head_;
+  std::vector<char> busy_;
+  std::vector<std::int32_t> unitLast_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<Event> stack_;
+  bool timeOrdered_ = true;
+  bool hasOverlap_ = false;
+  std::int64_t seq_ = 0;
+};
+
+}  // namespace ps::runtime::sim

@@ -1,0 +1,62 @@
+#pragma once
+// Op durations, transfer sizes and link latencies as both simulation engines need them, looked
+// up in O(1) (internal to runtime/sim): opDurationNs walks a stage's layers, far too slow to
+// repeat for millions of ops, so durations are cached per (replica, stage, kind) at cost scale 1.
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/cost/CostModel.h"
+#include "runtime/plan/Plan.h"
+
+namespace ps::runtime::sim {
+
+class OpCosts {
+ public:
+  OpCosts(const Plan& plan, const CostModel& cost);
+
+  // a's duration on `rank` (the rank that holds its stage). Inline: once per op.
+  std::int64_t duration(const Action& a, int rank) {
+    const int kind = static_cast<int>(a.kind);
+    if (a.stage >= 0 && a.microbatch >= 0 && kind < kKindSlots &&
+        plan_.microbatches[a.microbatch].costScale == 1.0) {
+      const std::int64_t d = durations_[(static_cast<std::size_t>(plan_.replicaOf(a.microbatch)) *
+                                             static_cast<std::size_t>(plan_.numStages) +
+                                         static_cast<std::size_t>(a.stage)) *
+                                            kKindSlots +
+                                        static_cast<std::size_t>(kind)];
+      if (d >= 0) return d;
+    }
+    return durationSlow(a, rank);
+  }
+  // Bytes a transfer carries: activations leave the producing stage, gradients flow back into
+  // the consuming one; scaled by the micro-batch.
+  std::int64_t transferBytes(OpKind sendKind, int producerStage, int consumerStage,
+                             int microbatch) const;
+  const LinkCost& link(int src, int dst) const {
+    return uniformLinks_ ? cost_.defaultLink : cost_.link(src, dst);
+  }
+  // Latency of the link, rounded to ns.
+  std::int64_t latency(int src, int dst) const;
+  // True when no link has a bandwidth limit: transfers never queue.
+  bool freeLinks() const { return freeLinks_; }
+
+ private:
+  // Every OpKind value up to FILL (the last compute kind) indexes the duration cache.
+  static constexpr int kKindSlots = static_cast<int>(OpKind::FILL) + 1;
+  std::int64_t durationSlow(const Action& a, int rank);
+
+  const Plan& plan_;
+  const CostModel& cost_;
+  std::vector<std::int64_t> durations_;  // [(replica · S + stage) · kinds + kind], -1 = not yet
+  std::vector<std::int64_t> boundary_;   // per stage: bytes leaving it for one micro-batch
+  bool uniformLinks_ = true;
+  bool freeLinks_ = true;
+  std::int64_t defaultLatency_ = 0;
+};
+
+std::int64_t roundNs(double ns);
+// True when no link of the cost model has a bandwidth limit.
+bool allLinksFree(const CostModel& cost);
+
+}  // namespace ps::runtime::sim
