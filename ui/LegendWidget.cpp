@@ -8,6 +8,8 @@ namespace ps::ui {
 
 LegendWidget::LegendWidget(QWidget* parent) : QWidget(parent) {
   setObjectName("legend");
+  // One row of swatches: without a fixed height a crowded dock squeezed it to nothing.
+  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 }
 
 QSize LegendWidget::sizeHint() const {

@@ -1,6 +1,9 @@
-// Timeline repaint offscreen into a QImage for a 10M-op, 64-rank trace: full view and a 1% zoom,
-// median ms over repeats, and resident bytes per op of the loaded columns.
-// Goals here: <= 16 ms full, <= 4 ms zoomed, <= 48 bytes per op.
+// Timeline repaint offscreen into a QImage for a 10M-op, 64-rank trace: full view, a 1% zoom and
+// a 0.02% zoom (ops tens of pixels wide, labelled), median ms over repeats with the geometry
+// rebuilt every time, and resident bytes per op of the loaded columns plus the lane indexes.
+// Baseline, in the same run: one fillRect over the same image, the floor of any repaint.
+// Goals here: <= 16 ms full, <= 4 ms zoomed, <= 48 bytes per op. `--dpr 2` paints at device
+// pixel ratio 2 (an image of twice the width and height).
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -9,7 +12,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "trace/RunTrace.h"
@@ -34,9 +39,17 @@ std::shared_ptr<ps::trace::RunTrace> makeRun(int ranks, std::size_t opsPerRank) 
   return run;
 }
 
-double medianPaintMs(ps::ui::TimelineView& view, int repeats) {
-  std::vector<double> ms;
-  QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
+double median(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+struct Paint {
+  double ms, geometryMs;
+};
+
+Paint medianPaint(ps::ui::TimelineView& view, QImage& image, int repeats) {
+  std::vector<double> ms, geometry;
   for (int i = 0; i < repeats; ++i) {
     view.setVisibleRange(view.visibleRange());  // invalidate the geometry cache: full rebuild
     QElapsedTimer t;
@@ -45,9 +58,21 @@ double medianPaintMs(ps::ui::TimelineView& view, int repeats) {
     view.render(&p);
     p.end();
     ms.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    geometry.push_back(view.lastGeometryMs());
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return {median(ms), median(geometry)};
+}
+
+// The floor: filling the same image once (appended to `ms`).
+void fillMs(QImage& image, int repeats, std::vector<double>& ms) {
+  for (int i = 0; i < repeats; ++i) {
+    QElapsedTimer t;
+    t.start();
+    QPainter p(&image);
+    p.fillRect(image.rect(), QColor(0xf6, 0xd5, 0xd5));
+    p.end();
+    ms.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+  }
 }
 
 }  // namespace
@@ -55,6 +80,11 @@ double medianPaintMs(ps::ui::TimelineView& view, int repeats) {
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
+  const int dpr = argc == 3 && std::string_view(argv[1]) == "--dpr" ? std::atoi(argv[2]) : 1;
+  if (dpr < 1 || dpr > 4) {
+    std::fprintf(stderr, "usage: bench_timeline [--dpr 1..4]\n");
+    return 2;
+  }
   const int ranks = 64;
   const std::size_t perRank = 10'000'000 / ranks;
   auto run = makeRun(ranks, perRank);
@@ -70,14 +100,38 @@ int main(int argc, char** argv) {
   ps::ui::TimelineView view;
   view.resize(1920, ps::ui::TimelineView::kAxis + ranks * 45 + 10);
   view.setRun(run);
-  const double full = medianPaintMs(view, 7);
+  bytes += view.indexBytes();
+  QImage image(view.size() * dpr, QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(dpr);
+  const int repeats = 15;
+  std::vector<double> fills;
+  fillMs(image, 2, fills);  // first touch of the image's pages
+  fills.clear();
+  fillMs(image, repeats, fills);
+  const Paint full = medianPaint(view, image, repeats);
   const auto whole = view.visibleRange();
   const auto len = whole.end - whole.start;
   view.setVisibleRange({whole.start + len / 2, whole.start + len / 2 + len / 100});
-  const double zoomed = medianPaintMs(view, 7);
+  const Paint zoomed = medianPaint(view, image, repeats);
+  const std::size_t zoomedItems = view.drawnItems();
+  view.setVisibleRange({whole.start + len / 2, whole.start + len / 2 + len / 5000});
+  const Paint deep = medianPaint(view, image, repeats);
+  const double before = median(fills);
+  fills.clear();
+  fillMs(image, repeats, fills);
+  const double after = median(fills);
+  const double floor = (before + after) / 2;
   std::printf(
-      "timeline 10M ops, 64 ranks, 1920 px: full view %.2f ms (goal 16), 1%% zoom %.2f ms "
-      "(goal 4), %.1f bytes/op resident (goal 48), %zu items drawn at 1%%\n",
-      full, zoomed, static_cast<double>(bytes) / 1e7, view.drawnItems());
+      "timeline 10M ops, 64 ranks, %dx%d px (dpr %d): full view %.2f ms, 1%% zoom %.2f ms, "
+      "%.1f bytes/op resident (lane indexes %.2f), %zu items drawn at 1%%%s\n",
+      image.width(), image.height(), dpr, full.ms, zoomed.ms, static_cast<double>(bytes) / 1e7,
+      static_cast<double>(view.indexBytes()) / 1e7, zoomedItems,
+      dpr == 1 ? " (goals 16 ms, 4 ms, 48 bytes/op)" : "");
+  std::printf(
+      "baseline: one fillRect over the image %.2f ms (%.2f before, %.2f after); full view %.2fx, "
+      "1%% zoom %.2fx; 0.02%% zoom %.2f ms, %.2fx (%zu items); geometry full %.2f, 1%% %.2f, "
+      "0.02%% %.2f ms\n",
+      floor, before, after, full.ms / floor, zoomed.ms / floor, deep.ms, deep.ms / floor,
+      view.drawnItems(), full.geometryMs, zoomed.geometryMs, deep.geometryMs);
   return 0;
 }

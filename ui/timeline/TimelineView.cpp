@@ -1,12 +1,14 @@
 #include "ui/timeline/TimelineView.h"
 
 #include <QElapsedTimer>
+#include <QHashFunctions>
 #include <QKeyEvent>
 #include <QPainter>
 #include <QPolygonF>
 
 #include <QToolTip>
 #include <QWheelEvent>
+#include <algorithm>
 #include <cmath>
 
 #include "trace/Units.h"
@@ -16,11 +18,28 @@ namespace ps::ui {
 
 using trace::Lane;
 
+namespace {
+// `fg` over `bg` at alpha/255, as an opaque colour: the grid drawn behind the boxes.
+QColor blend(const QColor& bg, const QColor& fg, int alpha) {
+  auto mix = [&](int b, int f) { return b + (f - b) * alpha / 255; };
+  return QColor(mix(bg.red(), fg.red()), mix(bg.green(), fg.green()), mix(bg.blue(), fg.blue()));
+}
+}  // namespace
+
+struct TimelineView::Colours {
+  QColor ground[4];  // in Ground's order
+  QColor kind[trace::kOpKindCount];
+  QColor text;
+  const QColor& operator[](Ground g) const { return ground[static_cast<int>(g)]; }
+  const QColor& operator[](trace::OpKind k) const { return kind[static_cast<int>(k)]; }
+};
+
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   setObjectName("timelineView");
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setMinimumHeight(120);
+  setAttribute(Qt::WA_OpaquePaintEvent);  // every pixel is painted: no erase first
 }
 
 QSize TimelineView::sizeHint() const {
@@ -32,7 +51,14 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
   run_ = std::move(run);
   selection_ = {};
   steps_.clear();
-  if (run_) steps_ = trace::analyzeRun(*run_).steps;
+  indexes_.clear();
+  if (run_) {
+    steps_ = trace::analyzeRun(*run_).steps;
+    indexes_.resize(run_->ranks.size());
+    for (std::size_t r = 0; r < run_->ranks.size(); ++r)
+      for (int l = 0; l < trace::kLaneCount; ++l)
+        indexes_[r][l] = trace::LaneIndex(run_->ranks[r].lanes[l]);
+  }
   auto [lo, hi] = run_ ? run_->timeExtent() : std::pair<std::int64_t, std::int64_t>{0, 1};
   if (hi <= lo) hi = lo + 1;
   const std::int64_t margin = std::max<std::int64_t>(1, (hi - lo) / 50);
@@ -42,6 +68,14 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
   updateGeometry();
   update();
   emit rangeChanged(range_);
+}
+
+std::size_t TimelineView::indexBytes() const {
+  std::size_t n = indexes_.capacity() * sizeof(indexes_[0]);
+  for (const auto& lanes : indexes_)
+    for (const auto& index : lanes)
+      n += index.bytes() - sizeof(index);
+  return n;
 }
 
 void TimelineView::setVisibleRange(TimeRange range) {
@@ -61,56 +95,212 @@ void TimelineView::resizeEvent(QResizeEvent*) {
 }
 
 void TimelineView::rebuildGeometry() {
+  QElapsedTimer timer;
+  timer.start();
   boxes_.clear();
+  ground_.clear();
+  plainStrips_.clear();
+  ticks_.clear();
+  gridX_.clear();
   geometryValid_ = true;
+  ++generation_;
   if (!run_) return;
   const double w = plotWidth();
-  for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
-    const auto& rank = run_->ranks[r];
-    const int top = rowTop(static_cast<int>(r));
-    struct LaneRow {
-      Lane lane;
-      int y, h;
-    };
-    const LaneRow rows[] = {{Lane::Compute, top, kCompute},
-                            {Lane::Other, top, kCompute},
-                            {Lane::Collective, top + kCompute, kComm},
-                            {Lane::Send, top + kCompute, kComm},
-                            {Lane::Recv, top + kCompute + kComm, kComm}};
-    for (const auto& row : rows) {
-      for (const auto& item :
-           trace::queryLane(rank.lane(row.lane), range_.start, range_.end, w, 2.0)) {
-        const double x0 = std::max(-1.0, timeToPx(range_, w, item.start));
-        const double x1 = std::min(w + 1, timeToPx(range_, w, item.end));
-        const int left = kGutter + static_cast<int>(x0);
-        const int right = kGutter + std::max(static_cast<int>(x0) + 1, static_cast<int>(x1));
-        boxes_.push_back({QRect(left, row.y, right - left, row.h), item.kind, static_cast<int>(r),
-                          row.lane, item.first, item.count});
-      }
-    }
+  tickStep_ = tickStep(range_, w, 90);
+  std::int64_t t = (range_.start / tickStep_) * tickStep_;
+  if (t < range_.start) t += tickStep_;
+  for (; t <= range_.end; t += tickStep_) {
+    ticks_.push_back(t);
+    gridX_.push_back(kGutter + static_cast<int>(timeToPx(range_, w, t)));
   }
+  // Bubbles: each step's span is shaded behind the compute lanes; what shows between the ops
+  // is idle time inside the step. Steps are the same on every rank: one set of spans.
+  std::vector<Span> shaded;
+  for (const auto& s : steps_) {
+    const int x0 = kGutter + static_cast<int>(std::max(-1.0, timeToPx(range_, w, s.start_ns)));
+    const int x1 = kGutter + static_cast<int>(std::min(w + 1, timeToPx(range_, w, s.end_ns)));
+    shaded.push_back({std::max(x0, kGutter), x1});
+  }
+  shaded = mergeSpans(std::move(shaded));
+  int y = kAxis;
+  for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
+    const int top = rowTop(static_cast<int>(r));
+    if (top >= height()) break;
+    if (top > y) plainStrips_.push_back(QRect(kGutter, y, width() - kGutter, top - y));
+    addBand(static_cast<int>(r), top, shaded);
+    y = top + kCompute;
+  }
+  if (y < height()) plainStrips_.push_back(QRect(kGutter, y, width() - kGutter, height() - y));
   drawnItems_ = boxes_.size();
+  lastGeometryMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
 
-void TimelineView::drawAxis(QPainter& p) {
+// One rank: its boxes, and the compute band's background cut around the compute boxes.
+void TimelineView::addBand(int r, int top, const std::vector<Span>& shaded) {
+  const auto& rank = run_->ranks[r];
   const double w = plotWidth();
-  const std::int64_t step = tickStep(range_, w, 90);
-  const QColor fg = palette().color(QPalette::WindowText);
-  p.setPen(fg);
-  p.drawLine(kGutter, kAxis - 1, width(), kAxis - 1);
-  std::int64_t t = (range_.start / step) * step;
-  if (t < range_.start) t += step;
-  for (; t <= range_.end; t += step) {
-    const int x = kGutter + static_cast<int>(timeToPx(range_, w, t));
-    p.setPen(fg);
-    p.drawLine(x, kAxis - 6, x, kAxis - 1);
-    p.drawText(QRect(x + 3, 2, 120, kAxis - 6), Qt::AlignLeft | Qt::AlignVCenter,
-               QString::fromStdString(tickLabel(t, step)));
-    QColor grid = fg;
-    grid.setAlpha(25);
-    p.setPen(grid);
-    p.drawLine(x, kAxis, x, height());
+  struct LaneRow {
+    Lane lane;
+    int y, h;
+  };
+  const LaneRow rows[] = {{Lane::Compute, top, kCompute},
+                          {Lane::Other, top, kCompute},
+                          {Lane::Collective, top + kCompute, kComm},
+                          {Lane::Send, top + kCompute, kComm},
+                          {Lane::Recv, top + kCompute + kComm, kComm}};
+  const QRect plot(kGutter, 0, width() - kGutter, height());
+  std::vector<Span> covered;
+  for (const auto& row : rows) {
+    const std::size_t first = boxes_.size();
+    for (const auto& item :
+         trace::queryLane(rank.lane(row.lane), indexes_[r][static_cast<int>(row.lane)],
+                          range_.start, range_.end, w, 2.0)) {
+      const double x0 = std::max(-1.0, timeToPx(range_, w, item.start));
+      const double x1 = std::min(w + 1, timeToPx(range_, w, item.end));
+      const int left = kGutter + static_cast<int>(x0);
+      const int right = kGutter + std::max(static_cast<int>(x0) + 1, static_cast<int>(x1));
+      const QRect rect(left, row.y, right - left, row.h);
+      // A one-pixel seam between neighbours keeps back-to-back ops of one kind apart.
+      const QRect drawn = (rect.width() > 3 ? rect.adjusted(0, 0, -1, 0) : rect).intersected(plot);
+      boxes_.push_back({rect, drawn, item.kind, r, row.lane, item.first, item.count});
+    }
+    if (row.y != top) continue;
+    const std::size_t mid = covered.size();
+    for (std::size_t k = first; k < boxes_.size(); ++k)
+      if (!boxes_[k].drawn.isEmpty())
+        covered.push_back({boxes_[k].drawn.left(), boxes_[k].drawn.right() + 1});
+    std::inplace_merge(covered.begin(), covered.begin() + static_cast<std::ptrdiff_t>(mid),
+                       covered.end(), [](const Span& a, const Span& b) { return a.left < b.left; });
   }
+  std::vector<GroundPiece> pieces;
+  composeStrip(kGutter, width(), covered, shaded, gridX_, pieces);
+  const int h = std::min(kCompute, height() - top);
+  for (const auto& piece : pieces)
+    ground_.push_back(
+        {QRect(piece.span.left, top, piece.span.right - piece.span.left, h), piece.ground});
+}
+
+TimelineView::Colours TimelineView::colours() const {
+  Colours c;
+  const bool dark = palette().color(QPalette::Window).lightness() < 128;
+  const QColor base = palette().color(QPalette::Base), bubble = bubbleColor(dark);
+  c.text = palette().color(QPalette::WindowText);
+  c.ground[static_cast<int>(Ground::Plain)] = base;
+  c.ground[static_cast<int>(Ground::Shaded)] = bubble;
+  c.ground[static_cast<int>(Ground::GridOnPlain)] = blend(base, c.text, 25);
+  c.ground[static_cast<int>(Ground::GridOnShaded)] = blend(bubble, c.text, 25);
+  for (int k = 0; k < trace::kOpKindCount; ++k)
+    c.kind[k] = kindColor(static_cast<trace::OpKind>(k));
+  return c;
+}
+
+void TimelineView::fillPlain(QPainter& p, const QRect& strip, const Colours& c) const {
+  p.fillRect(strip, c[Ground::Plain]);
+  for (int x : gridX_)
+    p.fillRect(QRect(x, strip.y(), 1, strip.height()), c[Ground::GridOnPlain]);
+}
+
+// The strips between compute bands are all alike: where a cached image can be blitted 1:1, one
+// strip is drawn at device resolution and copied down the view (a fill with grid columns costs
+// a call per row per column). Elsewhere (SVG, fractional scales) they are filled.
+void TimelineView::paintPlainStrips(QPainter& p, const Colours& c, int scale) {
+  if (!scale) {
+    for (const QRect& strip : plainStrips_)
+      fillPlain(p, strip, c);
+    return;
+  }
+  int tallest = 1;
+  for (const QRect& strip : plainStrips_)
+    tallest = std::max(tallest, strip.height());
+  const QRect cached(kGutter, 0, width() - kGutter, std::min(tallest, 64));
+  const auto key =
+      qHashMulti(0, generation_, c[Ground::Plain].rgba(), c[Ground::GridOnPlain].rgba());
+  plainCache_.image(key, cached.size(), scale, *this, [&](QPainter& cp) {
+    cp.translate(-kGutter, 0);
+    fillPlain(cp, cached, c);
+  });
+  for (const QRect& strip : plainStrips_)
+    for (int y = strip.top(); y <= strip.bottom(); y += cached.height()) {
+      const int h = std::min(cached.height(), strip.bottom() + 1 - y);
+      plainCache_.blit(p, {kGutter, y}, QRect(0, 0, cached.width(), h));
+    }
+}
+
+// The rank labels change only with the run, the font, the palette and the height.
+void TimelineView::paintGutter(QPainter& p, const Colours& c, int scale) {
+  const QRect gutter(0, 0, kGutter, height());
+  const QColor base = c[Ground::Plain];
+  if (!scale) {
+    p.fillRect(gutter, base);
+    drawRankLabels(p);
+    return;
+  }
+  const auto key = qHashMulti(0, run_->ranks.size(), font(), base.rgba(), c.text.rgba());
+  gutterCache_.image(key, gutter.size(), scale, *this, [&](QPainter& cp) {
+    cp.fillRect(gutter, base);
+    cp.setFont(font());
+    drawRankLabels(cp);
+  });
+  gutterCache_.blit(p, {0, 0}, gutter);
+}
+
+void TimelineView::drawAxis(QPainter& p, const QColor& fg) {
+  p.fillRect(QRect(kGutter, kAxis - 1, width() - kGutter, 1), fg);
+  p.setPen(fg);
+  const QFontMetricsF fm(font());
+  const double baseline = 2 + (kAxis - 6 - fm.height()) / 2 + fm.ascent();
+  for (std::size_t k = 0; k < ticks_.size(); ++k) {
+    p.fillRect(QRect(gridX_[k], kAxis - 6, 1, 6), fg);
+    p.drawText(QPointF(gridX_[k] + 3, baseline),
+               QString::fromStdString(tickLabel(ticks_[k], tickStep_)));
+  }
+}
+
+// Micro-batch numbers inside single compute ops wide enough for them, laid out once per number.
+void TimelineView::drawBoxLabels(QPainter& p) {
+  p.setClipRect(QRect(kGutter, 0, width() - kGutter, height()));
+  for (const auto& b : boxes_) {
+    if (b.lane != Lane::Compute || b.count != 1 || b.rect.width() < 16) continue;
+    const std::int32_t mb = run_->ranks[b.rank].lane(b.lane).microbatch[b.first];
+    if (mb < 0) continue;
+    QStaticText spare;
+    QStaticText* text = &spare;
+    if (mb < (1 << 16)) {
+      if (static_cast<std::size_t>(mb) >= numberText_.size()) numberText_.resize(mb + 1);
+      text = &numberText_[mb];
+    }
+    if (text->text().isEmpty()) {
+      text->setText(QString::number(mb));
+      text->setTextFormat(Qt::PlainText);
+    }
+    const QSizeF size = text->size();
+    if (size.width() + 4 > b.rect.width()) continue;
+    p.setPen(kindTextColor(b.kind));
+    p.drawStaticText(QPointF(b.rect.x() + (b.rect.width() - size.width()) / 2,
+                             b.rect.y() + (b.rect.height() - size.height()) / 2),
+                     *text);
+  }
+  p.setClipping(false);
+}
+
+void TimelineView::drawRankLabels(QPainter& p) const {
+  const QColor text = palette().color(QPalette::WindowText);
+  QColor sub = text;
+  sub.setAlpha(120);
+  QFont small = font();
+  small.setPointSizeF(font().pointSizeF() * 0.75);
+  for (int r = 0; r < static_cast<int>(run_->ranks.size()) && rowTop(r) < height(); ++r) {
+    const int top = rowTop(r);
+    p.setPen(text);
+    p.setFont(font());
+    p.drawText(QRect(6, top, kGutter - 10, kCompute), Qt::AlignLeft | Qt::AlignVCenter,
+               QString("rank %1").arg(r));
+    p.setPen(sub);
+    p.setFont(small);
+    p.drawText(QRect(6, top + kCompute, kGutter - 10, 2 * kComm), Qt::AlignLeft | Qt::AlignVCenter,
+               "send / recv");
+  }
+  p.setFont(font());
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -118,58 +308,27 @@ void TimelineView::paintEvent(QPaintEvent*) {
   timer.start();
   if (!geometryValid_) rebuildGeometry();
   QPainter p(this);
-  const bool dark = palette().color(QPalette::Window).lightness() < 128;
-  p.fillRect(rect(), palette().color(QPalette::Base));
+  const Colours c = colours();
   if (!run_) {
+    p.fillRect(rect(), c[Ground::Plain]);
     p.drawText(rect(), Qt::AlignCenter, "No run loaded");
     return;
   }
+  if (textFont_ != font()) {
+    textFont_ = font();
+    numberText_.clear();
+  }
   p.setRenderHint(QPainter::Antialiasing, false);
-  const double w = plotWidth();
-  // Bubbles: each step's span shaded behind every compute lane; ops paint over it, so what
-  // remains visible is idle time inside the step.
-  for (const auto& s : steps_) {
-    const int x0 = kGutter + static_cast<int>(std::max(-1.0, timeToPx(range_, w, s.start_ns)));
-    const int x1 = kGutter + static_cast<int>(std::min(w + 1, timeToPx(range_, w, s.end_ns)));
-    if (x1 <= kGutter || x0 >= width()) continue;
-    for (std::size_t r = 0; r < run_->ranks.size(); ++r)
-      p.fillRect(QRect(std::max(x0, kGutter), rowTop(static_cast<int>(r)),
-                       x1 - std::max(x0, kGutter), kCompute),
-                 bubbleColor(dark));
-  }
-  p.setClipRect(QRect(kGutter, 0, width() - kGutter, height()));
-  const QFontMetrics fm(font());
-  for (const auto& b : boxes_) {
-    // A one-pixel seam between neighbours keeps back-to-back ops of one kind apart.
-    p.fillRect(b.rect.width() > 3 ? b.rect.adjusted(0, 0, -1, 0) : b.rect, kindColor(b.kind));
-    if (b.lane != Lane::Compute || b.count != 1 || b.rect.width() < 16) continue;
-    const auto& lane = run_->ranks[b.rank].lane(b.lane);
-    const std::int32_t mb = lane.microbatch[b.first];
-    if (mb < 0) continue;
-    const QString label = QString::number(mb);
-    if (fm.horizontalAdvance(label) + 4 > b.rect.width()) continue;
-    p.setPen(kindTextColor(b.kind));
-    p.drawText(b.rect, Qt::AlignCenter, label);
-  }
-  p.setClipping(false);
-  // Rank labels and the axis.
-  p.setPen(palette().color(QPalette::WindowText));
-  for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
-    const int top = rowTop(static_cast<int>(r));
-    p.drawText(QRect(6, top, kGutter - 10, kCompute), Qt::AlignLeft | Qt::AlignVCenter,
-               QString("rank %1").arg(r));
-    QColor sub = palette().color(QPalette::WindowText);
-    sub.setAlpha(120);
-    p.setPen(sub);
-    QFont small = font();
-    small.setPointSizeF(font().pointSizeF() * 0.75);
-    p.setFont(small);
-    p.drawText(QRect(6, top + kCompute, kGutter - 10, 2 * kComm), Qt::AlignLeft | Qt::AlignVCenter,
-               "send / recv");
-    p.setFont(font());
-    p.setPen(palette().color(QPalette::WindowText));
-  }
-  drawAxis(p);
+  const int scale = DevicePixelCache::blitScale(p);
+  paintGutter(p, c, scale);
+  p.fillRect(QRect(kGutter, 0, width() - kGutter, kAxis), c[Ground::Plain]);
+  paintPlainStrips(p, c, scale);
+  for (const auto& g : ground_)
+    p.fillRect(g.rect, c[g.ground]);
+  for (const auto& b : boxes_)
+    if (!b.drawn.isEmpty()) p.fillRect(b.drawn, c[b.kind]);
+  drawBoxLabels(p);
+  drawAxis(p, c.text);
   drawSelection(p);
   lastPaintMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
 }
