@@ -8,6 +8,8 @@
 #include <QPlainTextEdit>
 #include <QTest>
 
+#include <cstdlib>
+
 #include "tests/common/TestUtil.h"
 #include "ui/MainWindow.h"
 #include "ui/import/ImportDialog.h"
@@ -50,6 +52,9 @@ TEST(ImportUi, DialogGuessesTheFormatFromTheFiles) {
   dialog.setFiles({QString::fromStdString(json)});
   EXPECT_EQ(dialog.findChild<QComboBox*>("importFormat")->currentData().toString(), "kineto");
   EXPECT_EQ(dialog.request().files, QStringList{QString::fromStdString(json)});
+  // PIPESCOPE_UI_SHOTS=DIR saves what the dialog looks like, for people reviewing the UI.
+  if (const char* shots = std::getenv("PIPESCOPE_UI_SHOTS"))
+    dialog.grab().save(QString(shots) + "/import-dialog.png");
   dialog.setFiles({QString::fromStdString(csv)});
   EXPECT_EQ(dialog.request().format, "torch-csv");
   EXPECT_EQ(guessImportFormat({QString::fromStdString(json), QString::fromStdString(csv)}), "");
@@ -77,6 +82,10 @@ TEST(ImportUi, ImportingTwoKinetoRanksAddsARunWithTheirBubble) {
   EXPECT_TRUE(w.lastImportSummary().contains("F=4 B=4")) << w.lastImportSummary().toStdString();
   auto* summary = w.findChild<QPlainTextEdit*>("importSummary");
   ASSERT_NE(summary, nullptr);
+  if (const char* shots = std::getenv("PIPESCOPE_UI_SHOTS")) {
+    summary->window()->grab().save(QString(shots) + "/import-summary.png");
+    w.grab().save(QString(shots) + "/import-window.png");
+  }
   auto* report = w.findChild<QPlainTextEdit*>("reportView");
   EXPECT_TRUE(report->toPlainText().contains("bubble ratio   33.33 %"))
       << report->toPlainText().toStdString();

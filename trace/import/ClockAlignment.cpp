@@ -34,7 +34,7 @@ Result<ClockAlignment> alignWall(std::size_t n,
   ClockAlignment out;
   out.used = AlignMode::Wall;
   out.offsetNs.assign(n, 0);
-  for (std::size_t r = 0; r < n; ++r) {
+  for (std::size_t r = 1; r < n; ++r) {  // rank 0 is the reference clock
     if (wall[r] && wall[0]) {
       out.offsetNs[r] = *wall[r] - *wall[0];
     } else if (n > 1) {
