@@ -120,6 +120,8 @@ TEST(MainWindow, ChangingMicrobatchesAndPressingRunAddsARunWithTheClosedFormBubb
   EXPECT_TRUE(report->toPlainText().contains("bubble ratio   15.79 %"))
       << report->toPlainText().toStdString();
   EXPECT_TRUE(report->toPlainText().contains("micro-batches 16"));
+  EXPECT_TRUE(report->toPlainText().contains("paper bubble   15.79 %  (p-1)/(m+p-1)"))
+      << report->toPlainText().toStdString();
 }
 
 TEST(MainWindow, AnImpossiblePlanReportsItsConstraintAndAddsNothing) {
