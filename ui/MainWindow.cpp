@@ -37,6 +37,7 @@
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
 #include "ui/LegendWidget.h"
+#include "ui/LinkMatrixView.h"
 #include "ui/LinkTableModel.h"
 #include "ui/MemoryView.h"
 #include "ui/PlanPanel.h"
@@ -165,9 +166,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   linkView->setModel(links_);
   linkView->horizontalHeader()->setStretchLastSection(true);
   linkView->verticalHeader()->hide();
+  linkMatrix_ = new LinkMatrixView(this);
+  auto* linkSplit = new QSplitter(Qt::Horizontal, this);
+  linkSplit->addWidget(linkMatrix_);
+  linkSplit->addWidget(linkView);
+  linkSplit->setStretchFactor(1, 1);
   auto* linkDock = new QDockWidget("Links", this);
   linkDock->setObjectName("linkDock");
-  linkDock->setWidget(linkView);
+  linkDock->setWidget(linkSplit);
   addDockWidget(Qt::BottomDockWidgetArea, linkDock);
 
   compare_ = new CompareModel(this);
@@ -369,7 +375,12 @@ bool MainWindow::showRun(qint64 id) {
   run_ = std::make_shared<const trace::RunTrace>(std::move(*run));
   timeline_->setRun(run_);
   memory_->setRun(run_);
-  links_->setAnalysis(trace::analyzeRun(*run_));
+  {
+    auto analysis = trace::analyzeRun(*run_);
+    const auto [first, last] = run_->timeExtent();
+    linkMatrix_->setLinks(analysis.links, static_cast<int>(run_->ranks.size()), last - first);
+    links_->setAnalysis(std::move(analysis));
+  }
   std::vector<double> layerNs;
   for (const auto& l : run_->layers)
     layerNs.push_back(static_cast<double>(l.fwd_ns.value_or(0) + l.bwd_ns.value_or(0)));

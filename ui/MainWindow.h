@@ -25,6 +25,7 @@ class MemoryView;
 class PlanPanel;
 class StageEditor;
 class LinkTableModel;
+class LinkMatrixView;
 class CompareModel;
 class RunController;
 class ImportJob;
@@ -92,6 +93,7 @@ class MainWindow : public QMainWindow {
   PlanPanel* plan_ = nullptr;
   StageEditor* stageEditor_ = nullptr;
   LinkTableModel* links_ = nullptr;
+  LinkMatrixView* linkMatrix_ = nullptr;
   CompareModel* compare_ = nullptr;
   TimelineView* compareTimeline_ = nullptr;
   QDockWidget* compareDock_ = nullptr;

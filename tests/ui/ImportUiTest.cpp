@@ -112,3 +112,32 @@ TEST(ImportUi, ABadFileReportsItsNameAndAddsNothing) {
 
 }  // namespace
 }  // namespace ps::ui
+
+#include "ui/LinkMatrixView.h"
+
+namespace ps::ui {
+namespace {
+
+TEST(LinkMatrix, ShadesEachSendingPairAndFindsItsCell) {
+  LinkMatrixView view;
+  view.resize(280, 280);
+  // Rank 0 sends 4 MiB to rank 1, rank 1 sends 1 MiB back; nothing else.
+  view.setLinks({{0, 1, 4 << 20, 500, 2}, {1, 0, 1 << 20, 250, 1}}, 3, 1000);
+  QImage image(view.size(), QImage::Format_ARGB32);
+  view.render(&image);
+  if (const char* shots = std::getenv("PIPESCOPE_UI_SHOTS"))
+    image.save(QString(shots) + "/link-matrix.png");
+  const auto [s, d] = view.cellAt(QPoint(28 + 84 + 5, 28 + 5));  // row 0, column 1
+  EXPECT_EQ(s, 0);
+  EXPECT_EQ(d, 1);
+  // The busier link is darker (more opaque blue) than the lighter one; empty pairs are not blue.
+  const QColor heavy = image.pixelColor(28 + 84 + 3, 28 + 3);
+  const QColor light = image.pixelColor(28 + 3, 28 + 84 + 3);
+  const QColor empty = image.pixelColor(28 + 2 * 84 + 3, 28 + 3);
+  EXPECT_LT(heavy.red(), light.red());
+  EXPECT_LT(light.red(), empty.red());
+  EXPECT_EQ(view.cellAt(QPoint(2, 2)).first, -1);
+}
+
+}  // namespace
+}  // namespace ps::ui
