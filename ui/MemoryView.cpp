@@ -26,6 +26,21 @@ void MemoryView::setRun(std::shared_ptr<const trace::RunTrace> run) {
   update();
 }
 
+double MemoryView::peakShare(int rank) const {
+  if (!run_ || rank < 0 || rank >= static_cast<int>(run_->ranks.size())) return 0.0;
+  const auto& r = run_->ranks[rank];
+  std::int64_t peak = 0;
+  for (auto b : r.memory.bytes)
+    peak = std::max(peak, b);
+  // Against the rank's capacity when known, else against the largest peak of the run.
+  std::int64_t reference = r.info.memory_capacity_bytes.value_or(0);
+  if (reference <= 0)
+    for (const auto& other : run_->ranks)
+      for (auto b : other.memory.bytes)
+        reference = std::max(reference, b);
+  return reference > 0 ? static_cast<double>(peak) / static_cast<double>(reference) : 0.0;
+}
+
 void MemoryView::setVisibleRange(TimeRange range) {
   range_ = range;
   update();
@@ -52,8 +67,19 @@ void MemoryView::paintEvent(QPaintEvent*) {
     const auto cols = trace::queryMemory(run_->ranks[r].memory, range_.start, range_.end, plotW);
     const QColor c = colours[r % 6];
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(6, top, gutter - 10, band), Qt::AlignLeft | Qt::AlignVCenter,
-               QString("rank %1").arg(r));
+    const bool roomy = band >= 30;
+    p.drawText(QRect(6, top, gutter - 10, roomy ? band / 2 : band),
+               Qt::AlignLeft | Qt::AlignVCenter, QString("rank %1").arg(r));
+    // Peak-against-capacity bar in the gutter (the plot keeps the timeline's time axis).
+    const QRect bar(6, roomy ? top + band / 2 : bottom - 3, gutter - 16,
+                    roomy ? std::min(10, band / 2 - 4) : 3);
+    p.fillRect(bar, palette().color(QPalette::AlternateBase));
+    const double share = peakShare(r);
+    const bool over = share > 1.0;
+    p.fillRect(QRect(bar.left(), bar.top(), static_cast<int>(std::min(share, 1.0) * bar.width()),
+                     bar.height()),
+               over ? QColor(0xD5, 0x2A, 0x2A) : colours[r % 6]);
+
     QColor fill = c;
     fill.setAlpha(110);
     for (int x = 0; x < plotW; ++x) {

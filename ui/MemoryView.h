@@ -1,6 +1,7 @@
 #pragma once
 // Memory in use per rank over time, on the timeline's time axis and zoom: one band per rank,
-// drawn as min/max per pixel column (DESIGN §7.3), scaled to the largest peak (or capacity).
+// drawn as min/max per pixel column (DESIGN §7.3), scaled to the largest peak (or capacity),
+// with each rank's peak-against-capacity bar in its gutter.
 
 #include <QWidget>
 
@@ -19,6 +20,9 @@ class MemoryView : public QWidget {
   void setVisibleRange(ps::ui::TimeRange range);
   // Columns with data drawn in the last paint (tests: the view drew something).
   int drawnColumns() const { return drawnColumns_; }
+  // A rank's peak memory over the whole run as a share of its capacity (or, without a known
+  // capacity, of the run's largest peak): the bar drawn in the rank's gutter; > 1 is over.
+  double peakShare(int rank) const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;

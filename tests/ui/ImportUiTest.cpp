@@ -141,3 +141,38 @@ TEST(LinkMatrix, ShadesEachSendingPairAndFindsItsCell) {
 
 }  // namespace
 }  // namespace ps::ui
+
+#include "ui/MemoryView.h"
+
+namespace ps::ui {
+namespace {
+
+TEST(MemoryViewPeaks, BarsShowPeakAgainstCapacityAndFlagOverflow) {
+  auto run = std::make_shared<trace::RunTrace>();
+  run->ranks.resize(3);
+  const std::int64_t peaks[] = {30, 50, 120};
+  for (int r = 0; r < 3; ++r) {
+    run->ranks[r].info.rank = r;
+    run->ranks[r].memory.t = {0, 10, 20};
+    run->ranks[r].memory.bytes = {5, peaks[r], 0};
+  }
+  run->ranks[0].info.memory_capacity_bytes = 100;
+  run->ranks[2].info.memory_capacity_bytes = 100;
+  MemoryView view;
+  view.resize(600, 160);
+  view.setRun(run);
+  view.setVisibleRange({0, 30});
+  EXPECT_DOUBLE_EQ(view.peakShare(0), 0.3);
+  EXPECT_DOUBLE_EQ(view.peakShare(1), 50.0 / 120.0);  // no capacity: against the run's peak
+  EXPECT_DOUBLE_EQ(view.peakShare(2), 1.2);
+  QImage image(view.size(), QImage::Format_ARGB32);
+  view.render(&image);
+  int red = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < 100; ++x)
+      if (image.pixelColor(x, y) == QColor(0xD5, 0x2A, 0x2A)) ++red;
+  EXPECT_GT(red, 20);  // rank 2's bar, over capacity
+}
+
+}  // namespace
+}  // namespace ps::ui
