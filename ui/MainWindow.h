@@ -87,6 +87,8 @@ class MainWindow : public QMainWindow {
   void onRunFailed(const QString& message);
   void onProgress(const QString& stage, int done, int total);
   bool listRuns(bool showErrorDialog);
+  // Selects run `id` in the history list without triggering a comparison.
+  void selectInHistory(qint64 id);
 
   TimelineView* timeline_ = nullptr;
   MemoryView* memory_ = nullptr;
