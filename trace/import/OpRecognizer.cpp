@@ -38,6 +38,25 @@ constexpr std::array<std::pair<std::string_view, OpKind>, 13> kTorchKinds{{
     {"R", OpKind::R},
 }};
 
+// The compute kind a one-letter label prefix names (F, B, I, W, R), shared by the Megatron and
+// PiPPy namings.
+std::optional<OpKind> computeKindOfLetter(char letter) {
+  switch (letter) {
+    case 'F':
+      return OpKind::F;
+    case 'B':
+      return OpKind::B;
+    case 'I':
+      return OpKind::I;
+    case 'W':
+      return OpKind::W;
+    case 'R':
+      return OpKind::R;
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<RecognizedOp> recognizeTorchPipelining(std::string_view label) {
@@ -106,30 +125,12 @@ std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
 
   // "F3", "B3.1", "W12.0": kind letter, micro-batch, optional chunk.
   if (label.size() < 2) return std::nullopt;
-  OpKind kind;
-  switch (label[0]) {
-    case 'F':
-      kind = OpKind::F;
-      break;
-    case 'B':
-      kind = OpKind::B;
-      break;
-    case 'I':
-      kind = OpKind::I;
-      break;
-    case 'W':
-      kind = OpKind::W;
-      break;
-    case 'R':
-      kind = OpKind::R;
-      break;
-    default:
-      return std::nullopt;
-  }
+  const auto kind = computeKindOfLetter(label[0]);
+  if (!kind) return std::nullopt;
   std::string_view rest = label.substr(1);
   const auto mb = takeNumber(rest);
   if (!mb) return std::nullopt;
-  RecognizedOp op{kind};
+  RecognizedOp op{*kind};
   op.microbatch = *mb;
   if (rest.empty()) return op;
   if (rest[0] != '.') return std::nullopt;
@@ -143,30 +144,15 @@ std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
 std::optional<RecognizedOp> recognizePippy(std::string_view label) {
   // PiPPy's visualizer: "F_<stage>,<mb>", "B_<stage>,<mb>", "W_<stage>,<mb>".
   if (label.size() < 5 || label[1] != '_') return std::nullopt;
-  OpKind kind;
-  switch (label[0]) {
-    case 'F':
-      kind = OpKind::F;
-      break;
-    case 'B':
-      kind = OpKind::B;
-      break;
-    case 'I':
-      kind = OpKind::I;
-      break;
-    case 'W':
-      kind = OpKind::W;
-      break;
-    default:
-      return std::nullopt;
-  }
+  const auto kind = computeKindOfLetter(label[0]);
+  if (!kind || *kind == OpKind::R) return std::nullopt;  // PiPPy has no recompute label
   std::string_view rest = label.substr(2);
   const auto stage = takeNumber(rest);
   if (!stage || rest.empty() || rest[0] != ',') return std::nullopt;
   rest.remove_prefix(1);
   const auto mb = takeNumber(rest);
   if (!mb || !rest.empty()) return std::nullopt;
-  RecognizedOp op{kind};
+  RecognizedOp op{*kind};
   op.stage = *stage;
   op.microbatch = *mb;
   return op;
