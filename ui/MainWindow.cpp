@@ -27,9 +27,7 @@
 #include <QTextStream>
 #include <QVBoxLayout>
 
-#include "runtime/plan/PlanBuilder.h"
-#include "runtime/sim/SimWriter.h"
-#include "runtime/sim/Simulator.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/analysis/AnalyticBubble.h"
 #include "trace/analysis/ConfigJson.h"
 #include "trace/analysis/ReportFormat.h"
@@ -330,6 +328,10 @@ void MainWindow::runRequest(const RunRequest& request) {
   controller_->start(request, path_);
 }
 
+bool MainWindow::runBusy() const {
+  return controller_->busy();
+}
+
 void MainWindow::onProgress(const QString& stage, int done, int total) {
   progress_->setVisible(true);
   cancel_->setVisible(controller_->busy());
@@ -396,44 +398,36 @@ bool MainWindow::showRun(qint64 id) {
   stageEditor_->setModel(std::move(layerNs), std::move(boundaries));
   // The plan panel follows the run on screen, so Run reruns what you look at.
   const std::string& config = run_->info.config_json;
-  const auto plan = trace::jsonTopLevelString(config, "schedule") ? config : std::string();
-  if (!plan.empty())
-    plan_->showKnobs(*trace::jsonTopLevelString(config, "schedule"),
-                     static_cast<int>(trace::jsonTopLevelInt(config, "stages").value_or(4)),
-                     static_cast<int>(trace::jsonTopLevelInt(config, "microbatches").value_or(8)),
-                     static_cast<int>(trace::jsonTopLevelInt(config, "chunks").value_or(1)),
-                     static_cast<int>(trace::jsonTopLevelInt(config, "layers").value_or(0)),
-                     static_cast<int>(trace::jsonTopLevelInt(config, "steps").value_or(1)));
+  // A model run (cpu, cuda) keeps the plan's knobs in "plan", next to the model's.
+  const std::string plan = trace::jsonTopLevelObject(config, "plan").value_or(config);
+  if (const auto schedule = trace::jsonTopLevelString(plan, "schedule"))
+    plan_->showKnobs(*schedule,
+                     static_cast<int>(trace::jsonTopLevelInt(plan, "stages").value_or(4)),
+                     static_cast<int>(trace::jsonTopLevelInt(plan, "microbatches").value_or(8)),
+                     static_cast<int>(trace::jsonTopLevelInt(plan, "chunks").value_or(1)),
+                     static_cast<int>(trace::jsonTopLevelInt(plan, "layers").value_or(0)),
+                     static_cast<int>(trace::jsonTopLevelInt(plan, "steps").value_or(1)));
   memory_->setVisibleRange(timeline_->visibleRange());
   report_->setPlainText(QString::fromStdString(
       withAnalyticBubble(trace::reportText(trace::analyzeRun(*run_)), run_->info,
-                         static_cast<int>(trace::jsonTopLevelInt(config, "chunks").value_or(1)))));
+                         static_cast<int>(trace::jsonTopLevelInt(plan, "chunks").value_or(1)))));
   return true;
 }
 
 bool MainWindow::openDemo(const QString& path) {
-  runtime::PlanSpec spec;
-  spec.schedule = "1f1b";
-  spec.stages = 4;
-  spec.microbatches = 8;
-  spec.uniform.actMb = 1;  // memory per stage; links stay free, so the bubble is 3/11
-  auto built = runtime::buildPlan(spec);
-  if (!built) {
-    fail(QString::fromStdString(built.error()), true);
+  runtime::RunPlanRequest request;
+  request.spec.schedule = "1f1b";
+  request.spec.stages = 4;
+  request.spec.microbatches = 8;
+  request.spec.uniform.actMb = 1;  // memory per stage; links stay free, so the bubble is 3/11
+  request.backend = runtime::Backend::Sim;
+  // Milliseconds: run here, so that the window opens on it.
+  auto result = runtime::runPlan(request, {path.toStdString()});
+  if (!result || result->status != trace::RunStatus::Complete) {
+    fail(QString::fromStdString(!result ? result.error() : result->message), true);
     return false;
   }
-  auto result = runtime::simulate(built->plan, built->graph, built->cost);
-  auto store = trace::TraceStore::open(path.toStdString(), trace::TraceStore::Mode::ReadWrite);
-  if (!result || !store) {
-    fail(QString::fromStdString(!result ? result.error() : store.error()), true);
-    return false;
-  }
-  auto id = runtime::writeSimulation(*store, built->plan, built->cost, *result,
-                                     runtime::planRunName(built->plan), built->configJson);
-  if (!id) {
-    fail(QString::fromStdString(id.error()), true);
-    return false;
-  }
+  result->store.reset();
   return openTrace(path);
 }
 

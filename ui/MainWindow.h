@@ -49,8 +49,10 @@ class MainWindow : public QMainWindow {
   TimelineView* timeline() const { return timeline_; }
   // The file new runs are appended to (the open file, or a scratch file for the demo).
   QString currentFile() const { return path_; }
-  // Runs a request as if the Run button was pressed (tests, automation).
+  // Runs a request as if the Run button was pressed (tests, automation); the run happens on a
+  // worker thread, runBusy() is true until its result has reached the window.
   void runRequest(const RunRequest& request);
+  bool runBusy() const;
   // Exports: the timeline as PNG or SVG (by the file's suffix), the stats as CSV.
   bool exportTimeline(const QString& path);
   bool exportStatsCsv(const QString& path);

@@ -7,12 +7,10 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QStringList>
 
+#include "runtime/cuda/CudaBackend.h"
 #include "runtime/schedules/Schedule.h"
-
-#ifdef PIPESCOPE_HAVE_CUDA
-#include "kernels/cuda/DeviceQuery.h"
-#endif
 
 namespace ps::ui {
 namespace {
@@ -25,15 +23,22 @@ QSpinBox* spin(QWidget* parent, const char* name, int lo, int hi, int value) {
   return s;
 }
 
-// Why the cuda backend is unavailable, or empty when it can run.
-QString cudaUnavailableReason() {
-#ifdef PIPESCOPE_HAVE_CUDA
-  auto devices = kernels::cuda::visibleDevices();
-  if (!devices) return QString::fromStdString(devices.error());
-  return "the CUDA executor is not part of this build yet";
-#else
-  return "no CUDA device (built without CUDA)";
-#endif
+// The CUDA devices this process can use, asked once (the first query starts the CUDA runtime).
+const runtime::CudaAvailability& cuda() {
+  static const runtime::CudaAvailability availability = runtime::cudaAvailability();
+  return availability;
+}
+
+// "0: NVIDIA H200 (139.8 GiB, 132 SMs)", one line per device.
+QString deviceList(const runtime::CudaAvailability& a) {
+  QStringList lines;
+  for (const auto& d : a.devices)
+    lines << QString("%1: %2 (%3 GiB, %4 SMs)")
+                 .arg(d.index)
+                 .arg(QString::fromStdString(d.name))
+                 .arg(static_cast<double>(d.memoryBytes) / (1024.0 * 1024.0 * 1024.0), 0, 'f', 1)
+                 .arg(d.smCount);
+  return lines.join('\n');
 }
 
 }  // namespace
@@ -82,17 +87,23 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   backend_->setObjectName("backendCombo");
   backend_->addItems({"sim", "cpu", "cuda"});
   if (auto* items = qobject_cast<QStandardItemModel*>(backend_->model())) {
-    items->item(2)->setFlags(Qt::NoItemFlags);
-    items->item(2)->setToolTip(cudaUnavailableReason());
-    items->item(2)->setText("cuda — " + cudaUnavailableReason());
+    // cuda is offered when a device is present, and says why not otherwise.
+    if (cuda().available()) {
+      items->item(2)->setToolTip(deviceList(cuda()));
+    } else {
+      const QString reason = QString::fromStdString(cuda().reason);
+      items->item(2)->setFlags(Qt::NoItemFlags);
+      items->item(2)->setToolTip(reason);
+      items->item(2)->setText("cuda — " + reason);
+    }
   }
   form->addRow("Backend", backend_);
   model_ = new QComboBox(this);
   model_->setObjectName("modelCombo");
   model_->addItems({"transformer", "mlp"});
-  form->addRow("Model (cpu)", model_);
+  form->addRow("Model (cpu, cuda)", model_);
   hidden_ = spin(this, "hiddenSpin", 8, 4096, 64);
-  form->addRow("Hidden size (cpu)", hidden_);
+  form->addRow("Hidden size (cpu, cuda)", hidden_);
   linkGbps_ = new QDoubleSpinBox(this);
   linkGbps_->setObjectName("linkSpin");
   linkGbps_->setRange(0, 10000);

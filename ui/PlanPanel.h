@@ -5,7 +5,7 @@
 
 #include <QWidget>
 
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 
 class QCheckBox;
 class QComboBox;
@@ -17,8 +17,8 @@ namespace ps::ui {
 
 struct RunRequest {
   runtime::PlanSpec spec;
-  QString backend;  // "sim" | "cpu"
-  QString model;    // "mlp" | "transformer" (cpu)
+  QString backend;  // "sim" | "cpu" | "cuda"
+  QString model;    // "mlp" | "transformer" (cpu, cuda)
   int hidden = 64;
 };
 

@@ -1,8 +1,8 @@
 #pragma once
-// Runs what the plan panel asks for and appends it to the open file: the simulator inline (it
-// takes milliseconds), the cpu backend on a worker thread. Jobs carry a generation id: a new
-// request cancels the old one, and results reach the GUI thread through queued calls only
-// while still current (DESIGN §7.6).
+// Runs what the plan panel asks for and appends it to the open file, on a worker thread for every
+// backend (sim, cpu, cuda), through the one runtime entry point (runtime/run/RunPlan.h). Jobs
+// carry a generation id: a new request cancels the old one, and results reach the GUI thread
+// through queued calls only while still current (DESIGN §7.6).
 
 #include <QObject>
 
@@ -20,10 +20,11 @@ class RunController : public QObject {
   explicit RunController(QObject* parent = nullptr);
   ~RunController() override;
 
-  // Starts a run appending to `path`. Sim runs finish before this returns.
+  // Starts a run appending to `path`; finished or failed follow on the GUI thread.
   void start(const RunRequest& request, const QString& path);
   void cancel();
-  bool busy() const { return worker_.joinable() && !done_; }
+  // True from start() until the current job's finished/failed has been delivered.
+  bool busy() const { return pending_; }
 
  signals:
   void progress(const QString& stage, int done, int total);
@@ -31,13 +32,11 @@ class RunController : public QObject {
   void failed(const QString& message);
 
  private:
-  void runSim(const RunRequest& request, const QString& path);
-  void startCpu(const RunRequest& request, const QString& path);
   void joinWorker();
 
   std::thread worker_;
   std::shared_ptr<std::atomic<bool>> cancel_;
-  std::atomic<bool> done_{true};
+  bool pending_ = false;  // GUI thread only
   std::uint64_t generation_ = 0;
 };
 

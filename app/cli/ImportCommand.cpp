@@ -12,9 +12,7 @@
 
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
-#include "runtime/plan/PlanBuilder.h"
-#include "runtime/sim/SimWriter.h"
-#include "runtime/sim/Simulator.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/import/ImportPipeline.h"
@@ -78,26 +76,26 @@ void printRunLine(trace::TraceStore& store, std::int64_t runId, const std::strin
 
 int importTorchCsv(ImportCliOptions& o) {
   if (o.files.size() != 1) return fail("import torch-csv: give exactly one CSV file");
-  o.csv.scheduleFile = o.files[0];
-  auto built = runtime::buildPlan(o.csv);
-  if (!built) return fail(built.error());
-  for (const auto& note : built->notes)
-    std::cerr << "pipescope-cli: note: " << note << '\n';
-  auto result = runtime::simulate(built->plan, built->graph, built->cost);
-  if (!result) return fail(result.error(), kExitRunFailed);
-  bool created = false;
-  auto store = openOutput(o.db, created);
-  if (!store) return fail(store.error());
-  const std::string name =
-      o.name.empty() ? "torch-csv: " + std::filesystem::path(o.files[0]).filename().string()
+  // A torch schedule has no timings: it is simulated with the cost flags given.
+  runtime::RunPlanRequest request;
+  request.spec = o.csv;
+  request.spec.scheduleFile = o.files[0];
+  request.backend = runtime::Backend::Sim;
+  request.source = "torch-csv";
+  request.name = o.name.empty()
+                     ? "torch-csv: " + std::filesystem::path(o.files[0]).filename().string()
                      : o.name;
-  auto runId = runtime::writeSimulation(*store, built->plan, built->cost, *result, name,
-                                        built->configJson, "torch-csv");
-  if (!runId) {
+  const bool created = !std::filesystem::exists(o.db);
+  auto result = runtime::runPlan(request, {o.db});
+  if (!result) return fail(result.error());
+  for (const auto& note : result->built->notes)
+    std::cerr << "pipescope-cli: note: " << note << '\n';
+  if (result->status != trace::RunStatus::Complete) {
+    result->store.reset();
     removeIfCreated(o.db, created);
-    return fail(runId.error(), kExitRunFailed);
+    return fail(result->message, kExitRunFailed);
   }
-  printRunLine(*store, *runId, name);
+  printRunLine(*result->store, *result->runId, result->name);
   return kExitOk;
 }
 

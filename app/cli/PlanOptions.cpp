@@ -39,10 +39,14 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }
 
-Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& o) {
+runtime::PlanSpec planSpec(PlanOptions& o) {
   o.spec.optimizerSync =
       runtime::parseOptimizerSync(o.optimizerSync).value_or(runtime::OptimizerSync::Barrier);
-  return runtime::buildPlan(o.spec);
+  return o.spec;
+}
+
+Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& o) {
+  return runtime::buildPlan(planSpec(o));
 }
 
 }  // namespace ps::cli

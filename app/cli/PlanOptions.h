@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 
 namespace CLI {
 class App;
@@ -23,7 +23,10 @@ struct PlanOptions {
 // --costs, the uniform cost and link flags, --steps, --optimizer-sync, --db and --name.
 void addPlanOptions(CLI::App& cmd, PlanOptions& options);
 
-// Finishes the spec from the parsed strings (e.g. --optimizer-sync) and builds the plan.
+// The spec, finished from the parsed strings (e.g. --optimizer-sync).
+runtime::PlanSpec planSpec(PlanOptions& options);
+
+// planSpec, built.
 Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& options);
 
 }  // namespace ps::cli

@@ -1,5 +1,6 @@
 // pipescope-cli run PLAN --backend cpu|cuda [--steps N] [--procs] --db FILE plus model flags: real
-// training of the layered model, pipelined by the plan, recorded step by step (DESIGN §3, §5).
+// training of the layered model, pipelined by the plan, recorded step by step (DESIGN §3, §5),
+// through the one runtime entry point (runtime/run/RunPlan.h).
 // --procs (under `mpirun -np P`): one MPI process per rank; rank 0 opens the file and writes the
 // one run, gathering every step's records from the other ranks (runtime/mpi/MpiExecutor.h).
 
@@ -20,18 +21,11 @@
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
 #include "app/cli/RunPrediction.h"
-#include "runtime/exec/CpuExecutor.h"
-#include "runtime/sim/SimWriter.h"
-#include "trace/JsonWriter.h"
+#include "runtime/run/ModelRun.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
-#include "trace/store/TraceStore.h"
-#include "trace/store/TraceWriter.h"
-
-#ifdef PIPESCOPE_HAVE_CUDA
-#include "kernels/cuda/DeviceQuery.h"
-#endif
 #ifdef PIPESCOPE_HAVE_MPI
 #include "runtime/mpi/MpiExecutor.h"
 #include "runtime/mpi/MpiSession.h"
@@ -57,29 +51,41 @@ struct RunOptions {
   std::uint64_t seed = 42;
   std::string optimizer = "adam";
   float lr = 0.001f;
-  bool compareSim = false;   // calibrate, simulate, print predicted vs measured
-  std::string calibrateOut;  // write the calibrated cost JSON here
+  std::string dtype = "fp32";  // cuda: GEMM inputs fp32 or bf16 (fp32 accumulate)
+  bool smSplit = false;        // cuda: each rank sharing a GPU gets its own share of the SMs
+  bool compareSim = false;     // calibrate, simulate, print predicted vs measured
+  std::string calibrateOut;    // write the calibrated cost JSON here
 };
 
-// config_json of a cpu run: the plan's knobs plus the model's, so the run can be repeated.
-std::string runConfigJson(const std::string& planJson, const RunOptions& o) {
-  trace::JsonWriter w;
-  w.beginObject();
-  w.key("plan").raw(planJson);
-  w.key("backend").value(o.backend);
-  w.key("model").value(o.model);
-  w.key("hidden").value(o.hidden);
-  w.key("seq").value(o.seq);
-  w.key("mb_size").value(o.mbSize);
-  w.key("heads").value(o.heads);
-  w.key("seed").value(static_cast<std::int64_t>(o.seed));
-  w.key("optimizer").value(o.optimizer);
-  w.key("lr").value(static_cast<double>(o.lr));
-  w.endObject();
-  return w.str();
+// The model, optimizer and device flags as the executors take them; errors name the flag.
+Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtime::Plan& plan) {
+  runtime::CpuRunOptions options;
+  auto block = runtime::parseBlockType(o.model);
+  if (!block) return Error{"--model: " + block.error()};
+  options.model.block = *block;
+  options.model.hidden = o.hidden;
+  options.model.seq = o.seq;
+  options.model.microbatchSize = o.mbSize;
+  options.model.heads = o.heads;
+  options.model.seed = o.seed;
+  options.model.layers = plan.numLayers;
+  auto kind = runtime::parseOptimizerKind(o.optimizer);
+  if (!kind) return Error{"--optimizer: " + kind.error()};
+  options.optimizer.kind = *kind;
+  options.optimizer.lr = o.lr;
+  options.dtype = o.dtype == "bf16" ? kernels::DType::Bf16 : kernels::DType::Fp32;
+  options.smSplit = o.smSplit;
+  options.linkGbps = o.plan.spec.uniform.linkGbps;
+  options.linkLatencyUs = o.plan.spec.uniform.linkLatencyUs;
+  return options;
 }
 
-int runCpu(RunOptions& o) {
+int runModel(RunOptions& o) {
+  const runtime::Backend backend = runtime::parseBackend(o.backend).value_or(runtime::Backend::Cpu);
+  if (o.procs && backend == runtime::Backend::Cuda)
+    return fail(
+        "--procs: the cuda backend over MPI processes is not part of this build yet; "
+        "run --backend cuda without --procs (ranks share the visible GPUs)");
 #ifdef PIPESCOPE_HAVE_MPI
   // --procs: every process runs this function for its own rank; only rank 0 speaks and writes.
   std::unique_ptr<runtime::mpi::MpiSession> mpi;
@@ -106,116 +112,82 @@ int runCpu(RunOptions& o) {
                 " differs from the plan's " + std::to_string(built->plan.numRanks) +
                 " ranks (launch with mpirun -np " + std::to_string(built->plan.numRanks) + ")");
 #endif
-
-  runtime::CpuRunOptions options;
-  auto block = runtime::parseBlockType(o.model);
-  if (!block) return fail("--model: " + block.error());
-  options.model.block = *block;
-  options.model.hidden = o.hidden;
-  options.model.seq = o.seq;
-  options.model.microbatchSize = o.mbSize;
-  options.model.heads = o.heads;
-  options.model.seed = o.seed;
-  options.model.layers = built->plan.numLayers;
-  if (auto v = runtime::validate(options.model); !v) return fail(v.error());
-  auto kind = runtime::parseOptimizerKind(o.optimizer);
-  if (!kind) return fail("--optimizer: " + kind.error());
-  options.optimizer.kind = *kind;
-  options.optimizer.lr = o.lr;
-  if (auto v = runtime::validate(options.optimizer); !v) return fail(v.error());
-  options.linkGbps = o.plan.spec.uniform.linkGbps;
-  options.linkLatencyUs = o.plan.spec.uniform.linkLatencyUs;
+  auto options = executorOptions(o, built->plan);
+  if (!options) return fail(options.error());
+  // runPlan checks these too; here before calibrating, so that a bad flag or a missing device
+  // costs no time.
+  if (auto v = runtime::checkModelOptions(backend, *options); !v) return fail(v.error());
+  if (auto v = runtime::backendAvailable(backend); !v) return fail(v.error());
 
   const unsigned cores = std::thread::hardware_concurrency();
-  if (root && cores && static_cast<unsigned>(built->plan.numRanks) > cores)
+  if (root && backend == runtime::Backend::Cpu && cores &&
+      static_cast<unsigned>(built->plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << built->plan.numRanks << " ranks on " << cores
               << " cores: measured times include contention between ranks\n";
 
-  // Calibration, --compare-sim's prediction and the memory caps: before the file is touched.
-  auto prediction = predictCpuRun(*built, options, {o.compareSim, o.calibrateOut, root});
-  if (!prediction) return fail(prediction.error());
+  // Calibration (--compare-sim, --calibrate-out): before the file is touched.
+  auto calibrated =
+      calibrateForRun(*built, *options, {o.compareSim, o.calibrateOut, root, backend});
+  if (!calibrated) return fail(calibrated.error());
 
-  const std::string name =
-      o.plan.name.empty() ? runtime::planRunName(built->plan) + " cpu " + o.model : o.plan.name;
-  auto header = runtime::planRunHeader(built->plan, built->cost, "cpu", name,
-                                       runConfigJson(built->configJson, o));
-  header.layers.clear();  // the cost model's layers are the plan's guess, not this model's
-  if (*prediction && (*prediction)->calibrated)  // these are this model's
-    header.layers =
-        runtime::planRunHeader(built->plan, (*prediction)->cost, "cpu", name, {}).layers;
-  // Only rank 0 touches the file (with --procs the others send it their records).
-  std::optional<trace::TraceStore> store;
-  std::optional<trace::TraceWriter> writer;
-  int setupExit = kExitOk;
-  std::string setupError;
-  if (root) {
-    if (auto opened = trace::TraceStore::open(o.plan.db, trace::TraceStore::Mode::ReadWrite);
-        !opened) {
-      setupExit = kExitBadInput;
-      setupError = opened.error();
-    } else {
-      store.emplace(std::move(*opened));
-      if (auto begun = trace::TraceWriter::begin(*store, header); !begun) {
-        setupExit = kExitRunFailed;
-        setupError = begun.error();
-      } else {
-        writer.emplace(std::move(*begun));
-      }
-    }
-  }
+  runtime::RunPlanRequest request;
+  request.built = std::make_shared<const runtime::BuiltPlan>(std::move(*built));
+  request.backend = backend;
+  request.name = o.plan.name;
+  request.exec = *options;
+  request.calibrated = *calibrated;
+  request.write = root;  // with --procs the other processes send rank 0 their records
 #ifdef PIPESCOPE_HAVE_MPI
   if (mpi) {
-    // Every process learns whether rank 0 could open the file (and with which exit code, the
-    // message's first character).
-    const auto agreed = runtime::mpi::agreeAcrossRanks(
-        setupExit == kExitOk ? Status{} : Status{Error{std::to_string(setupExit) + setupError}});
-    if (!agreed) return root ? fail(setupError, setupExit) : agreed.error().front() - '0';
+    request.executor.run = [](const runtime::Plan& plan, const runtime::OpGraph& graph,
+                              const runtime::CpuRunOptions& exec, trace::TraceWriter* writer,
+                              const trace::RunHeader& header) {
+      return runtime::mpi::runOnMpiProcesses(plan, graph, exec, writer, header.ranks);
+    };
+    // Every process learns whether rank 0 could open the file and begin the run.
+    request.executor.agree = [](const Status& mine) {
+      return runtime::mpi::agreeAcrossRanks(mine);
+    };
   }
 #endif
-  if (setupExit != kExitOk) return fail(setupError, setupExit);
-
   gInterrupted = false;
-  auto previous = std::signal(SIGINT, onInterrupt);
-  options.cancel = &gInterrupted;
   const bool tty = root && isatty(2);
-  options.onStepWritten = [&](int step) {
-    if (tty) std::cerr << "\rstep " << step + 1 << "/" << built->plan.steps << std::flush;
+  runtime::RunControl control;
+  control.cancel = &gInterrupted;
+  std::atomic<bool> stepShown{false};  // with --procs, steps are reported on a writer thread
+  control.progress = [&](runtime::RunStage stage, int done, int total) {
+    if (!tty || stage != runtime::RunStage::Run || done == 0) return;
+    std::cerr << "\rstep " << done << "/" << total << std::flush;
+    stepShown = true;
   };
-  trace::TraceWriter* out = writer ? &*writer : nullptr;
-#ifdef PIPESCOPE_HAVE_MPI
-  auto result =
-      mpi ? runtime::mpi::runOnMpiProcesses(built->plan, built->graph, options, out, header.ranks)
-          : runtime::runOnCpuThreads(built->plan, built->graph, options, out);
-#else
-  auto result = runtime::runOnCpuThreads(built->plan, built->graph, options, out);
-#endif
+  auto previous = std::signal(SIGINT, onInterrupt);
+  auto result = runtime::runPlan(request, {o.plan.db}, control);
   std::signal(SIGINT, previous);
-  if (tty) std::cerr << '\n';
+  if (stepShown) std::cerr << '\n';
   if (!root) {  // rank 0 reports for the whole run
-    if (!result) return kExitBadInput;
+    if (!result || result->setupFailed) return kExitBadInput;
     return result->status == trace::RunStatus::Complete ? kExitOk : kExitRunFailed;
   }
-  if (!result) {
-    (void)writer->finish(trace::RunStatus::Failed, result.error());
-    return fail(result.error());
-  }
-  if (auto s = writer->finish(result->status, result->message); !s)
-    return fail(s.error(), kExitRunFailed);
+  if (!result) return fail(result.error());
+  if (result->setupFailed) return fail(result->message);  // the executor refused to start
   if (result->status != trace::RunStatus::Complete)
-    return fail("run " + std::to_string(writer->runId()) + " " +
+    return fail((result->runId ? "run " + std::to_string(*result->runId) + " " : "run ") +
                     std::string(trace::runStatusName(result->status)) + ": " + result->message,
                 kExitRunFailed);
 
-  auto run = trace::loadRun(*store, writer->runId());
+  const std::int64_t runId = *result->runId;
+  auto run = trace::loadRun(*result->store, runId);
   if (!run) return fail(run.error(), kExitRunFailed);
   const auto a = trace::analyzeRun(*run);
-  std::cout << "run " << writer->runId() << ": " << name << ": step "
+  const auto& loss = result->exec->stepLoss;
+  std::cout << "run " << runId << ": " << result->name << ": step "
             << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
             << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
-            << (result->stepLoss.empty() ? 0.0 : result->stepLoss.front()) << " -> "
-            << (result->stepLoss.empty() ? 0.0 : result->stepLoss.back()) << '\n';
-  if (o.compareSim && *prediction)
-    return reportPrediction(*store, writer->runId(), *built, **prediction, name);
+            << (loss.empty() ? 0.0 : loss.front()) << " -> " << (loss.empty() ? 0.0 : loss.back())
+            << '\n';
+  if (o.compareSim && *calibrated)
+    return reportPrediction(*result->store, runId, result->built, *options, **calibrated,
+                            result->name);
   return kExitOk;
 }
 
@@ -228,6 +200,12 @@ Action addRunCommand(CLI::App& app) {
   addPlanOptions(*cmd, opt->plan);
   cmd->add_option("--backend", opt->backend, "cpu (threads) or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--dtype", opt->dtype,
+                  "cuda: GEMM inputs fp32 (the reference) or bf16 (fp32 accumulate)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
+  cmd->add_flag("--sm-split", opt->smSplit,
+                "cuda: ranks sharing a GPU each get their own share of its SMs (green contexts, "
+                "where the driver supports them)");
   cmd->add_flag("--procs", opt->procs, "Run the ranks as MPI processes (mpirun -np P)");
   cmd->add_option("--model", opt->model, "Block type: mlp or transformer")
       ->check(CLI::IsMember({"mlp", "transformer"}));
@@ -246,19 +224,7 @@ Action addRunCommand(CLI::App& app) {
                 "print predicted vs measured step time and bubble");
   cmd->add_option("--calibrate-out", opt->calibrateOut,
                   "Time each layer's F, I and W on this backend; write the cost JSON here");
-  return [opt]() {
-    if (opt->backend == "cuda") {
-#ifdef PIPESCOPE_HAVE_CUDA
-      auto devices = kernels::cuda::visibleDevices();
-      if (!devices) return fail("--backend cuda: " + devices.error(), kExitRunFailed);
-      return fail("--backend cuda: the CUDA executor is not part of this build yet",
-                  kExitRunFailed);
-#else
-      return fail("--backend cuda: this pipescope-cli was built without CUDA", kExitRunFailed);
-#endif
-    }
-    return runCpu(*opt);
-  };
+  return [opt]() { return runModel(*opt); };
 }
 
 }  // namespace ps::cli

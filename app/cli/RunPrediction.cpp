@@ -8,8 +8,10 @@
 
 #include "app/cli/CliCommon.h"
 #include "runtime/cost/CostJson.h"
+#include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/Calibrate.h"
-#include "runtime/sim/SimWriter.h"
+#include "runtime/run/ModelRun.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
@@ -17,12 +19,6 @@
 
 namespace ps::cli {
 namespace {
-
-bool anyCap(const runtime::CostModel& cost, int ranks) {
-  for (int r = 0; r < ranks; ++r)
-    if (cost.capacityOf(r)) return true;
-  return false;
-}
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -53,91 +49,78 @@ void printRatioRow(const char* what, const std::optional<double>& p,
 
 }  // namespace
 
-Result<std::optional<RunPrediction>> predictCpuRun(const runtime::BuiltPlan& built,
-                                                   const runtime::CpuRunOptions& options,
-                                                   const PredictionRequest& request) {
-  const runtime::Plan& plan = built.plan;
-  const bool calibrate = request.calibrate && (request.compareSim || !request.calibrateOut.empty());
-  const bool capped = anyCap(built.cost, plan.numRanks);
-  if (!calibrate && !capped && !request.compareSim) return std::optional<RunPrediction>{};
-
+Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPlan& built,
+                                                          const runtime::CpuRunOptions& options,
+                                                          const PredictionRequest& request) {
+  if (!request.calibrate || (!request.compareSim && request.calibrateOut.empty()))
+    return std::optional<runtime::CostModel>{};
   runtime::ModelConfig model = options.model;
-  model.layers = plan.numLayers;
-  RunPrediction p;
-  if (calibrate) {
+  model.layers = built.plan.numLayers;
+  Result<runtime::CostModel> cost = Error{""};
+  std::string where = "cpu";
+  if (request.backend == runtime::Backend::Cuda) {
+    const auto cuda = runtime::cudaAvailability();
+    if (cuda.available()) where = cuda.devices.front().name;
+    std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cuda backend ("
+              << where << ", " << kernels::dtypeName(options.dtype) << ")\n";
+    cost = runtime::calibrateCudaCosts(model, options.optimizer, {}, options.dtype);
+  } else {
     // As many threads as ranks compute at once (up to the cores): the timings then include the
     // slowdown ranks cause each other, as in the run.
     runtime::CalibrationOptions calibration;
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    calibration.threads = std::clamp(plan.numRanks, 1, cores);
+    calibration.threads = std::clamp(built.plan.numRanks, 1, cores);
     std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cpu backend ("
               << calibration.threads << (calibration.threads == 1 ? " thread" : " threads")
               << ")\n";
-    auto cost = runtime::calibrateCpuCosts(model, options.optimizer, calibration);
-    if (!cost) return Error{"calibration: " + cost.error()};
-    p.cost = std::move(*cost);
-    p.calibrated = true;
-  } else {
-    // Sizes from the real model, times from the plan's cost model (they only move lifetimes).
-    auto sizes = runtime::cpuModelSizes(model, options.optimizer);
-    if (!sizes) return std::move(sizes).takeError();
-    p.cost = std::move(*sizes);
-    for (std::size_t l = 0; l < p.cost.layers.size() && l < built.cost.layers.size(); ++l) {
-      p.cost.layers[l].fwdNs = built.cost.layers[l].fwdNs;
-      p.cost.layers[l].inputGradNs = built.cost.layers[l].inputGradNs;
-      p.cost.layers[l].weightGradNs = built.cost.layers[l].weightGradNs;
-    }
-    p.cost.optimizerNsPerParamByte = built.cost.optimizerNsPerParamByte;
+    cost = runtime::calibrateCpuCosts(model, options.optimizer, calibration);
   }
-  // What the cpu backend emulates: every rank at its real speed, one link setting for all pairs.
-  for (const auto& rank : built.cost.ranks) {
-    runtime::RankCost r;
-    r.memoryCapacityBytes = rank.memoryCapacityBytes;
-    p.cost.ranks.push_back(r);
-  }
-  if (options.linkGbps && *options.linkGbps > 0)
-    p.cost.defaultLink.bytesPerNs = *options.linkGbps / 8.0;
-  p.cost.defaultLink.latencyNs = options.linkLatencyUs * 1e3;
-
-  auto sim = runtime::simulate(plan, built.graph, p.cost);
-  if (!sim) return Error{"predicting the run: " + sim.error()};
-  p.sim = std::move(*sim);
-  if (auto caps = runtime::checkMemoryCaps(p.cost, p.sim.peakMemory); !caps)
-    return Error{caps.error() + " (predicted for this model)"};
-  if (calibrate && !request.calibrateOut.empty()) {
+  if (!cost) return Error{"calibration: " + cost.error()};
+  if (!request.calibrateOut.empty()) {
     // The file holds the model's own costs: no ranks or links (the simulator's flags add them).
-    runtime::CostModel file = p.cost;
-    file.ranks.clear();
-    file.defaultLink = {};
-    PS_TRY(runtime::saveCostJson(file, request.calibrateOut,
-                                 runtime::calibrationSource(model, options.optimizer)));
+    PS_TRY(runtime::saveCostJson(*cost, request.calibrateOut,
+                                 runtime::calibrationSource(model, options.optimizer, where)));
     std::cerr << "pipescope-cli: wrote " << request.calibrateOut << '\n';
   }
-  return std::optional<RunPrediction>(std::move(p));
+  return std::optional<runtime::CostModel>(std::move(*cost));
 }
 
 int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
-                     const runtime::BuiltPlan& built, const RunPrediction& prediction,
+                     const std::shared_ptr<const runtime::BuiltPlan>& built,
+                     const runtime::CpuRunOptions& options, const runtime::CostModel& calibrated,
                      const std::string& name) {
+  // What the backend emulates, with the model's measured costs.
+  auto cost = runtime::modelCostModel(*built, options, &calibrated);
+  if (!cost) return fail(cost.error(), kExitRunFailed);
+  auto predicted = std::make_shared<runtime::BuiltPlan>(*built);
+  predicted->cost = std::move(*cost);
   trace::JsonWriter w;
   w.beginObject();
-  w.key("schedule").value(built.plan.schedule);
-  w.key("chunks").value(built.plan.chunks);
+  w.key("schedule").value(built->plan.schedule);
+  w.key("chunks").value(built->plan.chunks);
   w.key("predicts_run").value(measuredRunId);
-  w.key("plan").raw(built.configJson);
-  w.key("calibrated_costs").raw(runtime::writeCostJson(prediction.cost));
+  w.key("plan").raw(built->configJson);
+  w.key("calibrated_costs").raw(runtime::writeCostJson(predicted->cost));
   w.endObject();
-  auto simId = runtime::writeSimulation(store, built.plan, prediction.cost, prediction.sim,
-                                        name + " (predicted)", w.str());
-  if (!simId) return fail(simId.error(), kExitRunFailed);
+  runtime::RunPlanRequest request;
+  request.built = predicted;
+  request.backend = runtime::Backend::Sim;
+  request.name = name + " (predicted)";
+  request.configJson = w.str();
+  runtime::RunTarget target;
+  target.store = &store;
+  auto sim = runtime::runPlan(request, target);
+  if (!sim) return fail(sim.error(), kExitRunFailed);
+  if (sim->status != trace::RunStatus::Complete) return fail(sim->message, kExitRunFailed);
+  const std::int64_t simId = *sim->runId;
   auto measured = trace::loadRun(store, measuredRunId);
   if (!measured) return fail(measured.error(), kExitRunFailed);
-  auto predicted = trace::loadRun(store, *simId);
-  if (!predicted) return fail(predicted.error(), kExitRunFailed);
+  auto predictedRun = trace::loadRun(store, simId);
+  if (!predictedRun) return fail(predictedRun.error(), kExitRunFailed);
   const auto m = trace::analyzeRun(*measured);
-  const auto p = trace::analyzeRun(*predicted);
-  std::cout << "run " << *simId << ": " << name << " (predicted)\n"
-            << "predicted (run " << *simId << ") vs measured (run " << measuredRunId << "):\n";
+  const auto p = trace::analyzeRun(*predictedRun);
+  std::cout << "run " << simId << ": " << name << " (predicted)\n"
+            << "predicted (run " << simId << ") vs measured (run " << measuredRunId << "):\n";
   printRow("", "predicted", "measured", "error");
   if (p.step_time_ns && m.step_time_ns && *m.step_time_ns > 0) {
     const double rel = static_cast<double>(*p.step_time_ns - *m.step_time_ns) /

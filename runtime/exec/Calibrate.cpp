@@ -36,7 +36,7 @@ Result<double> timed(Fn&& fn) {
 // One layer as a one-layer stage with its own memory counter, and the buffers a rank would pass.
 struct LayerProbe {
   std::unique_ptr<StageModel> stage;
-  std::vector<float> in, out, dOut, dIn;
+  Tensor in, out, dOut, dIn;   // on the stage's device, not counted
   std::int64_t baseBytes = 0;  // weights, gradients and optimizer state
 
   Status forward(MicrobatchKey key) {
@@ -49,28 +49,30 @@ struct LayerProbe {
   }
 };
 
-Result<LayerProbe> probeLayer(const ModelConfig& model, const OptimizerConfig& optimizer,
-                              int layer) {
+Result<LayerProbe> probeLayer(const ModelConfig& model, const OptimizerConfig& optimizer, int layer,
+                              kernels::ComputeDevice* device) {
   StageOptions options;
   options.firstLayer = layer;
   options.lastLayer = layer;
   options.microbatchesPerStep = 1;
   options.optimizer = optimizer;
-  options.memory = std::make_shared<MemoryCounter>();
+  options.memory = std::make_shared<MemoryCounter>(device);
   auto stage = StageModel::create(model, options);
   if (!stage) return std::move(stage).takeError();
   LayerProbe p;
   p.stage = std::move(*stage);
   const auto elems = static_cast<std::size_t>(model.activationElems());
   // Small deterministic values: the passes' cost does not depend on them.
-  p.in.resize(elems);
-  p.dOut.resize(elems);
+  std::vector<float> in(elems), dOut(elems);
   for (std::size_t i = 0; i < elems; ++i) {
-    p.in[i] = static_cast<float>(static_cast<int>(i % 17) - 8) * 0.0625f;
-    p.dOut[i] = static_cast<float>(static_cast<int>(i % 13) - 6) * 0.01f;
+    in[i] = static_cast<float>(static_cast<int>(i % 17) - 8) * 0.0625f;
+    dOut[i] = static_cast<float>(static_cast<int>(i % 13) - 6) * 0.01f;
   }
-  p.out.resize(elems);
-  p.dIn.resize(elems);
+  kernels::ComputeDevice& dev = p.stage->device();
+  for (Tensor* t : {&p.in, &p.out, &p.dOut, &p.dIn})
+    *t = Tensor::uncounted(dev, elems);
+  dev.upload(p.in.data(), in.data(), elems * sizeof(float));
+  dev.upload(p.dOut.data(), dOut.data(), elems * sizeof(float));
   p.baseBytes = p.stage->memory()->bytesInUse();
   return p;
 }
@@ -101,7 +103,7 @@ Result<CostModel> cpuModelSizes(const ModelConfig& model, const OptimizerConfig&
   PS_TRY(validate(optimizer));
   CostModel cost;
   for (int l = 0; l < model.layers; ++l) {
-    auto probe = probeLayer(model, optimizer, l);
+    auto probe = probeLayer(model, optimizer, l, nullptr);
     if (!probe) return std::move(probe).takeError();
     LayerCost layer;
     layer.name = layerName(model, l);
@@ -123,13 +125,17 @@ struct Samples {
 
 // Times one layer's F, I, W and optimizer step, appending to `out`.
 Status timeLayer(LayerProbe& p, int layer, const CalibrationOptions& options, Samples& out) {
+  const auto time = [&](const std::function<Status()>& pass) -> Result<double> {
+    if (options.timePass) return options.timePass(pass);
+    return timed(pass);
+  };
   for (int rep = 0; rep < options.warmup + options.repeats; ++rep) {
     const MicrobatchKey key{0, rep + 1};
-    auto tf = timed([&] { return p.forward(key); });
+    auto tf = time([&] { return p.forward(key); });
     if (!tf) return std::move(tf).takeError();
-    auto ti = timed([&] { return p.backwardInput(key); });
+    auto ti = time([&] { return p.backwardInput(key); });
     if (!ti) return std::move(ti).takeError();
-    auto tw = timed([&] { return p.stage->backwardWeight(key); });
+    auto tw = time([&] { return p.stage->backwardWeight(key); });
     if (!tw) return std::move(tw).takeError();
     if (rep < options.warmup) continue;
     out.f[layer].push_back(*tf);
@@ -138,10 +144,11 @@ Status timeLayer(LayerProbe& p, int layer, const CalibrationOptions& options, Sa
   }
   const auto paramBytes = static_cast<double>(std::max<std::int64_t>(1, p.stage->paramBytes()));
   for (int rep = 0; rep < options.warmup + options.repeats; ++rep) {
-    auto t = timed([&]() -> Status {
+    auto t = time([&]() -> Status {
       p.stage->optimizerStep();
       return {};
     });
+    if (!t) return std::move(t).takeError();
     if (rep >= options.warmup) out.optNsPerByte.push_back(*t / paramBytes);
   }
   return {};
@@ -153,6 +160,8 @@ Result<CostModel> calibrateCpuCosts(const ModelConfig& model, const OptimizerCon
                                     const CalibrationOptions& options) {
   PS_TRY(validate(model));
   PS_TRY(validate(optimizer));
+  if (options.device && options.threads != 1)
+    return Error{"calibration on a device times one layer at a time (threads must be 1)"};
   if (options.repeats < 1 || options.warmup < 0 || options.threads < 1)
     return Error{"calibration needs at least one repeat and one thread (got " +
                  std::to_string(options.repeats) + " and " + std::to_string(options.threads) +
@@ -171,7 +180,7 @@ Result<CostModel> calibrateCpuCosts(const ModelConfig& model, const OptimizerCon
     for (int l = 0; l < model.layers; ++l) {
       sync.arrive_and_wait();
       if (!out.status) continue;  // keep meeting the others at the barrier
-      auto probe = probeLayer(model, optimizer, l);
+      auto probe = probeLayer(model, optimizer, l, options.device);
       out.status = probe ? timeLayer(*probe, l, options, out) : Status{Error{probe.error()}};
     }
   };
@@ -202,8 +211,9 @@ Result<CostModel> calibrateCpuCosts(const ModelConfig& model, const OptimizerCon
   return cost;
 }
 
-std::string calibrationSource(const ModelConfig& model, const OptimizerConfig& optimizer) {
-  return "calibrated on cpu: " + std::string(blockTypeName(model.block)) +
+std::string calibrationSource(const ModelConfig& model, const OptimizerConfig& optimizer,
+                              const std::string& where) {
+  return "calibrated on " + where + ": " + std::string(blockTypeName(model.block)) +
          " L=" + std::to_string(model.layers) + " H=" + std::to_string(model.hidden) +
          " S=" + std::to_string(model.seq) + " B=" + std::to_string(model.microbatchSize) + ", " +
          std::string(optimizerName(optimizer.kind)) + ", " + trace::utcNowIso8601();

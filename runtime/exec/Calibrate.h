@@ -18,6 +18,7 @@
 // bytes the cpu backend really sends), so with finite link bandwidth simulated transfers last
 // longer than emulated ones.
 
+#include <functional>
 #include <string>
 
 #include "runtime/cost/CostModel.h"
@@ -34,6 +35,11 @@ struct CalibrationOptions {
   // pooled. 1 times a layer alone; the run's rank count (up to the cores) includes the slowdown
   // ranks cause each other when they compute at once (shared caches, memory bandwidth, SMT).
   int threads = 1;
+  // Where the layers run: null = the host, each pass timed by the host clock. With a device (the
+  // cuda backend's calibration, runtime/cuda), `timePass` times one pass on it (CUDA events
+  // around it) and `threads` must be 1.
+  kernels::ComputeDevice* device = nullptr;
+  std::function<Result<double>(const std::function<Status()>& pass)> timePass;
 };
 
 // Sizes only, no timing (cheap): paramBytes, actBytes and stateBytesPerParamByte as above, times 0.
@@ -48,7 +54,9 @@ struct CalibrationOptions {
                                                   const OptimizerConfig& optimizer,
                                                   const CalibrationOptions& options = {});
 
-// "calibrated on cpu: mlp L=4 H=64 S=16 B=4, adam, <UTC time>": the cost file's `source`.
-std::string calibrationSource(const ModelConfig& model, const OptimizerConfig& optimizer);
+// "calibrated on cpu: mlp L=4 H=64 S=16 B=4, adam, <UTC time>": the cost file's `source`
+// (`where`: "cpu", or the GPU's name for the cuda backend).
+std::string calibrationSource(const ModelConfig& model, const OptimizerConfig& optimizer,
+                              const std::string& where = "cpu");
 
 }  // namespace ps::runtime

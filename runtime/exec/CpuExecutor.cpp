@@ -44,25 +44,25 @@ Status writeReadySteps(ExecShared& s, trace::TraceWriter* writer, int& nextStep,
   }
 }
 
-Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
-                                     const CpuRunOptions& options, trace::TraceWriter* writer) {
-  (void)graph;                 // the plan was validated into it: in-order execution cannot deadlock
-  kernels::setBlasThreads(1);  // one BLAS thread per rank thread: ranks must not fight
-  ExecShared s;
-  s.plan = &plan;
-  s.options = &options;
+Result<CpuRunResult> runRankThreads(ExecShared& s, trace::TraceWriter* writer,
+                                    const std::function<Status()>& onStart) {
+  const Plan& plan = *s.plan;
+  const CpuRunOptions& options = *s.options;
   s.barrier = std::make_unique<StepBarrier>(plan.numRanks);
-  ThreadTransport transport(s);
-  s.transport = &transport;
   s.linkFreeNs.assign(plan.numRanks, std::vector<std::int64_t>(plan.numRanks, 0));
   std::vector<std::unique_ptr<RankWorker>> workers;
   for (int r = 0; r < plan.numRanks; ++r) {
     s.mailboxes.push_back(std::make_unique<Mailbox>());
     workers.push_back(std::make_unique<RankWorker>(s, r));
-    PS_TRY(workers.back()->createStages());
+    try {  // a device may throw (out of memory) while the stage's weights are placed
+      PS_TRY(workers.back()->createStages());
+    } catch (const std::exception& e) {
+      return Error{"rank " + std::to_string(r) + ": " + e.what()};
+    }
   }
 
   s.t0 = std::chrono::steady_clock::now();
+  if (onStart) PS_TRY(onStart());
   std::vector<std::thread> threads;
   for (auto& w : workers)
     threads.emplace_back([&w] { w->run(); });
@@ -104,11 +104,31 @@ Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
     result.peakMemory.push_back(w->peakMemory());
   for (int st = 0; st < plan.numStages; ++st)
     if (StageModel* m = s.stageModels[{0, st}]) {
-      auto p = m->parameters();
+      std::vector<float> p;
+      try {
+        p = m->copyParameters();
+      } catch (const std::exception& e) {  // a failed device: keep the run's own message
+        if (result.message.empty()) result.message = e.what();
+      }
       result.finalParams.insert(result.finalParams.end(), p.begin(), p.end());
     }
   finishResult(s, writeStatus, result);
   return result;
+}
+
+Result<CpuRunResult> runOnCpuThreads(const Plan& plan, const OpGraph& graph,
+                                     const CpuRunOptions& options, trace::TraceWriter* writer) {
+  (void)graph;  // the plan was validated into it: in-order execution cannot deadlock
+  if (options.dtype != kernels::DType::Fp32)
+    return Error{"the cpu backend computes in fp32 only (--dtype " +
+                 std::string(kernels::dtypeName(options.dtype)) + " needs --backend cuda)"};
+  kernels::setBlasThreads(1);  // one BLAS thread per rank thread: ranks must not fight
+  ExecShared s;
+  s.plan = &plan;
+  s.options = &options;
+  ThreadTransport transport(s);
+  s.transport = &transport;
+  return runRankThreads(s, writer, nullptr);
 }
 
 }  // namespace ps::runtime

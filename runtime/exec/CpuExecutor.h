@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/ComputeDevice.h"
 #include "runtime/model/ModelConfig.h"
 #include "runtime/model/Optimizer.h"
 #include "runtime/plan/OpGraph.h"
@@ -30,6 +31,13 @@ struct CpuRunOptions {
   OptimizerConfig optimizer;
   std::optional<double> linkGbps;  // emulated bandwidth; none = as fast as memory
   double linkLatencyUs = 0;
+  // cuda backend only: GEMM input precision (the cpu backend refuses bf16) and whether ranks
+  // sharing one GPU each get their own share of its SMs (green contexts) where the driver can.
+  kernels::DType dtype = kernels::DType::Fp32;
+  bool smSplit = false;
+  // cuda backend only: time ops with CUDA events (the default). Off, ops are stamped with the
+  // host clock at issue: meaningless as GPU times, but it measures what recording costs.
+  bool eventTiming = true;
   const std::atomic<bool>* cancel = nullptr;    // set it to stop (run ends 'cancelled')
   std::function<void(int step)> onStepWritten;  // progress, called on the calling thread
   // Test hook, called on a rank's thread before each action; it may throw to play a rank that

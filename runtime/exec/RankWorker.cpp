@@ -2,9 +2,29 @@
 
 #include <exception>
 
+#include "runtime/exec/ActionMessages.h"
 #include "runtime/exec/CpuExecutor.h"
 
 namespace ps::runtime {
+namespace {
+
+// The profiler range of one op while its work is issued (RankWorker's clock may open none).
+class ScopedRange {
+ public:
+  ScopedRange(OpClock* clock, OpKind kind, const Action& a) : clock_(clock) {
+    if (clock_) clock_->beginRange(kind, a);
+  }
+  ~ScopedRange() {
+    if (clock_) clock_->endRange();
+  }
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+
+ private:
+  OpClock* clock_;
+};
+
+}  // namespace
 
 void ExecShared::fail(const std::string& message) {
   {
@@ -28,8 +48,14 @@ void finishResult(const ExecShared& s, const Status& writeStatus, CpuRunResult& 
 }
 
 Status RankWorker::createStages() {
-  memory_ = std::make_shared<MemoryCounter>();
   const Plan& plan = *s_.plan;
+  const auto perRank = [&](const auto& v) {
+    return v.size() > static_cast<std::size_t>(rank_) ? v[rank_] : nullptr;
+  };
+  memory_ = std::make_shared<MemoryCounter>(perRank(s_.devices));
+  if (s_.rankMemory.size() < static_cast<std::size_t>(plan.numRanks))
+    s_.rankMemory.resize(plan.numRanks);
+  s_.rankMemory[rank_] = memory_;
   ModelConfig config = s_.options->model;
   config.layers = plan.numLayers;
   for (int r = 0; r < plan.numReplicas(); ++r)
@@ -79,37 +105,36 @@ void RankWorker::sampleMemory(int step) {
   const std::int64_t bytes = memory_->bytesInUse();
   if (bytes == lastMemory_) return;
   lastMemory_ = bytes;
-  pending_[step].memory.push_back({rank_, s_.nowNs(), bytes});
+  pending_[step].memory.push_back({rank_, stamp(), bytes});
 }
 
 Result<Tensor> RankWorker::receive(const MessageKey& key, int fromRank, OpKind recvKind,
                                    const Action& a) {
-  const std::int64_t start = s_.nowNs();
+  ScopedRange range(fromRank == rank_ ? nullptr : clock_, recvKind, a);
+  const std::int64_t start = stamp();
   auto tensor = s_.transport->receive(key, fromRank, rank_, memory_);
   if (!tensor) return tensor;
   if (fromRank == rank_) return tensor;  // same rank: a hand-over, not a transfer
-  record(recvKind, a, start, s_.nowNs(), fromRank, tensor->bytes());
+  record(recvKind, a, start, stamp(), fromRank, tensor->bytes());
   return tensor;
 }
 
 void RankWorker::deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind,
                          const Action& a) {
-  const std::int64_t start = s_.nowNs();
+  ScopedRange range(toRank == rank_ ? nullptr : clock_, sendKind, a);
   const std::int64_t bytes = tensor.bytes();
-  const std::int64_t occupy = s_.transport->send(key, rank_, toRank, std::move(tensor));
-  if (toRank != rank_) record(sendKind, a, start, start + occupy, toRank, bytes);
+  const TransferStamps t = s_.transport->send(key, rank_, toRank, std::move(tensor));
+  if (toRank != rank_) record(sendKind, a, t.start, t.end, toRank, bytes);
 }
 
 Status RankWorker::forward(const Action& a, StageModel& model) {
   const int replica = s_.plan->replicaOf(a.microbatch);
   const MicrobatchKey key{a.step, a.microbatch};
+  const ActionMessages messages = actionMessages(*s_.plan, a);
   Tensor in;
-  const auto preds = s_.plan->predecessors(a.stage);
-  if (!model.isFirst() && !preds.empty()) {
-    const int pred = preds.front();
-    const int from = s_.plan->placement[replica][pred].rank;
-    auto got =
-        receive({false, a.stage, replica, a.microbatch, a.step, pred}, from, OpKind::RECV_F, a);
+  if (!model.isFirst() && messages.receive) {
+    const ActionMessage& m = *messages.receive;
+    auto got = receive(m.key, m.peer, m.kind, a);
     if (!got) return std::move(got).takeError();
     in = std::move(*got);
   }
@@ -119,51 +144,46 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
   if (s_.plan->versioning == WeightVersioning::Stashed) version = model.snapshot();
   if (s_.plan->versioning == WeightVersioning::DoubleBuffered)
     version = published_[{replica, a.stage}];
-  const std::int64_t start = s_.nowNs();
-  PS_TRY(model.forward(key, in.empty() ? nullptr : in.data(), out.empty() ? nullptr : out.data(),
-                       version));
-  if (s_.plan->recompute) PS_TRY(model.dropActivations(key));
-  record(OpKind::F, a, start, s_.nowNs());
+  {
+    ScopedRange range(clock_, OpKind::F, a);
+    const std::int64_t start = stamp();
+    PS_TRY(model.forward(key, in.empty() ? nullptr : in.data(), out.empty() ? nullptr : out.data(),
+                         version));
+    if (s_.plan->recompute) PS_TRY(model.dropActivations(key));
+    record(OpKind::F, a, start, stamp());
+  }
   in.reset();
   sampleMemory(a.step);
-  for (int succ : s_.plan->successors(a.stage)) {
-    const int to = s_.plan->placement[replica][succ].rank;
-    deliver({false, succ, replica, a.microbatch, a.step, a.stage}, to, std::move(out),
-            OpKind::SEND_F, a);
-    break;  // chains only (checked in createStages)
-  }
+  if (messages.send)
+    deliver(messages.send->key, messages.send->peer, std::move(out), OpKind::SEND_F, a);
   return {};
 }
 
 Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) {
-  const int replica = s_.plan->replicaOf(a.microbatch);
   const MicrobatchKey key{a.step, a.microbatch};
+  const ActionMessages messages = actionMessages(*s_.plan, a);
   Tensor dOut;
-  const auto succs = s_.plan->successors(a.stage);
-  if (!model.isLast() && !succs.empty()) {
-    const int succ = succs.front();
-    const int from = s_.plan->placement[replica][succ].rank;
-    auto got =
-        receive({true, a.stage, replica, a.microbatch, a.step, succ}, from, OpKind::RECV_B, a);
+  if (!model.isLast() && messages.receive) {
+    const ActionMessage& m = *messages.receive;
+    auto got = receive(m.key, m.peer, m.kind, a);
     if (!got) return std::move(got).takeError();
     dOut = std::move(*got);
   }
   Tensor dIn;
   if (!model.isFirst()) dIn = model.newBoundaryTensor();
-  const std::int64_t start = s_.nowNs();
-  float* dOutPtr = dOut.empty() ? nullptr : dOut.data();
-  float* dInPtr = dIn.empty() ? nullptr : dIn.data();
-  PS_TRY(full ? model.backward(key, dOutPtr, dInPtr) : model.backwardInput(key, dOutPtr, dInPtr));
-  record(full ? OpKind::B : OpKind::I, a, start, s_.nowNs());
+  {
+    const OpKind kind = full ? OpKind::B : OpKind::I;
+    ScopedRange range(clock_, kind, a);
+    const std::int64_t start = stamp();
+    float* dOutPtr = dOut.empty() ? nullptr : dOut.data();
+    float* dInPtr = dIn.empty() ? nullptr : dIn.data();
+    PS_TRY(full ? model.backward(key, dOutPtr, dInPtr) : model.backwardInput(key, dOutPtr, dInPtr));
+    record(kind, a, start, stamp());
+  }
   dOut.reset();
   sampleMemory(a.step);
-  const auto preds = s_.plan->predecessors(a.stage);
-  if (!preds.empty() && !dIn.empty()) {
-    const int pred = preds.front();
-    const int to = s_.plan->placement[replica][pred].rank;
-    deliver({true, pred, replica, a.microbatch, a.step, a.stage}, to, std::move(dIn),
-            OpKind::SEND_B, a);
-  }
+  if (messages.send && !dIn.empty())
+    deliver(messages.send->key, messages.send->peer, std::move(dIn), OpKind::SEND_B, a);
   return {};
 }
 
@@ -171,15 +191,17 @@ Status RankWorker::optimizer(const Action& a) {
   const Plan& plan = *s_.plan;
   const bool replicated = plan.numReplicas() > 1;
   if (plan.optimizerSync == OptimizerSync::Barrier || replicated)
-    if (!s_.transport->barrier()) return Error{"aborted"};
+    if (!s_.transport->barrier(rank_)) return Error{"aborted"};
   if (replicated) {
     // Replicas of a stage hold the same weights: exchange (sum) their gradients.
-    const std::int64_t start = s_.nowNs();
+    ScopedRange range(clock_, OpKind::AR, a);
+    const std::int64_t start = stamp();
     PS_TRY(s_.transport->sumReplicaGradients(rank_, stages_));
-    record(OpKind::AR, a, start, s_.nowNs());
-    if (!s_.transport->barrier()) return Error{"aborted"};
+    record(OpKind::AR, a, start, stamp());
+    if (!s_.transport->barrier(rank_)) return Error{"aborted"};
   }
-  const std::int64_t start = s_.nowNs();
+  ScopedRange range(clock_, OpKind::OPT, a);
+  const std::int64_t start = stamp();
   std::vector<double> losses;
   for (auto& [id, model] : stages_) {
     if (model->isLast())
@@ -189,7 +211,7 @@ Status RankWorker::optimizer(const Action& a) {
     model->optimizerStep();
     if (plan.versioning == WeightVersioning::DoubleBuffered) published_[id] = model->snapshot();
   }
-  record(OpKind::OPT, a, start, s_.nowNs());
+  record(OpKind::OPT, a, start, stamp());
   sampleMemory(a.step);
   if (!losses.empty()) {
     std::lock_guard lock(s_.mutex);
@@ -200,6 +222,9 @@ Status RankWorker::optimizer(const Action& a) {
 }
 
 Status RankWorker::handOver(int step) {
+  if (clock_)
+    for (auto it = pending_.begin(); it != pending_.end() && it->first <= step; ++it)
+      PS_TRY(clock_->resolve(it->second));
   {
     std::lock_guard lock(s_.mutex);
     for (auto it = pending_.begin(); it != pending_.end() && it->first <= step;) {
@@ -219,7 +244,7 @@ Status RankWorker::handOver(int step) {
 Status RankWorker::execute(const Action& a) {
   if (a.kind == OpKind::OPT) return optimizer(a);
   if (a.kind == OpKind::FILL) {
-    record(OpKind::FILL, a, s_.nowNs(), s_.nowNs());
+    record(OpKind::FILL, a, stamp(), stamp());
     return {};
   }
   const int replica = s_.plan->replicaOf(a.microbatch);
@@ -242,16 +267,18 @@ Status RankWorker::execute(const Action& a) {
       reportVersion();
       return backwardInput(a, *model, false);
     case OpKind::W: {
-      const std::int64_t start = s_.nowNs();
+      ScopedRange range(clock_, OpKind::W, a);
+      const std::int64_t start = stamp();
       PS_TRY(model->backwardWeight(key));
-      record(OpKind::W, a, start, s_.nowNs());
+      record(OpKind::W, a, start, stamp());
       sampleMemory(a.step);
       return {};
     }
     case OpKind::R: {
-      const std::int64_t start = s_.nowNs();
+      ScopedRange range(clock_, OpKind::R, a);
+      const std::int64_t start = stamp();
       PS_TRY(model->recompute(key));
-      record(OpKind::R, a, start, s_.nowNs());
+      record(OpKind::R, a, start, stamp());
       sampleMemory(a.step);
       return {};
     }
@@ -261,8 +288,10 @@ Status RankWorker::execute(const Action& a) {
 }
 
 void RankWorker::run() {
+  // Clocks are pinned to the run's start, made after the stages: read here, not at creation.
+  if (s_.clocks.size() > static_cast<std::size_t>(rank_)) clock_ = s_.clocks[rank_];
   lastMemory_ = memory_->bytesInUse();
-  pending_[0].memory.push_back({rank_, 0, lastMemory_});
+  pending_[0].memory.push_back({rank_, clock_ ? clock_->mark() : 0, lastMemory_});
   for (const Action& a : s_.plan->programs[rank_]) {
     if (s_.abort) return;
     Status status;

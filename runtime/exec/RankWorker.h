@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/exec/Mailbox.h"
+#include "runtime/exec/OpClock.h"
 #include "runtime/exec/StepBarrier.h"
 #include "runtime/exec/Transport.h"
 #include "runtime/model/StageModel.h"
@@ -26,6 +27,13 @@ struct ExecShared {
   const Plan* plan = nullptr;
   const CpuRunOptions* options = nullptr;
   std::chrono::steady_clock::time_point t0;
+  // Per rank, where its tensors live and how its ops are timed; empty or null = the host device
+  // and the host clock (the cpu backend). Owned by the executor.
+  std::vector<kernels::ComputeDevice*> devices;
+  std::vector<OpClock*> clocks;
+  // Per rank, its memory counter (set by RankWorker::createStages): a transport that pushes a
+  // tensor into the receiver's memory allocates it there.
+  std::vector<std::shared_ptr<MemoryCounter>> rankMemory;
   Transport* transport = nullptr;
   std::vector<std::unique_ptr<Mailbox>> mailboxes;  // per rank (ThreadTransport)
   std::unique_ptr<StepBarrier> barrier;             // ThreadTransport
@@ -66,6 +74,12 @@ Status writeReadySteps(ExecShared& s, trace::TraceWriter* writer, int& nextStep,
 // first rank's message, else the writer's), or complete. Shared by the thread and MPI executors.
 void finishResult(const ExecShared& shared, const Status& writeStatus, CpuRunResult& result);
 
+// Runs every rank of `s` (plan, options, transport and per-rank devices/clocks already set) as a
+// thread, writing each step as all ranks finish it; `onStart` runs after the run's clock starts
+// and before any rank does (e.g. to pin device clocks to it). Shared by the cpu and cuda backends.
+Result<CpuRunResult> runRankThreads(ExecShared& s, trace::TraceWriter* writer,
+                                    const std::function<Status()>& onStart);
+
 class RankWorker {
  public:
   RankWorker(ExecShared& shared, int rank) : s_(shared), rank_(rank) {}
@@ -86,11 +100,14 @@ class RankWorker {
   void record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end, int peer = -1,
               std::int64_t bytes = -1);
   void sampleMemory(int step);
+  // A stamp of the rank's clock: host ns, or a token the clock resolves at hand-over.
+  std::int64_t stamp() { return clock_ ? clock_->mark() : s_.nowNs(); }
   Status handOver(int step);
 
   ExecShared& s_;
   int rank_;
   std::shared_ptr<MemoryCounter> memory_;
+  OpClock* clock_ = nullptr;
   RankStages stages_;  // (replica, stage)
   std::map<std::pair<int, int>, std::shared_ptr<const ParamVersion>> published_;  // 2BW
   std::map<int, trace::TraceBatch> pending_;  // step -> recorded, not yet handed over

@@ -8,7 +8,8 @@
 
 namespace ps::runtime {
 
-std::int64_t ThreadTransport::send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) {
+TransferStamps ThreadTransport::send(const MessageKey& key, int fromRank, int toRank,
+                                     Tensor tensor) {
   const std::int64_t start = s_.nowNs();
   const std::int64_t bytes = tensor.bytes();
   auto deliverAt = std::chrono::steady_clock::now();
@@ -28,7 +29,7 @@ std::int64_t ThreadTransport::send(const MessageKey& key, int fromRank, int toRa
     deliverAt += std::chrono::nanoseconds(latency);
   }
   s_.mailboxes[toRank]->put(key, std::move(tensor), deliverAt);
-  return occupy;
+  return {start, start + occupy};
 }
 
 Result<Tensor> ThreadTransport::receive(const MessageKey& key, int fromRank, int toRank,
@@ -43,7 +44,7 @@ Result<Tensor> ThreadTransport::receive(const MessageKey& key, int fromRank, int
   return local;
 }
 
-bool ThreadTransport::barrier() {
+bool ThreadTransport::barrier(int) {
   return s_.barrier->arriveAndWait(s_.abort);
 }
 
@@ -58,8 +59,9 @@ Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) 
     StageModel* twin = it->second;
     auto g0 = model->gradients();
     auto g1 = twin->gradients();
-    for (std::size_t i = 0; i < g0.size(); ++i)
-      g0[i] = g1[i] = g0[i] + g1[i];
+    kernels::ComputeDevice& dev = model->device();
+    dev.axpy(1.0f, g1.data(), g0.data(), static_cast<long>(g0.size()));
+    dev.copy(g1.data(), g0.data(), g0.size_bytes());
   }
   return {};
 }

@@ -13,10 +13,10 @@ class ThreadTransport final : public Transport {
  public:
   explicit ThreadTransport(ExecShared& shared) : s_(shared) {}
 
-  std::int64_t send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) override;
+  TransferStamps send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) override;
   Result<Tensor> receive(const MessageKey& key, int fromRank, int toRank,
                          const std::shared_ptr<MemoryCounter>& memory) override;
-  bool barrier() override;
+  bool barrier(int rank) override;
   Status sumReplicaGradients(int rank, const RankStages& stages) override;
   void wakeAll() override;
 

@@ -17,6 +17,13 @@ namespace ps::runtime {
 
 class StageModel;
 
+// When a transfer occupied the sender, as stamps of the sender's OpClock (host ns for the host
+// transports: [send call, + emulated link time]; events around the copy for the cuda one).
+struct TransferStamps {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+};
+
 // A rank's stage models, keyed by (replica, stage).
 using RankStages = std::map<std::pair<int, int>, std::unique_ptr<StageModel>>;
 
@@ -25,14 +32,15 @@ class Transport {
   virtual ~Transport() = default;
 
   // Sends `tensor` under `key` from `fromRank` to `toRank` (the same rank: a local hand-over).
-  // Returns how long the (emulated) link is busy with it, in ns: 0 without link emulation.
-  virtual std::int64_t send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) = 0;
+  // Returns when the sender was busy with it (an instant without link emulation).
+  virtual TransferStamps send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) = 0;
   // Waits for `key` from `fromRank`. A tensor from another rank comes back counted by `memory`
   // (the receive buffer lives on the receiving rank). Errors when the run aborts while waiting.
   virtual Result<Tensor> receive(const MessageKey& key, int fromRank, int toRank,
                                  const std::shared_ptr<MemoryCounter>& memory) = 0;
-  // Returns once every rank has arrived; false when the run aborted while waiting.
-  virtual bool barrier() = 0;
+  // Returns once every rank has arrived (`rank`: the caller); false when the run aborted while
+  // waiting.
+  virtual bool barrier(int rank) = 0;
   // Bidirectional plans: after it, both copies of every replicated stage that `rank` holds carry
   // the sum of the two copies' gradients (an all-reduce between the twins).
   virtual Status sumReplicaGradients(int rank, const RankStages& stages) = 0;

@@ -1,6 +1,5 @@
 #include "runtime/model/ActivationStash.h"
 
-#include <algorithm>
 #include <cassert>
 #include <utility>
 
@@ -18,7 +17,7 @@ float* ActivationStash::allocate(int slot, std::size_t elems) {
 
 float* ActivationStash::copyIn(int slot, const float* src, std::size_t elems) {
   float* dst = allocate(slot, elems);
-  std::copy(src, src + elems, dst);
+  device().copy(dst, src, elems * sizeof(float));
   return dst;
 }
 

@@ -18,7 +18,13 @@ class ActivationStash {
  public:
   static constexpr int kInputSlot = 0;
 
+  // `counter` names the device the stash's tensors live on; null = the host, uncounted.
   explicit ActivationStash(std::shared_ptr<MemoryCounter> counter);
+
+  // Where the slots live and where the layer's math runs.
+  kernels::ComputeDevice& device() const {
+    return counter_ ? counter_->device() : kernels::hostDevice();
+  }
 
   // A zeroed tensor of `elems` floats in `slot` (replacing what was there).
   float* allocate(int slot, std::size_t elems);

@@ -13,16 +13,8 @@ void Adam::step(float* params, const float* grads) {
   // Bias corrections in double: 1 − β2ᵗ is tiny for early steps.
   const auto c1 = static_cast<float>(1.0 / (1.0 - std::pow(double{config_.beta1}, t_)));
   const auto c2 = static_cast<float>(1.0 / (1.0 - std::pow(double{config_.beta2}, t_)));
-  const float b1 = config_.beta1;
-  const float b2 = config_.beta2;
-  float* m = m_.data();
-  float* v = v_.data();
-  for (std::size_t i = 0; i < size_; ++i) {
-    const float g = grads[i];
-    m[i] = b1 * m[i] + (1.0f - b1) * g;
-    v[i] = b2 * v[i] + (1.0f - b2) * g * g;
-    params[i] -= config_.lr * (m[i] * c1) / (std::sqrt(v[i] * c2) + config_.eps);
-  }
+  m_.device().adamStep(params, grads, m_.data(), v_.data(), static_cast<long>(size_), config_.lr,
+                       config_.beta1, config_.beta2, config_.eps, c1, c2);
 }
 
 }  // namespace ps::runtime

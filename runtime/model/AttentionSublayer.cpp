@@ -1,7 +1,5 @@
 #include "runtime/model/AttentionSublayer.h"
 
-#include "kernels/cpu/LayerNorm.h"
-
 namespace ps::runtime {
 
 namespace k = ps::kernels;
@@ -25,39 +23,42 @@ k::AttentionWeights AttentionSublayer::weights(const float* p) const {
 void AttentionSublayer::forward(const float* p, const float* x, float* out,
                                 ActivationStash& st) const {
   const int rows = static_cast<int>(shape_.rows());
+  kernels::ComputeDevice& dev = st.device();
   float* mean = st.allocate(slot(kMean), rows);
   float* rstd = st.allocate(slot(kRstd), rows);
   float* a = st.allocate(slot(kLnOut), shape_.ctxElems());
-  k::layerNormForward(x, p + gamma_, p + beta_, a, mean, rstd, rows, shape_.hidden);
+  dev.layerNormForward(x, p + gamma_, p + beta_, a, mean, rstd, rows, shape_.hidden);
   const k::AttentionSaved saved{st.allocate(slot(kQkv), shape_.qkvElems()),
                                 st.allocate(slot(kProbs), shape_.probsElems()),
                                 st.allocate(slot(kCtx), shape_.ctxElems())};
-  k::attentionForward(shape_, a, weights(p), saved, out);
+  dev.attentionForward(shape_, a, weights(p), saved, out);
 }
 
 void AttentionSublayer::backwardInput(const float* p, const float* x, const float* dOut,
                                       ActivationStash& st, float* dX, bool accumulate) const {
   const int rows = static_cast<int>(shape_.rows());
+  kernels::ComputeDevice& dev = st.device();
   st.copyIn(slot(kDOut), dOut, shape_.ctxElems());  // W needs it for Wo
   float* dqkv = st.allocate(slot(kDQkv), shape_.qkvElems());
   float* da = st.allocate(slot(kDLnOut), shape_.ctxElems());
   {
     Tensor scratch = st.scratch(shape_.backwardScratchElems());
     const k::AttentionSaved saved{st.get(slot(kQkv)), st.get(slot(kProbs)), st.get(slot(kCtx))};
-    k::attentionBackwardInput(shape_, weights(p), saved, dOut, dqkv, da, scratch.data());
+    dev.attentionBackwardInput(shape_, weights(p), saved, dOut, dqkv, da, scratch.data(), false);
   }
   st.release(slot(kQkv));  // W needs ctx and dQkv, not q/k/v or the probabilities
   st.release(slot(kProbs));
-  k::layerNormBackwardInput(da, x, p + gamma_, st.get(slot(kMean)), st.get(slot(kRstd)), dX, rows,
-                            shape_.hidden, accumulate);
+  dev.layerNormBackwardInput(da, x, p + gamma_, st.get(slot(kMean)), st.get(slot(kRstd)), dX, rows,
+                             shape_.hidden, accumulate);
 }
 
 void AttentionSublayer::backwardWeight(const float* x, ActivationStash& st, float* g) const {
   const int rows = static_cast<int>(shape_.rows());
-  k::attentionBackwardWeight(shape_, st.get(slot(kLnOut)), st.get(slot(kCtx)), st.get(slot(kDOut)),
-                             st.get(slot(kDQkv)), {g + wqkv_, g + bqkv_, g + wo_, g + bo_});
-  k::layerNormBackwardWeight(st.get(slot(kDLnOut)), x, st.get(slot(kMean)), st.get(slot(kRstd)),
-                             g + gamma_, g + beta_, rows, shape_.hidden);
+  kernels::ComputeDevice& dev = st.device();
+  dev.attentionBackwardWeight(shape_, st.get(slot(kLnOut)), st.get(slot(kCtx)), st.get(slot(kDOut)),
+                              st.get(slot(kDQkv)), {g + wqkv_, g + bqkv_, g + wo_, g + bo_});
+  dev.layerNormBackwardWeight(st.get(slot(kDLnOut)), x, st.get(slot(kMean)), st.get(slot(kRstd)),
+                              g + gamma_, g + beta_, rows, shape_.hidden);
   for (int s = kMean; s <= kDLnOut; ++s)
     st.release(slot(static_cast<Slot>(s)));
 }

@@ -1,15 +1,15 @@
 #include "runtime/model/LossHead.h"
 
-#include "kernels/cpu/Loss.h"
-
 namespace ps::runtime {
 
-double LossHead::forward(const float* out, const float* target) const {
-  return kernels::mseForward(out, target, elems_);
+void LossHead::forward(kernels::ComputeDevice& device, const float* out, const float* target,
+                       double* loss) const {
+  device.mseForward(out, target, elems_, loss);
 }
 
-void LossHead::backward(const float* out, const float* target, float* dOut, float scale) const {
-  kernels::mseBackward(out, target, dOut, elems_, scale);
+void LossHead::backward(kernels::ComputeDevice& device, const float* out, const float* target,
+                        float* dOut, float scale) const {
+  device.mseBackward(out, target, dOut, elems_, scale);
 }
 
 }  // namespace ps::runtime

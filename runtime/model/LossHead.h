@@ -3,6 +3,7 @@
 // output and the synthetic target (SyntheticData). It has no parameters, so it lives on the last
 // stage without changing parameter counts.
 
+#include "kernels/ComputeDevice.h"
 #include "runtime/model/ModelConfig.h"
 
 namespace ps::runtime {
@@ -11,10 +12,13 @@ class LossHead {
  public:
   explicit LossHead(const ModelConfig& config) : elems_(config.activationElems()) {}
 
-  // Mean over the micro-batch's B·S·H values of (out − target)².
-  double forward(const float* out, const float* target) const;
+  // *loss (one double in `device`'s memory) = mean over the micro-batch's B·S·H values of
+  // (out − target)². On a CUDA device it is read back only when someone asks for it.
+  void forward(kernels::ComputeDevice& device, const float* out, const float* target,
+               double* loss) const;
   // dOut = scale · ∂loss/∂out; scale = 1/M averages a step's gradient over its M micro-batches.
-  void backward(const float* out, const float* target, float* dOut, float scale) const;
+  void backward(kernels::ComputeDevice& device, const float* out, const float* target, float* dOut,
+                float scale) const;
 
  private:
   long elems_;

@@ -1,9 +1,5 @@
 #include "runtime/model/MlpBlock.h"
 
-#include <algorithm>
-
-#include "kernels/cpu/Elementwise.h"
-
 namespace ps::runtime {
 
 MlpBlock::MlpBlock(const ModelConfig& config)
@@ -16,13 +12,13 @@ void MlpBlock::forward(const float* params, const float* in, float* out,
   const long n = config_.activationElems();
   const float* x = stash.copyIn(ActivationStash::kInputSlot, in, n);
   mlp_.forward(params, x, out, stash);
-  kernels::residualAdd(out, x, out, n);
+  stash.device().residualAdd(out, x, out, n);
 }
 
 void MlpBlock::backwardInput(const float* params, const float* dOut, ActivationStash& stash,
                              float* dIn) const {
   // The residual passes dOut straight through; the branch's input gradient is added to it.
-  std::copy(dOut, dOut + config_.activationElems(), dIn);
+  stash.device().copy(dIn, dOut, 4 * config_.activationElems());
   mlp_.backwardInput(params, stash.get(ActivationStash::kInputSlot), dOut, stash, dIn, true);
 }
 

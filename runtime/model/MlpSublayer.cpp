@@ -1,12 +1,6 @@
 #include "runtime/model/MlpSublayer.h"
 
-#include "kernels/cpu/Gelu.h"
-#include "kernels/cpu/LayerNorm.h"
-#include "kernels/cpu/Linear.h"
-
 namespace ps::runtime {
-
-namespace k = ps::kernels;
 
 MlpSublayer::MlpSublayer(ParamLayout& layout, const std::string& prefix, int rows, int hidden,
                          int ffn, int firstSlot)
@@ -24,39 +18,42 @@ MlpSublayer::MlpSublayer(ParamLayout& layout, const std::string& prefix, int row
 void MlpSublayer::forward(const float* p, const float* x, float* out, ActivationStash& st) const {
   const std::size_t rh = static_cast<std::size_t>(rows_) * hidden_;
   const std::size_t rf = static_cast<std::size_t>(rows_) * ffn_;
+  kernels::ComputeDevice& k = st.device();
   float* mean = st.allocate(slot(kMean), rows_);
   float* rstd = st.allocate(slot(kRstd), rows_);
   float* a = st.allocate(slot(kLnOut), rh);
-  k::layerNormForward(x, p + gamma_, p + beta_, a, mean, rstd, rows_, hidden_);
+  k.layerNormForward(x, p + gamma_, p + beta_, a, mean, rstd, rows_, hidden_);
   float* h = st.allocate(slot(kHidden), rf);
-  k::linearForward(a, p + w1_, p + b1_, h, rows_, hidden_, ffn_);
+  k.linearForward(a, p + w1_, p + b1_, h, rows_, hidden_, ffn_);
   float* g = st.allocate(slot(kAct), rf);
-  k::geluForward(h, g, static_cast<long>(rf));
-  k::linearForward(g, p + w2_, p + b2_, out, rows_, ffn_, hidden_);
+  k.geluForward(h, g, static_cast<long>(rf));
+  k.linearForward(g, p + w2_, p + b2_, out, rows_, ffn_, hidden_);
 }
 
 void MlpSublayer::backwardInput(const float* p, const float* x, const float* dOut,
                                 ActivationStash& st, float* dX, bool accumulate) const {
   const std::size_t rh = static_cast<std::size_t>(rows_) * hidden_;
   const std::size_t rf = static_cast<std::size_t>(rows_) * ffn_;
+  kernels::ComputeDevice& k = st.device();
   st.copyIn(slot(kDOut), dOut, rh);  // W needs dOut for W2; the caller's buffer may be gone
   float* dh = st.allocate(slot(kDHidden), rf);
-  k::linearBackwardInput(dOut, p + w2_, dh, rows_, ffn_, hidden_);  // dGELU output
-  k::geluBackward(st.get(slot(kHidden)), dh, dh, static_cast<long>(rf));
+  k.linearBackwardInput(dOut, p + w2_, dh, rows_, ffn_, hidden_, false);  // dGELU output
+  k.geluBackward(st.get(slot(kHidden)), dh, dh, static_cast<long>(rf), false);
   st.release(slot(kHidden));  // only GELU's backward needed the pre-activation
   float* da = st.allocate(slot(kDLnOut), rh);
-  k::linearBackwardInput(dh, p + w1_, da, rows_, hidden_, ffn_);
-  k::layerNormBackwardInput(da, x, p + gamma_, st.get(slot(kMean)), st.get(slot(kRstd)), dX, rows_,
-                            hidden_, accumulate);
+  k.linearBackwardInput(dh, p + w1_, da, rows_, hidden_, ffn_, false);
+  k.layerNormBackwardInput(da, x, p + gamma_, st.get(slot(kMean)), st.get(slot(kRstd)), dX, rows_,
+                           hidden_, accumulate);
 }
 
 void MlpSublayer::backwardWeight(const float* x, ActivationStash& st, float* g) const {
-  k::linearBackwardWeight(st.get(slot(kDOut)), st.get(slot(kAct)), g + w2_, g + b2_, rows_, ffn_,
-                          hidden_);
-  k::linearBackwardWeight(st.get(slot(kDHidden)), st.get(slot(kLnOut)), g + w1_, g + b1_, rows_,
-                          hidden_, ffn_);
-  k::layerNormBackwardWeight(st.get(slot(kDLnOut)), x, st.get(slot(kMean)), st.get(slot(kRstd)),
-                             g + gamma_, g + beta_, rows_, hidden_);
+  kernels::ComputeDevice& k = st.device();
+  k.linearBackwardWeight(st.get(slot(kDOut)), st.get(slot(kAct)), g + w2_, g + b2_, rows_, ffn_,
+                         hidden_);
+  k.linearBackwardWeight(st.get(slot(kDHidden)), st.get(slot(kLnOut)), g + w1_, g + b1_, rows_,
+                         hidden_, ffn_);
+  k.layerNormBackwardWeight(st.get(slot(kDLnOut)), x, st.get(slot(kMean)), st.get(slot(kRstd)),
+                            g + gamma_, g + beta_, rows_, hidden_);
   for (int s = kMean; s <= kDLnOut; ++s)
     st.release(slot(static_cast<Slot>(s)));
 }

@@ -31,7 +31,8 @@ std::string_view optimizerName(OptimizerKind kind);  // "sgd" | "adam"
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
-  // One update of `params` from `grads` (both of the size given at creation).
+  // One update of `params` from `grads` (both of the size given at creation, on the counter's
+  // device; `counter` may not be null).
   virtual void step(float* params, const float* grads) = 0;
   // Bytes of optimizer state (for memory accounting and the cost model).
   virtual std::int64_t stateBytes() const = 0;

@@ -29,7 +29,7 @@ Result<ReferenceRun> referenceTrain(const ModelConfig& config, int microbatches,
     run.losses.push_back(model.stepLoss(step).value_or(0.0));
     model.optimizerStep();
   }
-  run.params.assign(model.parameters().begin(), model.parameters().end());
+  run.params = model.copyParameters();
   return run;
 }
 

@@ -17,6 +17,7 @@ class Sgd final : public Optimizer {
   float lr_;
   float momentum_;
   std::size_t size_;
+  kernels::ComputeDevice* device_;
   Tensor velocity_;  // empty without momentum
 };
 

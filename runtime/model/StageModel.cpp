@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <climits>
 #include <string>
+#include <vector>
 
 #include "runtime/model/Rng.h"
 
@@ -42,10 +43,13 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
   grads_ = Tensor(memory_, params_.size());
   // Each layer's weights depend on (seed, layer index) only, so every split of the model into
   // stages starts from exactly the same weights as the whole model.
+  // Initialised on the host (the same numbers on every backend), then uploaded.
+  std::vector<float> initial(params_.size());
   for (int layer = first_; layer <= last_; ++layer) {
-    block_->initParams(params_.data() + layerOffset(layer),
+    block_->initParams(initial.data() + layerOffset(layer),
                        Rng::key(config_.seed, 0x1a7e5ULL, static_cast<std::uint64_t>(layer)));
   }
+  device().upload(params_.data(), initial.data(), initial.size() * sizeof(float));
   optimizer_ = Optimizer::create(options.optimizer, params_.size(), memory_);
 }
 
@@ -62,13 +66,24 @@ std::int64_t StageModel::backwardStashBytesPerMicrobatch() const {
   return (last_ - first_ + 1) * block_->backwardStashBytes();
 }
 
+void StageModel::collectLosses() const {
+  for (auto& [key, value] : pendingLosses_) {
+    double loss = 0;
+    device().download(&loss, value.data(), sizeof loss);
+    losses_[key] = loss;
+  }
+  pendingLosses_.clear();
+}
+
 std::optional<double> StageModel::loss(MicrobatchKey key) const {
+  if (!pendingLosses_.empty()) collectLosses();
   const auto it = losses_.find(key);
   if (it == losses_.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<double> StageModel::stepLoss(int step) const {
+  if (!pendingLosses_.empty()) collectLosses();
   double sum = 0;
   int count = 0;
   for (auto it = losses_.lower_bound({step, INT_MIN});
@@ -81,13 +96,25 @@ std::optional<double> StageModel::stepLoss(int step) const {
 }
 
 void StageModel::zeroGradients() {
-  std::fill(grads_.data(), grads_.data() + grads_.size(), 0.0f);
+  device().fill(grads_.data(), 0.0f, static_cast<long>(grads_.size()));
 }
 
 void StageModel::optimizerStep() {
   optimizer_->step(params_.data(), grads_.data());
   zeroGradients();
   ++version_;
+}
+
+std::vector<float> StageModel::copyParameters() const {
+  std::vector<float> out(params_.size());
+  device().download(out.data(), params_.data(), out.size() * sizeof(float));
+  return out;
+}
+
+std::vector<float> StageModel::copyGradients() const {
+  std::vector<float> out(grads_.size());
+  device().download(out.data(), grads_.data(), out.size() * sizeof(float));
+  return out;
 }
 
 std::shared_ptr<const ParamVersion> StageModel::snapshot() const {

@@ -15,6 +15,8 @@
 // Each micro-batch's stash lives here from F until W, keyed by (step, micro-batch). Passes are
 // checked: F twice, I before F, W before I, etc. return an error naming the micro-batch.
 // Not thread-safe: one rank's thread drives a stage (several stages may share a MemoryCounter).
+// Tensors live on the MemoryCounter's device (StageOptions::memory): the host for the cpu
+// backend, a GPU for the cuda backend; the in/out/dOut/dIn pointers are that device's memory.
 
 #include <cstdint>
 #include <map>
@@ -43,7 +45,7 @@ struct StageOptions {
   // that of the mean loss over its micro-batches.
   int microbatchesPerStep = 1;
   OptimizerConfig optimizer;
-  std::shared_ptr<MemoryCounter> memory;  // shared by a rank's stages; null = a new counter
+  std::shared_ptr<MemoryCounter> memory;  // shared by a rank's stages; null = a new host counter
 };
 
 class StageModel {
@@ -81,16 +83,20 @@ class StageModel {
   [[nodiscard]] Status recompute(MicrobatchKey key);
   int inFlight() const { return static_cast<int>(inFlight_.size()); }
 
-  // --- loss (last stage): recorded by forward
+  // --- loss (last stage): computed by forward on the device, read back on first ask
   std::optional<double> loss(MicrobatchKey key) const;
   // Mean over the step's recorded micro-batches.
   std::optional<double> stepLoss(int step) const;
 
-  // --- weights
+  // --- weights (the spans are device memory: host devices only may read them directly; the
+  // copies work on any device)
   std::span<float> parameters() { return params_.span(); }
   std::span<const float> parameters() const { return params_.span(); }
   std::span<float> gradients() { return grads_.span(); }
   std::span<const float> gradients() const { return grads_.span(); }
+  std::vector<float> copyParameters() const;
+  std::vector<float> copyGradients() const;
+  kernels::ComputeDevice& device() const { return memory_->device(); }
   void zeroGradients();
   // Updates the live weights from the accumulated gradients, zeroes them, and counts a version.
   void optimizerStep();
@@ -117,6 +123,8 @@ class StageModel {
   [[nodiscard]] Result<InFlight*> find(MicrobatchKey key, Phase expected, const char* pass);
   void runLayers(InFlight& f, const float* in, float* out);
   void computeLoss(MicrobatchKey key, InFlight& f, const float* out);
+  // Reads the losses still on the device into losses_.
+  void collectLosses() const;
 
   ModelConfig config_;
   int first_;
@@ -131,7 +139,8 @@ class StageModel {
   std::unique_ptr<Optimizer> optimizer_;
   int version_ = 0;
   std::map<MicrobatchKey, InFlight> inFlight_;
-  std::map<MicrobatchKey, double> losses_;
+  mutable std::map<MicrobatchKey, double> losses_;
+  mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
 };
 
 }  // namespace ps::runtime

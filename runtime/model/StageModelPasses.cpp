@@ -1,11 +1,25 @@
 // StageModel's F, I, W and recompute passes over its layers for one micro-batch.
-#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "runtime/model/StageModel.h"
 
 namespace ps::runtime {
 namespace {
+
+// Fills a counted tensor from a host generator: in place on the host, through a staging buffer
+// on any other device (the synthetic data is always made on the host: the same numbers
+// everywhere).
+template <typename Generate>
+void fillFromHost(Tensor& t, Generate&& generate) {
+  if (t.device().isHost()) {
+    generate(t.data());
+    return;
+  }
+  std::vector<float> host(t.size());
+  generate(host.data());
+  t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
+}
 
 std::string describe(MicrobatchKey key, int first, int last, const char* pass) {
   return std::string(pass) + " of micro-batch " + std::to_string(key.microbatch) + " (step " +
@@ -35,7 +49,7 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   Tensor input;
   if (isFirst()) {  // the first stage makes its own input: the same on every rank
     input = Tensor(memory_, boundaryElems());
-    data_.input(key, input.data());
+    fillFromHost(input, [&](float* dst) { data_.input(key, dst); });
     in = input.data();
   }
   if (!isLast()) {
@@ -44,7 +58,7 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
     Tensor result = newBoundaryTensor();
     runLayers(f, in, result.data());
     computeLoss(key, f, result.data());
-    if (out != nullptr) std::copy(result.data(), result.data() + result.size(), out);
+    if (out != nullptr) device().copy(out, result.data(), static_cast<std::size_t>(result.bytes()));
   }
   inFlight_.emplace(key, std::move(f));
   return {};
@@ -65,10 +79,13 @@ void StageModel::runLayers(InFlight& f, const float* in, float* out) {
 
 void StageModel::computeLoss(MicrobatchKey key, InFlight& f, const float* out) {
   Tensor target = newBoundaryTensor();
-  data_.target(key, target.data());
-  losses_[key] = lossHead_.forward(out, target.data());
+  fillFromHost(target, [&](float* dst) { data_.target(key, dst); });
+  Tensor loss = Tensor::uncounted(device(), 2);  // one double
+  lossHead_.forward(device(), out, target.data(), reinterpret_cast<double*>(loss.data()));
+  losses_.erase(key);
+  pendingLosses_.insert_or_assign(key, std::move(loss));
   f.dLoss = newBoundaryTensor();
-  lossHead_.backward(out, target.data(), f.dLoss.data(),
+  lossHead_.backward(device(), out, target.data(), f.dLoss.data(),
                      1.0f / static_cast<float>(microbatchesPerStep_));
 }
 

@@ -1,13 +1,26 @@
 #include "runtime/model/Tensor.h"
 
-#include <algorithm>
 #include <utility>
 
 namespace ps::runtime {
 
 Tensor::Tensor(std::shared_ptr<MemoryCounter> counter, std::size_t elems)
-    : counter_(std::move(counter)), data_(elems > 0 ? new float[elems]() : nullptr), size_(elems) {
-  if (counter_ && size_ > 0) counter_->allocated(bytes());
+    : counter_(std::move(counter)),
+      device_(counter_ ? &counter_->device() : &kernels::hostDevice()) {
+  if (elems == 0) return;
+  data_ = static_cast<float*>(device_->allocate(elems * sizeof(float)));
+  size_ = elems;
+  if (counter_) counter_->allocated(bytes());
+}
+
+Tensor Tensor::uncounted(kernels::ComputeDevice& device, std::size_t elems) {
+  Tensor t;
+  t.device_ = &device;
+  if (elems > 0) {
+    t.data_ = static_cast<float*>(device.allocate(elems * sizeof(float)));
+    t.size_ = elems;
+  }
+  return t;
 }
 
 Tensor::~Tensor() {
@@ -15,29 +28,34 @@ Tensor::~Tensor() {
 }
 
 Tensor::Tensor(Tensor&& other) noexcept
-    : counter_(std::move(other.counter_)), data_(std::move(other.data_)), size_(other.size_) {
-  other.size_ = 0;
-}
+    : counter_(std::move(other.counter_)),
+      device_(other.device_),
+      data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)) {}
 
 Tensor& Tensor::operator=(Tensor&& other) noexcept {
   if (this != &other) {
     reset();
     counter_ = std::move(other.counter_);
-    data_ = std::move(other.data_);
+    device_ = other.device_;
+    data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
   }
   return *this;
 }
 
 Tensor Tensor::clone() const {
-  Tensor copy(counter_, size_);
-  std::copy(data_.get(), data_.get() + size_, copy.data_.get());
+  Tensor copy = counter_ ? Tensor(counter_, size_) : uncounted(*device_, size_);
+  if (size_ > 0) device_->copy(copy.data_, data_, static_cast<std::size_t>(bytes()));
   return copy;
 }
 
 void Tensor::reset() {
-  if (counter_ && size_ > 0) counter_->released(bytes());
-  data_.reset();
+  if (data_) {
+    if (counter_) counter_->released(bytes());
+    device_->release(data_, static_cast<std::size_t>(bytes()));
+  }
+  data_ = nullptr;
   size_ = 0;
 }
 

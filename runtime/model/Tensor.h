@@ -1,12 +1,16 @@
 #pragma once
-// An owning, zero-initialised fp32 buffer whose bytes are counted by a MemoryCounter for its
-// whole life. Shapes live with the code that uses it (kernels take float* plus dimensions).
+// An owning, zero-initialised fp32 buffer on a ComputeDevice whose bytes are counted by a
+// MemoryCounter for its whole life. The counter names the device (the host when it has none);
+// a tensor without a counter lives on the host, uncounted. Shapes live with the code that uses it
+// (kernels take float* plus dimensions). data() is the device's pointer: only host tensors may be
+// read through span().
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 
+#include "kernels/ComputeDevice.h"
 #include "runtime/model/MemoryCounter.h"
 
 namespace ps::runtime {
@@ -14,30 +18,36 @@ namespace ps::runtime {
 class Tensor {
  public:
   Tensor() = default;
-  // `counter` may be null (not counted); otherwise it is kept alive by the tensor.
+  // `counter` may be null (host, not counted); otherwise it is kept alive by the tensor.
   Tensor(std::shared_ptr<MemoryCounter> counter, std::size_t elems);
+  // An uncounted tensor on `device` (bookkeeping that is not the model's memory, e.g. a loss
+  // value waiting to be read).
+  static Tensor uncounted(kernels::ComputeDevice& device, std::size_t elems);
   ~Tensor();
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(Tensor&& other) noexcept;
   Tensor(const Tensor&) = delete;
   Tensor& operator=(const Tensor&) = delete;
 
-  // A counted copy with the same counter.
+  // A counted copy with the same counter, on the same device.
   Tensor clone() const;
   // Frees the buffer now.
   void reset();
 
-  float* data() { return data_.get(); }
-  const float* data() const { return data_.get(); }
+  kernels::ComputeDevice& device() const { return *device_; }
+  const std::shared_ptr<MemoryCounter>& counter() const { return counter_; }
+  float* data() { return data_; }
+  const float* data() const { return data_; }
   std::size_t size() const { return size_; }
   std::int64_t bytes() const { return static_cast<std::int64_t>(size_ * sizeof(float)); }
   bool empty() const { return size_ == 0; }
-  std::span<float> span() { return {data_.get(), size_}; }
-  std::span<const float> span() const { return {data_.get(), size_}; }
+  std::span<float> span() { return {data_, size_}; }
+  std::span<const float> span() const { return {data_, size_}; }
 
  private:
   std::shared_ptr<MemoryCounter> counter_;
-  std::unique_ptr<float[]> data_;
+  kernels::ComputeDevice* device_ = &kernels::hostDevice();
+  float* data_ = nullptr;
   std::size_t size_ = 0;
 };
 

@@ -1,9 +1,5 @@
 #include "runtime/model/TransformerBlock.h"
 
-#include <algorithm>
-
-#include "kernels/cpu/Elementwise.h"
-
 namespace ps::runtime {
 
 namespace {
@@ -23,20 +19,22 @@ void TransformerBlock::forward(const float* params, const float* in, float* out,
   const long n = config_.activationElems();
   const float* x = stash.copyIn(ActivationStash::kInputSlot, in, n);
   float* h = stash.allocate(kMidSlot, n);
+  kernels::ComputeDevice& dev = stash.device();
   attn_.forward(params, x, h, stash);
-  kernels::residualAdd(h, x, h, n);
+  dev.residualAdd(h, x, h, n);
   mlp_.forward(params, h, out, stash);
-  kernels::residualAdd(out, h, out, n);
+  dev.residualAdd(out, h, out, n);
 }
 
 void TransformerBlock::backwardInput(const float* params, const float* dOut, ActivationStash& stash,
                                      float* dIn) const {
   const long n = config_.activationElems();
+  kernels::ComputeDevice& dev = stash.device();
   // dH = dOut + MLP branch gradient; dIn = dH + attention branch gradient.
   Tensor dH = stash.scratch(n);
-  std::copy(dOut, dOut + n, dH.data());
+  dev.copy(dH.data(), dOut, 4 * n);
   mlp_.backwardInput(params, stash.get(kMidSlot), dOut, stash, dH.data(), true);
-  std::copy(dH.data(), dH.data() + n, dIn);
+  dev.copy(dIn, dH.data(), 4 * n);
   attn_.backwardInput(params, stash.get(ActivationStash::kInputSlot), dH.data(), stash, dIn, true);
 }
 

@@ -119,7 +119,8 @@ class WriterThread {
 
 Result<CpuRunResult> runOnMpiProcesses(const Plan& plan, const OpGraph& graph,
                                        const CpuRunOptions& options, trace::TraceWriter* writer,
-                                       std::vector<trace::RankInfo> rankRows) {
+                                       std::vector<trace::RankInfo> rankRows,
+                                       const ProcessDevice* device) {
   (void)graph;                 // the plan was validated into it: in-order execution cannot deadlock
   kernels::setBlasThreads(1);  // ranks usually share the machine's cores
   ExecShared s;
@@ -135,15 +136,28 @@ Result<CpuRunResult> runOnMpiProcesses(const Plan& plan, const OpGraph& graph,
                  " differs from the plan's " + std::to_string(plan.numRanks) +
                  " ranks (launch with mpirun -np " + std::to_string(plan.numRanks) + ")"};
 
+  Status setup;
+  if (device && device->open) setup = device->open(s, rank);
   RankWorker worker(s, rank);
-  Status setup = worker.createStages();
+  if (setup) {
+    try {  // a device may throw (out of memory) while the stage's weights are placed
+      setup = worker.createStages();
+    } catch (const std::exception& e) {
+      setup = Error{"rank " + std::to_string(rank) + ": " + e.what()};
+    }
+  }
   if (setup) setup = transport.checkPlan();
   PS_TRY(agreeAcrossRanks(setup));
 
   // One clock axis: start every process's clock together, then measure what is left.
-  if (!transport.barrier()) return Error{"aborted"};
+  if (!transport.barrier(rank)) return Error{"aborted"};
   s.t0 = std::chrono::steady_clock::now();
   const std::int64_t offset = transport.syncClock();
+  if (device && device->start) {
+    auto plane = device->start(s, rank, transport);
+    PS_TRY(agreeAcrossRanks(plane ? Status{} : Status{Error{plane.error()}}));
+    transport.setDataPlane(*plane);
+  }
   std::vector<std::int64_t> offsets(rank == 0 ? plan.numRanks : 1);
   MPI_Gather(&offset, 1, MPI_INT64_T, offsets.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
   char host[MPI_MAX_PROCESSOR_NAME] = {};

@@ -13,16 +13,34 @@
 // offset onto rank 0's clock by ping-pong; every timestamp is stored on rank 0's axis and each
 // rank row's clock_offset_ns holds the correction that was added.
 
+#include <functional>
 #include <vector>
 
 #include "runtime/exec/CpuExecutor.h"
+#include "runtime/exec/Transport.h"
 #include "trace/TraceRecords.h"
 
 namespace ps::trace {
 class TraceWriter;
 }
 
+namespace ps::runtime {
+struct ExecShared;
+}
+
 namespace ps::runtime::mpi {
+
+class MpiTransport;
+
+// This process's device for a model backend other than the cpu (the cuda backend over MPI,
+// runtime/mpi/MpiCuda.h). `open` runs before the stages are built and sets the rank's device
+// (ExecShared::devices); `start` runs once the run's clock is set (a collective: every process
+// calls it at the same point) and returns the data plane the MPI transport hands tensors,
+// gradient sums and barriers to; it may also set the rank's clock (ExecShared::clocks).
+struct ProcessDevice {
+  std::function<Status(ExecShared& shared, int rank)> open;
+  std::function<Result<Transport*>(ExecShared& shared, int rank, MpiTransport& mpi)> start;
+};
 
 // Runs this process's rank of `plan`; MPI must be initialised (MpiSession) with a world of
 // exactly plan.numRanks processes. A collective: every process calls it.
@@ -31,8 +49,10 @@ namespace ps::runtime::mpi {
 // before the first step. options.onStepWritten is called on rank 0's writer thread.
 // The result's stepLoss and stepsWritten are rank 0's; status and message say how the run ended
 // as far as this process knows (rank 0 always knows).
+// `device`: null for the cpu backend.
 Result<CpuRunResult> runOnMpiProcesses(const Plan& plan, const OpGraph& graph,
                                        const CpuRunOptions& options, trace::TraceWriter* writer,
-                                       std::vector<trace::RankInfo> rankRows);
+                                       std::vector<trace::RankInfo> rankRows,
+                                       const ProcessDevice* device = nullptr);
 
 }  // namespace ps::runtime::mpi

@@ -143,11 +143,13 @@ bool MpiTransport::wait(MPI_Request& request) {
   }
 }
 
-std::int64_t MpiTransport::send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) {
+TransferStamps MpiTransport::send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) {
+  const std::int64_t called = s_.nowNs();
   if (toRank == fromRank) {
     local_[key] = std::move(tensor);
-    return 0;
+    return {called, called};
   }
+  if (dataPlane_) return dataPlane_->send(key, fromRank, toRank, std::move(tensor));
   const int tag = tagOf(key);
   std::int64_t occupy = 0;
   if (emulatesLink()) {
@@ -172,7 +174,7 @@ std::int64_t MpiTransport::send(const MessageKey& key, int fromRank, int toRank,
   MPI_Isend(p.tensor.data(), static_cast<int>(p.tensor.size()), MPI_FLOAT, toRank, tag, data_,
             &p.request);
   releaseCompleted();
-  return occupy;
+  return {called, called + occupy};
 }
 
 Result<Tensor> MpiTransport::receive(const MessageKey& key, int fromRank, int toRank,
@@ -184,6 +186,7 @@ Result<Tensor> MpiTransport::receive(const MessageKey& key, int fromRank, int to
     local_.erase(it);
     return t;
   }
+  if (dataPlane_) return dataPlane_->receive(key, fromRank, toRank, memory);
   const int tag = tagOf(key);
   MPI_Message message;
   MPI_Status status;
@@ -218,7 +221,8 @@ Result<Tensor> MpiTransport::receive(const MessageKey& key, int fromRank, int to
   return tensor;
 }
 
-bool MpiTransport::barrier() {
+bool MpiTransport::barrier(int rank) {
+  if (dataPlane_) return !poll() && dataPlane_->barrier(rank);
   MPI_Request request;
   MPI_Ibarrier(sync_, &request);
   // On abort the barrier stays pending: the processes that fail never reach it, and MPI_Finalize
@@ -227,6 +231,7 @@ bool MpiTransport::barrier() {
 }
 
 Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
+  if (dataPlane_) return dataPlane_->sumReplicaGradients(rank, stages);
   // Each replicated stage's copies live on two processes (the "twins"): each sends the other its
   // gradients and both add, so both hold g0 + g1 as the threaded backend computes it.
   const Plan& plan = *s_.plan;

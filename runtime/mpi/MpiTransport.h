@@ -42,12 +42,19 @@ class MpiTransport final : public Transport {
   // Errors when the plan's keys do not fit in MPI tags.
   Status checkPlan() const;
 
-  std::int64_t send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) override;
+  TransferStamps send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) override;
   Result<Tensor> receive(const MessageKey& key, int fromRank, int toRank,
                          const std::shared_ptr<MemoryCounter>& memory) override;
-  bool barrier() override;
+  bool barrier(int rank) override;
   Status sumReplicaGradients(int rank, const RankStages& stages) override;
-  void wakeAll() override {}
+  void wakeAll() override {
+    if (dataPlane_) dataPlane_->wakeAll();
+  }
+
+  // The cuda backend over MPI: tensors between processes, twin gradient sums and the step
+  // barrier go through `plane` (NCCL on the GPUs); MPI keeps control, clocks and records.
+  // Hand-overs between stages of this rank stay local.
+  void setDataPlane(Transport* plane) { dataPlane_ = plane; }
 
   // --- clocks
   // Estimates this process's correction onto rank 0's clock (ExecShared::nowNs): ping-pongs with
@@ -104,6 +111,7 @@ class MpiTransport final : public Transport {
   std::map<MessageKey, Tensor> local_;  // hand-overs between stages of this rank
   std::int64_t clockOffsetNs_ = 0;
   bool fromPeer_ = false;
+  Transport* dataPlane_ = nullptr;
 };
 
 }  // namespace ps::runtime::mpi

@@ -4,12 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <map>
 #include <thread>
 
+#include "runtime/cuda/CudaBackend.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
 
@@ -120,6 +122,72 @@ TEST(CliRun, BadInputExitsTwoAndWritesNothing) {
     EXPECT_FALSE(std::filesystem::exists(db)) << c.expected.front();
     EXPECT_FALSE(std::filesystem::exists(db + "-wal")) << c.expected.front();
   }
+}
+
+// What sits next to a trace file after a command: the file and its journal, WAL and shared memory.
+std::map<std::string, std::string> filesBeside(const std::string& db) {
+  std::map<std::string, std::string> out;
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"})
+    if (std::filesystem::exists(db + suffix)) out[db + suffix] = test::readFile(db + suffix);
+  return out;
+}
+
+TEST(CliRun, CudaWithoutADeviceExitsTwoAndLeavesTheFileAlone) {
+  if (runtime::cudaAvailability().available()) GTEST_SKIP() << "a CUDA device is present";
+  TempDir dir;
+  const std::string fresh = dir.file("fresh.sqlite");
+  const std::string existing = dir.file("existing.sqlite");
+  ASSERT_EQ(
+      cli({"sim", "--schedule", "1f1b", "--stages", "2", "--microbatches", "2", "--db", existing})
+          .exit_code,
+      0);
+  const auto before = filesBeside(existing);
+  ASSERT_EQ(before.size(), 1u);
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {}, {"--dtype", "bf16"}, {"--sm-split"}, {"--compare-sim"}}) {
+    for (const std::string& db : {fresh, existing}) {
+      std::vector<std::string> args = {"run",  "--backend", "cuda", "--schedule",
+                                       "1f1b", "--stages",  "2",    "--microbatches",
+                                       "2",    "--db",      db};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const auto r = cli(args);
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_THAT(r.err, HasSubstr("no CUDA device ("));
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    EXPECT_TRUE(filesBeside(fresh).empty()) << "run --backend cuda created " << fresh;
+    EXPECT_EQ(filesBeside(existing), before) << "run --backend cuda touched " << existing;
+  }
+}
+
+TEST(CliRun, Bf16OrSmSplitOnTheCpuBackendExitsTwoNamingTheFlag) {
+  TempDir dir;
+  const std::string db = dir.file("bf16.sqlite");
+  const auto bf16 = cli({"run", "--backend", "cpu", "--dtype", "bf16", "--schedule", "1f1b",
+                         "--stages", "2", "--microbatches", "2", "--db", db});
+  EXPECT_EQ(bf16.exit_code, 2) << bf16.err;
+  EXPECT_THAT(bf16.err, HasSubstr("--dtype bf16"));
+  EXPECT_EQ(std::count(bf16.err.begin(), bf16.err.end(), '\n'), 1) << bf16.err;
+  const auto split = cli({"run", "--sm-split", "--schedule", "1f1b", "--stages", "2",
+                          "--microbatches", "2", "--db", db});
+  EXPECT_EQ(split.exit_code, 2) << split.err;
+  EXPECT_THAT(split.err, HasSubstr("--sm-split"));
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+TEST(CliRun, RecordsBackendDtypeAndSmSplitInTheConfig) {
+  TempDir dir;
+  const std::string db = dir.file("config.sqlite");
+  const auto r = cli({"run", "--schedule", "1f1b", "--stages", "2", "--microbatches", "2",
+                      "--hidden", "16", "--seq", "4", "--mb-size", "2", "--db", db});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto store = trace::TraceStore::open(db, trace::TraceStore::Mode::ReadOnly);
+  ASSERT_TRUE(store.ok()) << store.error();
+  auto run = store->latestRun();
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->source, "cpu");
+  EXPECT_THAT(run->config_json, HasSubstr("\"backend\":\"cpu\""));
+  EXPECT_THAT(run->config_json, HasSubstr("\"dtype\":\"fp32\",\"sm_split\":false"));
 }
 
 TEST(CliRun, CompareSimStoresThePredictionAndPrintsTheErrors) {

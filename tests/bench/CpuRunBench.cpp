@@ -23,7 +23,7 @@
 #include "runtime/exec/Calibrate.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/model/StageModel.h"
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"
 #include "trace/analysis/RunAnalysis.h"

@@ -18,8 +18,8 @@
 
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Lowering.h"
-#include "runtime/plan/PlanBuilder.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"

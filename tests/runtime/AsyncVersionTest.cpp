@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "runtime/exec/CpuExecutor.h"
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 
 namespace ps::runtime {
 namespace {

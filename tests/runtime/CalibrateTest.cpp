@@ -10,7 +10,7 @@
 #include "runtime/exec/Calibrate.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/model/StageModel.h"
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/Simulator.h"
 
 namespace ps::runtime {

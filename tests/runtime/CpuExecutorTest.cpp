@@ -9,7 +9,7 @@
 
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/model/ReferenceTrainer.h"
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 #include "tests/common/TestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <tuple>
 
-#include "runtime/plan/PlanBuilder.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/EventSimulation.h"
 #include "runtime/sim/ReplaySimulation.h"

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "runtime/cost/CostModel.h"
-#include "runtime/plan/PlanBuilder.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/Simulator.h"
 #include "tests/runtime/PlanTestUtil.h"
 

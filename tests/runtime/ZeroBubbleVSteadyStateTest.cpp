@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"
 #include "tests/common/TestUtil.h"

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "trace/JsonWriter.h"
+#include "trace/analysis/ConfigJson.h"
 
 namespace ps::trace {
 namespace {
@@ -30,6 +31,20 @@ TEST(JsonWriter, PrettyPrintsWithTwoSpaces) {
   JsonWriter w(true);
   w.beginObject().key("k").beginArray().value(1).endArray().endObject();
   EXPECT_EQ(w.str(), "{\n  \"k\": [\n    1\n  ]\n}");
+}
+
+// A model run's config_json nests the plan's knobs: they read back as an object, then as knobs.
+TEST(ConfigJson, ReadsANestedObjectBackAsJsonText) {
+  JsonWriter w;
+  w.beginObject().key("plan").raw(R"({"schedule":"1f1b","stages":2})").key("backend").value("cpu");
+  w.endObject();
+  const auto plan = jsonTopLevelObject(w.str(), "plan");
+  ASSERT_TRUE(plan.has_value());
+  EXPECT_EQ(jsonTopLevelString(*plan, "schedule"), "1f1b");
+  EXPECT_EQ(jsonTopLevelInt(*plan, "stages"), 2);
+  EXPECT_FALSE(jsonTopLevelObject(w.str(), "backend").has_value());  // a string, not an object
+  EXPECT_FALSE(jsonTopLevelObject(w.str(), "missing").has_value());
+  EXPECT_FALSE(jsonTopLevelObject("not json", "plan").has_value());
 }
 
 }  // namespace

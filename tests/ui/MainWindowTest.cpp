@@ -12,9 +12,16 @@
 #include <QApplication>
 #include <QMouseEvent>
 #include <QSet>
+#include <QTest>
 
 namespace ps::ui {
 namespace {
+
+// Runs (the simulator's too) happen on a worker thread: waits until the window has the result.
+void waitForRun(const MainWindow& w) {
+  for (int i = 0; i < 3000 && w.runBusy(); ++i)
+    QTest::qWait(10);
+}
 
 TEST(MainWindow, OpensATraceAndShowsItsReport) {
   test::TempDir dir;
@@ -112,9 +119,7 @@ TEST(MainWindow, ChangingMicrobatchesAndPressingRunAddsARunWithTheClosedFormBubb
   microbatches->setValue(16);
   w.show();
   QTest::mouseClick(run, Qt::LeftButton);
-  // Sim runs finish synchronously; wait a little anyway in case the controller goes async.
-  for (int i = 0; i < 50 && history->count() < 2; ++i)
-    QTest::qWait(20);
+  waitForRun(w);
   ASSERT_EQ(history->count(), 2) << w.lastError().toStdString();
   // p = 4, m = 16: (p-1)/(m+p-1) = 3/19 = 15.79 %.
   EXPECT_TRUE(report->toPlainText().contains("bubble ratio   15.79 %"))
@@ -136,6 +141,7 @@ TEST(MainWindow, AnImpossiblePlanReportsItsConstraintAndAddsNothing) {
   request.spec.microbatches = 6;
   request.spec.chunks = 2;
   w.runRequest(request);
+  waitForRun(w);
   EXPECT_EQ(history->count(), 1);
   EXPECT_TRUE(w.lastError().contains("multiple of p")) << w.lastError().toStdString();
 }
@@ -156,6 +162,7 @@ TEST(MainWindow, DraggingAStageBoundaryRerunsWithTheNewCut) {
   w.findChild<QSpinBox*>("layersSpin")->setValue(8);
   w.show();
   QTest::mouseClick(w.findChild<QPushButton*>("runButton"), Qt::LeftButton);
+  waitForRun(w);
   auto* history = w.findChild<QListWidget*>("runHistory");
   ASSERT_EQ(history->count(), 2) << w.lastError().toStdString();
   auto* editor = w.findChild<StageEditor*>("stageEditor");
@@ -170,6 +177,7 @@ TEST(MainWindow, DraggingAStageBoundaryRerunsWithTheNewCut) {
                    Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(editor, &move);
   QTest::mouseRelease(editor, Qt::LeftButton, {}, QPoint(to, y));
+  waitForRun(w);
   ASSERT_EQ(history->count(), 3) << w.lastError().toStdString();
   EXPECT_EQ(editor->boundaries(), (std::vector<int>{3, 4, 6}));
   auto* report = w.findChild<QPlainTextEdit*>("reportView");
@@ -247,6 +255,7 @@ TEST(MainWindow, ComparingTwoRunsStacksTheirTimelines) {
   w.findChild<QSpinBox*>("microbatchesSpin")->setValue(12);
   w.show();
   QTest::mouseClick(w.findChild<QPushButton*>("runButton"), Qt::LeftButton);
+  waitForRun(w);
   ASSERT_EQ(w.findChild<QListWidget*>("runHistory")->count(), 2);
   ASSERT_TRUE(w.compareRuns(1, 2)) << w.lastError().toStdString();
   auto* second = w.findChild<TimelineView*>("compareTimelineView");
@@ -305,6 +314,73 @@ TEST(TimelineView, ClickingAnOpSelectsItAndFindsItsDependencies) {
   QApplication::sendEvent(view, &move);
   QTest::mouseRelease(view, Qt::LeftButton, Qt::ShiftModifier, QPoint(500, 100));
   EXPECT_LT(view->visibleRange().end - view->visibleRange().start, (before.end - before.start) / 2);
+}
+
+}  // namespace
+}  // namespace ps::ui
+
+#include <QComboBox>
+#include <QStandardItemModel>
+
+#include "runtime/cuda/CudaBackend.h"
+
+namespace ps::ui {
+namespace {
+
+TEST(MainWindow, SimulationsRunOnTheWorkerThreadAndArriveLater) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("async.sqlite"))));
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  RunRequest request;
+  request.backend = "sim";
+  request.spec.schedule = "gpipe";
+  request.spec.stages = 2;
+  request.spec.microbatches = 4;
+  w.runRequest(request);
+  // Nothing reaches the window before its event loop runs.
+  EXPECT_TRUE(w.runBusy());
+  EXPECT_EQ(history->count(), 1);
+  waitForRun(w);
+  EXPECT_FALSE(w.runBusy());
+  EXPECT_EQ(history->count(), 2) << w.lastError().toStdString();
+}
+
+TEST(MainWindow, ACpuRunIsRecordedAndItsPlanKnobsAreShown) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("cpu.sqlite"))));
+  RunRequest request;
+  request.backend = "cpu";
+  request.model = "mlp";
+  request.hidden = 16;
+  request.spec.schedule = "gpipe";
+  request.spec.stages = 2;
+  request.spec.microbatches = 2;
+  w.runRequest(request);
+  waitForRun(w);
+  auto* history = w.findChild<QListWidget*>("runHistory");
+  ASSERT_EQ(history->count(), 2) << w.lastError().toStdString();
+  EXPECT_TRUE(history->item(1)->text().contains("cpu")) << history->item(1)->text().toStdString();
+  // The run's config_json nests the plan's knobs under "plan": the panel follows them.
+  EXPECT_EQ(w.findChild<QSpinBox*>("stagesSpin")->value(), 2);
+  EXPECT_EQ(w.findChild<QSpinBox*>("microbatchesSpin")->value(), 2);
+}
+
+TEST(PlanPanel, TheCudaBackendIsOfferedOnlyWithADeviceAndSaysWhyNot) {
+  PlanPanel panel;
+  auto* backend = panel.findChild<QComboBox*>("backendCombo");
+  ASSERT_NE(backend, nullptr);
+  auto* items = qobject_cast<QStandardItemModel*>(backend->model());
+  ASSERT_NE(items, nullptr);
+  ASSERT_EQ(items->rowCount(), 3);
+  QStandardItem* cuda = items->item(2);
+  const auto availability = runtime::cudaAvailability();
+  EXPECT_EQ(cuda->isEnabled(), availability.available());
+  if (!availability.available()) {
+    EXPECT_EQ(cuda->toolTip().toStdString(), availability.reason);
+    EXPECT_TRUE(cuda->text().startsWith("cuda — ")) << cuda->text().toStdString();
+  }
 }
 
 }  // namespace

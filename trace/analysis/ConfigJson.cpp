@@ -34,6 +34,13 @@ std::optional<std::string> jsonTopLevelString(std::string_view json, std::string
   });
 }
 
+std::optional<std::string> jsonTopLevelObject(std::string_view json, std::string_view key) {
+  return withField(json, key, [](simdjson::dom::element e) -> std::optional<std::string> {
+    if (!e.is_object()) return std::nullopt;
+    return simdjson::minify(e);
+  });
+}
+
 std::optional<int> chunksOf(const RunInfo& run) {
   if (auto v = jsonTopLevelInt(run.config_json, "chunks"); v && *v > 0) return static_cast<int>(*v);
   if (run.num_stages && run.num_ranks > 0 && *run.num_stages % run.num_ranks == 0)

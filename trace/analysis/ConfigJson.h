@@ -13,6 +13,8 @@ namespace ps::trace {
 // text is not valid JSON.
 std::optional<long long> jsonTopLevelInt(std::string_view json, std::string_view key);
 std::optional<std::string> jsonTopLevelString(std::string_view json, std::string_view key);
+// An object field at the top level, as JSON text (e.g. a model run's "plan"); nullopt as above.
+std::optional<std::string> jsonTopLevelObject(std::string_view json, std::string_view key);
 
 // V, the chunks per rank: config_json's "chunks", else num_stages / num_ranks when that divides.
 std::optional<int> chunksOf(const RunInfo& run);

@@ -5,9 +5,7 @@
 #include <chrono>
 #include <sstream>
 
-#include "runtime/plan/PlanBuilder.h"
-#include "runtime/sim/SimWriter.h"
-#include "runtime/sim/Simulator.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/import/ImportPipeline.h"
 #include "trace/import/ImportReaders.h"
 #include "trace/store/TraceStore.h"
@@ -29,46 +27,34 @@ std::vector<std::string> toStd(const QStringList& list) {
 }
 
 // A torch schedule has no timings: simulate it with the uniform default costs, as the CLI does.
-Outcome importTorchCsv(const ImportRequest& request, const std::string& tracePath) {
+Outcome importTorchCsv(const ImportRequest& request, const std::string& tracePath,
+                       const std::atomic<bool>* cancel) {
   Outcome out;
   if (request.files.size() != 1) {
     out.error = "a torch pipelining CSV import takes exactly one file";
     return out;
   }
-  runtime::PlanSpec spec;
-  spec.scheduleFile = request.files.front().toStdString();
-  auto built = runtime::buildPlan(spec);
-  if (!built) {
-    out.error = QString::fromStdString(built.error());
+  runtime::RunPlanRequest job;
+  job.spec.scheduleFile = request.files.front().toStdString();
+  job.backend = runtime::Backend::Sim;
+  job.source = "torch-csv";
+  const std::string& file = job.spec.scheduleFile;
+  job.name = request.name.isEmpty() ? "torch-csv: " + file.substr(file.rfind('/') + 1)
+                                    : request.name.toStdString();
+  runtime::RunControl control;
+  control.cancel = cancel;
+  auto result = runtime::runPlan(job, {tracePath}, control);
+  if (!result || result->status != trace::RunStatus::Complete) {
+    out.error = QString::fromStdString(!result ? result.error() : result->message);
     return out;
   }
-  auto result = runtime::simulate(built->plan, built->graph, built->cost);
-  if (!result) {
-    out.error = QString::fromStdString(result.error());
-    return out;
-  }
-  auto store = trace::TraceStore::open(tracePath, trace::TraceStore::Mode::ReadWrite);
-  if (!store) {
-    out.error = QString::fromStdString(store.error());
-    return out;
-  }
-  const std::string name =
-      request.name.isEmpty()
-          ? "torch-csv: " + spec.scheduleFile.substr(spec.scheduleFile.rfind('/') + 1)
-          : request.name.toStdString();
-  auto id = runtime::writeSimulation(*store, built->plan, built->cost, *result, name,
-                                     built->configJson, "torch-csv");
-  if (!id) {
-    out.error = QString::fromStdString(id.error());
-    return out;
-  }
+  const runtime::Plan& plan = result->built->plan;
   std::ostringstream s;
-  s << built->plan.numRanks << " rank(s), " << built->plan.numStages << " stage(s), "
-    << built->plan.numMicrobatches()
+  s << plan.numRanks << " rank(s), " << plan.numStages << " stage(s), " << plan.numMicrobatches()
     << " micro-batches; simulated with uniform costs (change them in the Plan panel and rerun)\n";
-  for (const auto& note : built->notes)
+  for (const auto& note : result->built->notes)
     s << "note: " << note << '\n';
-  out.runId = *id;
+  out.runId = *result->runId;
   out.summary = QString::fromStdString(s.str());
   return out;
 }
@@ -117,7 +103,7 @@ void ImportJob::start(const ImportRequest& request, const QString& tracePath) {
       post([this, stage, percent] { emit progress(stage, percent); });
     };
     if (request.format == "torch-csv") {
-      outcome = importTorchCsv(request, path);
+      outcome = importTorchCsv(request, path, cancel.get());
     } else {
       trace::import::ReadControl control;
       control.cancel = cancel.get();

@@ -1,4 +1,4 @@
-#include "runtime/plan/PlanBuilder.h"
+#include "runtime/run/PlanBuilder.h"
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/cost/Partitioner.h"

@@ -1,0 +1,41 @@
+// Calibration on the cuda backend (CudaBackend.h): layers timed by CUDA events.
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/CudaDevice.h"
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/cuda/CudaCheck.h"
+
+namespace ps::runtime {
+
+Result<CostModel> calibrateCudaCosts(const ModelConfig& model, const OptimizerConfig& optimizer,
+                                     CalibrationOptions options, kernels::DType dtype) {
+  const CudaAvailability avail = cudaAvailability();
+  if (!avail.available()) return Error{avail.reason};
+  try {
+    kernels::CudaDevice device(avail.devices.front().index, dtype);
+    cudaEvent_t begin = nullptr, end = nullptr;
+    cudaCheck(cudaEventCreate(&begin), "cudaEventCreate");
+    cudaCheck(cudaEventCreate(&end), "cudaEventCreate");
+    options.device = &device;
+    options.threads = 1;
+    // The pass's GPU time between two events on the device's stream: what a rank's op costs once
+    // the host runs ahead of the device, as it does in a run.
+    options.timePass = [&](const std::function<Status()>& pass) -> Result<double> {
+      cudaCheck(cudaEventRecord(begin, device.stream()), "cudaEventRecord");
+      PS_TRY(pass());
+      cudaCheck(cudaEventRecord(end, device.stream()), "cudaEventRecord");
+      cudaCheck(cudaEventSynchronize(end), "cudaEventSynchronize");
+      float ms = 0;
+      cudaCheck(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
+      return static_cast<double>(ms) * 1e6;
+    };
+    auto cost = calibrateCpuCosts(model, optimizer, options);
+    cudaEventDestroy(begin);
+    cudaEventDestroy(end);
+    return cost;
+  } catch (const kernels::DeviceError& e) {
+    return Error{std::string("calibrating on the GPU: ") + e.what()};
+  }
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,183 @@
+// runOnCuda: the cuda backend (DESIGN §3). Every rank is a thread with its own CudaDevice (a
+// compute stream and a cuBLAS handle on its GPU), a transfer stream and an event clock; the ranks
+// run their programs through the same RankWorker as the cpu backend (runRankThreads), so
+// schedules, weight versions, failure and cancel behave the same, and tensors move through
+// CudaTransport.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "kernels/cuda/CudaDevice.h"
+#include "runtime/cuda/CommOrder.h"
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/cuda/CudaCheck.h"
+#include "runtime/cuda/CudaEventClock.h"
+#include "runtime/cuda/CudaNcclTransport.h"
+#include "runtime/cuda/CudaSmSplit.h"
+#include "runtime/cuda/CudaTransport.h"
+#include "runtime/cuda/DeviceFit.h"
+#include "runtime/exec/RankWorker.h"
+
+namespace ps::runtime {
+namespace {
+
+// What the run holds on the devices, destroyed in reverse order after the ranks are done.
+struct CudaResources {
+  std::map<int, std::vector<SmShare>> smShares;               // --sm-split: per GPU
+  std::vector<std::unique_ptr<kernels::CudaDevice>> devices;  // per rank
+  std::vector<cudaStream_t> transferStreams;                  // per rank
+  std::vector<std::unique_ptr<CudaEventClock>> clocks;        // per rank
+
+  ~CudaResources() {
+    for (std::size_t r = 0; r < transferStreams.size(); ++r) {
+      cudaSetDevice(devices[r]->deviceIndex());
+      cudaStreamSynchronize(transferStreams[r]);
+      cudaStreamDestroy(transferStreams[r]);
+    }
+    clocks.clear();
+    devices.clear();  // before the green contexts whose streams they run on
+    for (auto& [device, shares] : smShares)
+      releaseSmShares(shares);
+  }
+};
+
+// --sm-split: a share of the SMs per rank on every GPU that several ranks share. Best effort:
+// a driver without green contexts leaves the SMs shared (describeCudaPlacement says so in the
+// run's config).
+void splitSharedGpus(const std::vector<int>& deviceOfRank, CudaResources& res) {
+  std::map<int, int> count;
+  for (int d : deviceOfRank)
+    ++count[d];
+  for (const auto& [device, ranks] : count)
+    if (ranks > 1)
+      if (auto shares = splitSms(device, ranks)) res.smShares[device] = std::move(*shares);
+}
+
+void enablePeerAccess(const std::vector<int>& used) {
+  for (int a : used)
+    for (int b : used) {
+      if (a == b) continue;
+      int can = 0;
+      if (cudaDeviceCanAccessPeer(&can, a, b) == cudaSuccess && can) {
+        cudaSetDevice(a);
+        cudaDeviceEnablePeerAccess(b, 0);  // "already enabled" is fine
+      }
+      cudaGetLastError();
+    }
+}
+
+std::vector<DeviceMemory> freeMemory(const CudaAvailability& avail, const std::vector<int>& used) {
+  std::vector<DeviceMemory> out;
+  for (const CudaDeviceInfo& d : avail.devices) {
+    if (std::find(used.begin(), used.end(), d.index) == used.end()) continue;
+    std::size_t freeBytes = 0, total = 0;
+    cudaSetDevice(d.index);
+    if (cudaMemGetInfo(&freeBytes, &total) != cudaSuccess) {
+      cudaGetLastError();
+      freeBytes = static_cast<std::size_t>(d.memoryBytes);
+    }
+    out.push_back({d.index, d.name, static_cast<std::int64_t>(freeBytes)});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const CpuRunOptions& options,
+                               trace::TraceWriter* writer) {
+  (void)graph;  // validated: in-order execution cannot deadlock
+  const CudaAvailability avail = cudaAvailability();
+  if (!avail.available()) return Error{avail.reason};
+
+  const std::vector<int> placement =
+      placeRanksOnDevices(plan.numRanks, static_cast<int>(avail.devices.size()));
+  std::vector<int> used(placement.begin(), placement.end());
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  for (int& d : used)
+    d = avail.devices[d].index;
+  const std::string shortfall =
+      memoryShortfall(placement, estimateRankBytes(plan, options.model, options.optimizer),
+                      freeMemory(avail, used));
+  if (!shortfall.empty()) return Error{"the plan does not fit: " + shortfall};
+  enablePeerAccess(used);
+
+  CudaResources res;
+  std::vector<int> deviceOfRank;
+  for (int r = 0; r < plan.numRanks; ++r)
+    deviceOfRank.push_back(avail.devices[placement[r]].index);
+  if (options.smSplit) splitSharedGpus(deviceOfRank, res);
+  std::map<int, int> nextShare;  // GPU → shares handed out
+  std::vector<CudaRank> ranks;
+  try {
+    for (int r = 0; r < plan.numRanks; ++r) {
+      const int device = deviceOfRank[r];
+      cudaStream_t own = nullptr;  // a green context's stream, or none: the device makes one
+      if (auto it = res.smShares.find(device); it != res.smShares.end())
+        own = it->second[nextShare[device]++].stream;
+      res.devices.push_back(std::make_unique<kernels::CudaDevice>(device, options.dtype, own));
+      cudaStream_t transfer = nullptr;
+      cudaCheck(cudaSetDevice(device), "cudaSetDevice");
+      cudaCheck(cudaStreamCreateWithFlags(&transfer, cudaStreamNonBlocking), "cudaStreamCreate");
+      res.transferStreams.push_back(transfer);
+    }
+  } catch (const kernels::DeviceError& e) {
+    return Error{std::string("setting up the GPUs: ") + e.what()};
+  }
+
+  ExecShared s;
+  s.plan = &plan;
+  s.options = &options;
+  // Waits for the GPU poll the abort flag: a rank whose GPU waits on a failed peer stops too.
+  const auto aborting = [&s] { return s.abort.load(); };
+  for (auto& d : res.devices) {
+    d->setWaitPoll(aborting);
+    s.devices.push_back(d.get());
+  }
+  s.clocks.assign(plan.numRanks, nullptr);
+  // The clocks are pinned to the run's start, so they are made once runRankThreads set it; the
+  // transport needs them, so it is made then too.
+  // One GPU per rank: NCCL channels in the planned order; ranks sharing GPUs: peer copies.
+  const bool nccl = static_cast<int>(avail.devices.size()) >= plan.numRanks;
+  Result<CommOrder> order = CommOrder{};
+  if (nccl) {
+    order = planCommOrder(plan);
+    if (!order) return std::move(order).takeError();
+    PS_TRY(checkCommOrder(plan, *order));
+  }
+  std::unique_ptr<Transport> transport;
+  const auto start = [&]() -> Status {
+    try {
+      for (int r = 0; r < plan.numRanks; ++r) {
+        CudaEventClock* clock = nullptr;
+        if (options.eventTiming) {
+          res.clocks.push_back(std::make_unique<CudaEventClock>(res.devices[r]->deviceIndex(),
+                                                                res.devices[r]->stream(), s.t0));
+          clock = res.clocks.back().get();
+          clock->setWaitPoll(aborting);
+          s.clocks[r] = clock;
+        }
+        ranks.push_back({res.devices[r].get(), res.transferStreams[r], clock});
+      }
+      if (nccl) {
+        auto made =
+            CudaNcclTransport::create(s, ranks, std::move(*order), options.model.activationElems());
+        if (!made) return std::move(made).takeError();
+        transport = std::move(*made);
+      } else {
+        transport = std::make_unique<CudaTransport>(s, ranks);
+      }
+    } catch (const kernels::DeviceError& e) {
+      return Error{std::string("setting up the GPUs: ") + e.what()};
+    }
+    s.transport = transport.get();
+    return {};
+  };
+  auto result = runRankThreads(s, writer, start);
+  transport.reset();
+  return result;
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,81 @@
+#include "runtime/run/ModelRun.h"
+
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/exec/Calibrate.h"
+#include "trace/JsonWriter.h"
+
+namespace ps::runtime {
+
+Status checkModelOptions(Backend backend, const CpuRunOptions& options) {
+  PS_TRY(validate(options.model));
+  PS_TRY(validate(options.optimizer));
+  if (backend != Backend::Cuda && options.dtype != kernels::DType::Fp32)
+    return Error{"--dtype " + std::string(kernels::dtypeName(options.dtype)) + ": the " +
+                 std::string(backendName(backend)) +
+                 " backend computes in fp32 only (bf16 needs --backend cuda)"};
+  if (backend != Backend::Cuda && options.smSplit)
+    return Error{"--sm-split: only the cuda backend splits a GPU's SMs between ranks"};
+  return {};
+}
+
+Result<CostModel> modelCostModel(const BuiltPlan& built, const CpuRunOptions& options,
+                                 const CostModel* calibrated) {
+  ModelConfig model = options.model;
+  model.layers = built.plan.numLayers;
+  CostModel cost;
+  if (calibrated) {
+    cost = *calibrated;
+  } else {
+    // Sizes from the real model, times from the plan's cost model (they only move lifetimes).
+    auto sizes = cpuModelSizes(model, options.optimizer);
+    if (!sizes) return std::move(sizes).takeError();
+    cost = std::move(*sizes);
+    for (std::size_t l = 0; l < cost.layers.size() && l < built.cost.layers.size(); ++l) {
+      cost.layers[l].fwdNs = built.cost.layers[l].fwdNs;
+      cost.layers[l].inputGradNs = built.cost.layers[l].inputGradNs;
+      cost.layers[l].weightGradNs = built.cost.layers[l].weightGradNs;
+    }
+    cost.optimizerNsPerParamByte = built.cost.optimizerNsPerParamByte;
+  }
+  // What the backend emulates: every rank at its real speed, one link setting for all pairs.
+  cost.ranks.clear();
+  cost.links.clear();
+  for (const auto& rank : built.cost.ranks) {
+    RankCost r;
+    r.memoryCapacityBytes = rank.memoryCapacityBytes;
+    cost.ranks.push_back(r);
+  }
+  cost.defaultLink = {};
+  if (options.linkGbps && *options.linkGbps > 0)
+    cost.defaultLink.bytesPerNs = *options.linkGbps / 8.0;
+  cost.defaultLink.latencyNs = options.linkLatencyUs * 1e3;
+  return cost;
+}
+
+std::string modelRunConfigJson(const std::string& planJson, Backend backend,
+                               const CpuRunOptions& options, const CudaPlacementNote* cuda) {
+  trace::JsonWriter w;
+  w.beginObject();
+  w.key("plan").raw(planJson);
+  w.key("backend").value(backendName(backend));
+  w.key("model").value(blockTypeName(options.model.block));
+  w.key("hidden").value(options.model.hidden);
+  w.key("seq").value(options.model.seq);
+  w.key("mb_size").value(options.model.microbatchSize);
+  w.key("heads").value(options.model.heads);
+  w.key("seed").value(static_cast<std::int64_t>(options.model.seed));
+  w.key("optimizer").value(optimizerName(options.optimizer.kind));
+  w.key("lr").value(static_cast<double>(options.optimizer.lr));
+  w.key("dtype").value(kernels::dtypeName(options.dtype));
+  w.key("sm_split").value(options.smSplit);
+  if (cuda) {
+    w.key("cuda").beginObject();
+    w.key("transport").value(cuda->transport);
+    if (!cuda->smSplit.empty()) w.key("sm_split").value(cuda->smSplit);
+    w.endObject();
+  }
+  w.endObject();
+  return w.str();
+}
+
+}  // namespace ps::runtime

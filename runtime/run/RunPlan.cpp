@@ -1,0 +1,222 @@
+#include "runtime/run/RunPlan.h"
+
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/run/ModelRun.h"
+#include "runtime/sim/SimWriter.h"
+
+namespace ps::runtime {
+namespace {
+
+void report(const RunControl& control, RunStage stage, int done, int total) {
+  if (control.progress) control.progress(stage, done, total);
+}
+
+bool cancelRequested(const RunControl& control) {
+  return control.cancel && control.cancel->load();
+}
+
+RunPlanResult endedAs(RunPlanResult result, trace::RunStatus status, std::string message) {
+  result.status = status;
+  result.message = std::move(message);
+  return result;
+}
+
+bool anyCap(const CostModel& cost, int ranks) {
+  for (int r = 0; r < ranks; ++r)
+    if (cost.capacityOf(r)) return true;
+  return false;
+}
+
+// The file, opened only now that every check has passed (or the caller's open store).
+Result<trace::TraceStore*> openTarget(const RunTarget& target, RunPlanResult& result) {
+  if (target.store) return target.store;
+  auto opened = trace::TraceStore::open(target.path, trace::TraceStore::Mode::ReadWrite);
+  if (!opened) return std::move(opened).takeError();
+  result.store.emplace(std::move(*opened));
+  return &*result.store;
+}
+
+// "no CUDA device (<why>)", whatever the availability query's wording.
+std::string noDeviceMessage(const std::string& reason) {
+  const std::string prefix = "no CUDA device";
+  return reason.rfind(prefix, 0) == 0 ? reason : prefix + " (" + reason + ")";
+}
+
+Result<RunPlanResult> runSimulation(const RunPlanRequest& request, const RunTarget& target,
+                                    const RunControl& control, RunPlanResult result) {
+  const BuiltPlan& built = *result.built;
+  result.name = request.name.empty() ? planRunName(built.plan) : request.name;
+  report(control, RunStage::Run, 0, 1);
+  auto sim = simulate(built.plan, built.graph, built.cost);
+  if (!sim) return endedAs(std::move(result), trace::RunStatus::Failed, sim.error());
+  PS_TRY(checkMemoryCaps(built.cost, sim->peakMemory));
+  report(control, RunStage::Run, 1, 1);
+  if (cancelRequested(control))
+    return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before writing");
+  if (request.write) {
+    auto store = openTarget(target, result);
+    if (!store) return std::move(store).takeError();
+    report(control, RunStage::Write, 0, 1);
+    auto id = writeSimulation(**store, built.plan, built.cost, *sim, result.name,
+                              request.configJson.empty() ? built.configJson : request.configJson,
+                              request.source.empty() ? "sim" : request.source);
+    if (!id) return endedAs(std::move(result), trace::RunStatus::Failed, id.error());
+    result.runId = *id;
+    report(control, RunStage::Write, 1, 1);
+  }
+  result.sim = std::move(*sim);
+  return result;
+}
+
+// The memory check of a model backend: the simulator's, with the model's own bytes.
+Status checkModelMemory(const RunPlanRequest& request, const BuiltPlan& built,
+                        const CpuRunOptions& options) {
+  if (!anyCap(built.cost, built.plan.numRanks)) return {};
+  auto cost = modelCostModel(built, options, request.calibrated ? &*request.calibrated : nullptr);
+  if (!cost) return std::move(cost).takeError();
+  auto sim = simulate(built.plan, built.graph, *cost);
+  if (!sim) return Error{"predicting the run's memory: " + sim.error()};
+  if (auto caps = checkMemoryCaps(*cost, sim->peakMemory); !caps)
+    return Error{caps.error() + " (predicted for this model)"};
+  return {};
+}
+
+// Opens the file and begins the run where this process writes. A failure is tagged 'R' when
+// nothing was written (refused) or 'F' (a run that failed), so that every process of a
+// collective run (ExecutorOverride::agree) ends the same way.
+Status beginRun(const RunPlanRequest& request, const RunTarget& target,
+                const trace::RunHeader& header, RunPlanResult& result,
+                std::optional<trace::TraceWriter>& writer) {
+  if (!request.write) return {};
+  auto store = openTarget(target, result);
+  if (!store) return Error{"R" + store.error()};
+  auto begun = trace::TraceWriter::begin(**store, header);
+  if (!begun) return Error{"F" + begun.error()};
+  writer.emplace(std::move(*begun));
+  return {};
+}
+
+// A cuda run's rank rows: the device each rank runs on and, where the plan sets no cap, its
+// memory as the rank's capacity.
+void describeDevices(trace::RunHeader& header) {
+  const auto devices = cudaRankDevices(static_cast<int>(header.ranks.size()));
+  for (std::size_t r = 0; r < header.ranks.size() && r < devices.size(); ++r) {
+    header.ranks[r].device = devices[r].name;
+    if (!header.ranks[r].memory_capacity_bytes)
+      header.ranks[r].memory_capacity_bytes = devices[r].memoryBytes;
+  }
+}
+
+Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& target,
+                               const RunControl& control, RunPlanResult result) {
+  const BuiltPlan& built = *result.built;
+  const Plan& plan = built.plan;
+  CpuRunOptions options = request.exec;
+  options.model.layers = plan.numLayers;
+  PS_TRY(checkModelOptions(request.backend, options));
+  PS_TRY(backendAvailable(request.backend));
+  PS_TRY(checkModelMemory(request, built, options));
+  if (cancelRequested(control))
+    return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before it started");
+
+  const std::string backend(backendName(request.backend));
+  result.name = request.name.empty() ? planRunName(plan) + " " + backend + " " +
+                                           std::string(blockTypeName(options.model.block))
+                                     : request.name;
+  std::optional<CudaPlacementNote> cuda;
+  if (request.backend == Backend::Cuda)
+    cuda = describeCudaPlacement(plan.numRanks, options.smSplit);
+  auto header = planRunHeader(
+      plan, built.cost, request.source.empty() ? backend : request.source, result.name,
+      request.configJson.empty()
+          ? modelRunConfigJson(built.configJson, request.backend, options, cuda ? &*cuda : nullptr)
+          : request.configJson);
+  header.layers.clear();   // the plan's cost layers are a guess, not this model's
+  if (request.calibrated)  // these are this model's
+    header.layers = planRunHeader(plan, *request.calibrated, backend, result.name, {}).layers;
+  if (request.backend == Backend::Cuda) describeDevices(header);
+
+  std::optional<trace::TraceWriter> writer;
+  Status setup = beginRun(request, target, header, result, writer);
+  if (request.executor.agree) setup = request.executor.agree(setup);
+  if (!setup) {
+    const std::string& tagged = setup.error();
+    const std::string message = tagged.empty() ? tagged : tagged.substr(1);
+    if (tagged.empty() || tagged.front() != 'F') return Error{message};
+    return endedAs(std::move(result), trace::RunStatus::Failed, message);
+  }
+
+  if (control.cancel) options.cancel = control.cancel;
+  options.onStepWritten = [&](int step) {
+    report(control, RunStage::Run, step + 1, plan.steps);
+    if (request.exec.onStepWritten) request.exec.onStepWritten(step);
+  };
+  report(control, RunStage::Run, 0, plan.steps);
+  trace::TraceWriter* out = writer ? &*writer : nullptr;
+  auto ran = request.executor.run ? request.executor.run(plan, built.graph, options, out, header)
+             : request.backend == Backend::Cuda ? runOnCuda(plan, built.graph, options, out)
+                                                : runOnCpuThreads(plan, built.graph, options, out);
+  report(control, RunStage::Write, 0, 1);
+  if (ran) {
+    result.status = ran->status;
+    result.message = ran->message;
+    result.exec = std::move(*ran);
+  } else {
+    result.status = trace::RunStatus::Failed;
+    result.message = ran.error();
+    result.setupFailed = true;
+  }
+  if (writer) {
+    result.runId = writer->runId();
+    if (auto finished = writer->finish(result.status, result.message); !finished)
+      if (result.status == trace::RunStatus::Complete) {
+        result.status = trace::RunStatus::Failed;
+        result.message = finished.error();
+      }
+    writer.reset();
+  }
+  report(control, RunStage::Write, 1, 1);
+  return result;
+}
+
+}  // namespace
+
+std::string_view runStageName(RunStage stage) {
+  switch (stage) {
+    case RunStage::Plan:
+      return "plan";
+    case RunStage::Run:
+      return "run";
+    case RunStage::Write:
+      return "write";
+  }
+  return "plan";
+}
+
+Status backendAvailable(Backend backend) {
+  if (backend != Backend::Cuda) return {};
+  const auto cuda = cudaAvailability();
+  if (!cuda.available()) return Error{noDeviceMessage(cuda.reason)};
+  return {};
+}
+
+Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& target,
+                              const RunControl& control) {
+  RunPlanResult result;
+  if (cancelRequested(control))
+    return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before it started");
+  report(control, RunStage::Plan, 0, 1);
+  if (request.built) {
+    result.built = request.built;
+  } else {
+    auto built = buildPlan(request.spec);
+    if (!built) return std::move(built).takeError();
+    result.built = std::make_shared<const BuiltPlan>(std::move(*built));
+  }
+  report(control, RunStage::Plan, 1, 1);
+  if (request.backend == Backend::Sim)
+    return runSimulation(request, target, control, std::move(result));
+  return runModel(request, target, control, std::move(result));
+}
+
+}  // namespace ps::runtime

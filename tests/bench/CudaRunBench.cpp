@@ -1,0 +1,547 @@
+// The cuda backend against its own baselines, measured in the same process (issue 10 §6):
+//  - recording overhead: the same 1F1B p=4 m=8 transformer run with CUDA-event op timing on vs
+//    off (CpuRunOptions::eventTiming; off stamps ops with the host clock at issue), and with the
+//    SQLite writer on top; steady-state seconds per step from whole runs of two lengths (the
+//    difference cancels the setup), back-to-back so that drift hits both alike (goal <= 1 %);
+//  - device-to-device transfer: back-to-back sends through runtime::CudaTransport itself (receive
+//    buffer on the receiver, events both ways, cudaMemcpyPeerAsync on the sender's transfer
+//    stream, event stamps around the copy) vs a bare cudaMemcpyAsync of the same size on the
+//    same stream; ratio of the rates (goal >= 0.8 at an activation's size, 16 MiB);
+//  - with >= 2 GPUs: NCCL send/recv GB/s from GPU 0 to GPU 1 (ncclCommInitAll, grouped
+//    send/recv), beside cudaMemcpyPeerAsync between the same two for reference.
+// Every goal and figure is printed again at the end as one "goal | ..." / "info | ..." line each
+// (scripts/gpu-check reads them). Without a CUDA device the program says "no CUDA device (…):
+// nothing to measure" and exits 0. Build with the default (Release) preset and run
+// build/default/tests/bench/bench_cuda_run.
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/cuda/CudaDevice.h"
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/cuda/CudaEventClock.h"
+#include "runtime/cuda/CudaTransport.h"
+#include "runtime/exec/CpuExecutor.h"
+#include "runtime/exec/RankWorker.h"
+#include "runtime/run/PlanBuilder.h"
+#include "runtime/sim/Simulator.h"
+#include "trace/store/TraceStore.h"
+#include "trace/store/TraceWriter.h"
+
+namespace {
+
+using namespace ps;
+using namespace ps::runtime;
+using Clock = std::chrono::steady_clock;
+
+// --- the summary lines ---------------------------------------------------------------------------
+
+struct Row {
+  bool goal = false;  // a goal with PASS/FAIL, else a figure for reference
+  std::string check, figure, target;
+  bool pass = true;
+};
+std::vector<Row>& rows() {
+  static std::vector<Row> r;
+  return r;
+}
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+int deviceCount() {
+  int count = 0;  // preset: some drivers leave it untouched on error
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return std::max(0, count);
+}
+
+void syncAllDevices() {
+  for (int d = 0; d < deviceCount(); ++d) {
+    cudaSetDevice(d);
+    cudaDeviceSynchronize();
+  }
+  cudaGetLastError();
+}
+
+// --- recording overhead --------------------------------------------------------------------------
+
+struct RunModel {
+  const char* tag;
+  int hidden, seq, mbSize, heads;
+  bool goal;  // host-bound models are for reference only
+};
+// The stage-sized model (GPU-bound: the goal), and pipescope-cli's default size (host-bound: what
+// the per-op events cost when the GPU waits for the host anyway).
+constexpr RunModel kRunModels[] = {
+    {"transformer H=512 S=512 B=4", 512, 512, 4, 8, true},
+    {"transformer H=64 S=16 B=4 (cli default)", 64, 16, 4, 4, false}};
+constexpr int kShortSteps = 2, kLongSteps = 10, kPairs = 3;
+
+enum class Recording { Off, Events, EventsAndSqlite };
+constexpr const char* kRecordingName[] = {"off", "events", "events+sqlite"};
+
+std::string tempPath(const std::string& tag) {
+  return (std::filesystem::temp_directory_path() /
+          ("pipescope-cudabench-" + tag + "-" + std::to_string(::getpid()) + ".sqlite"))
+      .string();
+}
+
+void removeTrace(const std::string& path) {
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"})
+    std::filesystem::remove(path + suffix);
+}
+
+Result<BuiltPlan> onefoneb(int steps) {
+  PlanSpec spec;
+  spec.schedule = "1f1b";
+  spec.stages = 4;
+  spec.microbatches = 8;
+  spec.steps = steps;
+  return buildPlan(spec);
+}
+
+CpuRunOptions runOptions(const RunModel& m, int layers) {
+  CpuRunOptions o;
+  o.model.block = BlockType::Transformer;
+  o.model.layers = layers;
+  o.model.hidden = m.hidden;
+  o.model.seq = m.seq;
+  o.model.microbatchSize = m.mbSize;
+  o.model.heads = m.heads;
+  o.model.seed = 7;
+  o.optimizer.kind = OptimizerKind::Adam;
+  o.optimizer.lr = 1e-4f;
+  return o;
+}
+
+// Wall seconds of one whole run (setup, steps, the devices drained).
+Result<double> runSeconds(const BuiltPlan& built, const RunModel& m, Recording rec) {
+  CpuRunOptions options = runOptions(m, built.plan.numLayers);
+  options.eventTiming = rec != Recording::Off;
+  const std::string path = tempPath("overhead");
+  removeTrace(path);
+  std::optional<trace::TraceStore> store;
+  std::optional<trace::TraceWriter> writer;
+  if (rec == Recording::EventsAndSqlite) {
+    auto opened = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
+    if (!opened) return Error{opened.error()};
+    store.emplace(std::move(*opened));
+    auto begun = trace::TraceWriter::begin(
+        *store, planRunHeader(built.plan, built.cost, "cuda", "overhead", "{}"));
+    if (!begun) return Error{begun.error()};
+    writer.emplace(std::move(*begun));
+  }
+  syncAllDevices();
+  const auto t0 = Clock::now();
+  auto result = runOnCuda(built.plan, built.graph, options, writer ? &*writer : nullptr);
+  syncAllDevices();
+  const auto t1 = Clock::now();
+  if (writer) (void)writer->finish(trace::RunStatus::Complete);
+  writer.reset();
+  store.reset();
+  removeTrace(path);
+  if (!result) return Error{result.error()};
+  if (result->status != trace::RunStatus::Complete) return Error{result->message};
+  return seconds(t0, t1);
+}
+
+void BM_RecordingOverhead(benchmark::State& state) {
+  const RunModel& m = kRunModels[state.range(0)];
+  auto shortPlan = onefoneb(kShortSteps);
+  auto longPlan = onefoneb(kLongSteps);
+  if (!shortPlan || !longPlan) {
+    state.SkipWithError((shortPlan ? longPlan.error() : shortPlan.error()).c_str());
+    return;
+  }
+  // stepSeconds[rec][pair]: (T(long) − T(short)) / (long − short steps).
+  std::vector<double> stepSeconds[3];
+  std::vector<double> eventRatio, sqliteRatio;
+  for (auto _ : state) {
+    // One warm-up run: the CUDA context, cuBLAS and the allocator's first blocks.
+    if (auto warm = runSeconds(*shortPlan, m, Recording::Off); !warm) {
+      state.SkipWithError(warm.error().c_str());
+      return;
+    }
+    for (int pair = 0; pair < kPairs; ++pair) {
+      double perStep[3] = {0, 0, 0};
+      for (int k = 0; k < 3; ++k) {
+        const auto rec = static_cast<Recording>((k + pair) % 3);  // rotate the order
+        auto longRun = runSeconds(*longPlan, m, rec);
+        auto shortRun = runSeconds(*shortPlan, m, rec);
+        if (!longRun || !shortRun) {
+          state.SkipWithError((longRun ? shortRun.error() : longRun.error()).c_str());
+          return;
+        }
+        perStep[static_cast<int>(rec)] = (*longRun - *shortRun) / (kLongSteps - kShortSteps);
+      }
+      for (int r = 0; r < 3; ++r)
+        stepSeconds[r].push_back(perStep[r]);
+      eventRatio.push_back(perStep[1] / perStep[0]);
+      sqliteRatio.push_back(perStep[2] / perStep[0]);
+    }
+  }
+  const double ratio = median(eventRatio), withSqlite = median(sqliteRatio);
+  state.counters["step_ms_off"] = median(stepSeconds[0]) * 1e3;
+  state.counters["step_ms_events"] = median(stepSeconds[1]) * 1e3;
+  state.counters["step_ms_events_sqlite"] = median(stepSeconds[2]) * 1e3;
+  state.counters["ratio_events"] = ratio;
+  state.counters["ratio_events_sqlite"] = withSqlite;
+  std::sort(eventRatio.begin(), eventRatio.end());
+  std::printf(
+      "recording overhead (1f1b p=4 m=8, %s, %d GPU(s)): step %.3f ms with event timing vs "
+      "%.3f ms without (host stamps); median ratio of %d back-to-back pairs %.4f (from %.4f to "
+      "%.4f)%s; with the SQLite writer too: %.3f ms, ratio %.4f\n",
+      m.tag, deviceCount(), median(stepSeconds[1]) * 1e3, median(stepSeconds[0]) * 1e3, kPairs,
+      ratio, eventRatio.front(), eventRatio.back(),
+      m.goal ? (ratio <= 1.01 ? " (goal <= 1.01 met)" : " (goal <= 1.01 MISSED)")
+             : " (host-bound: for reference)",
+      median(stepSeconds[2]) * 1e3, withSqlite);
+  const std::string what =
+      std::string("recording overhead, event timing on vs off (1f1b p=4 m=8, ") + m.tag + ")";
+  const std::string figure = format("%+.2f %%", (ratio - 1) * 100) + " (" +
+                             format("%.2f", median(stepSeconds[1]) * 1e3) + " vs " +
+                             format("%.2f ms/step", median(stepSeconds[0]) * 1e3) + ")";
+  rows().push_back({m.goal, what, figure, m.goal ? "<= 1 %" : "-", ratio <= 1.01});
+  rows().push_back({false,
+                    std::string("recording overhead, events + SQLite writer (") + m.tag + ")",
+                    format("%+.2f %%", (withSqlite - 1) * 100), "-", true});
+}
+BENCHMARK(BM_RecordingOverhead)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// --- device-to-device transfer -------------------------------------------------------------------
+
+// Two ranks' CUDA resources as runOnCuda makes them (a CudaDevice each, a transfer stream each,
+// an event clock each) and the transport between them.
+struct TransferPair {
+  std::unique_ptr<kernels::CudaDevice> devices[2];
+  cudaStream_t transfer[2] = {nullptr, nullptr};
+  std::unique_ptr<CudaEventClock> clocks[2];
+  ExecShared shared;
+  std::unique_ptr<CudaTransport> transport;
+
+  TransferPair(int fromDevice, int toDevice) {
+    const int device[2] = {fromDevice, toDevice};
+    if (fromDevice != toDevice) {  // as runOnCuda does: peer access where the GPUs allow it
+      for (int a = 0; a < 2; ++a) {
+        int can = 0;
+        if (cudaDeviceCanAccessPeer(&can, device[a], device[1 - a]) == cudaSuccess && can) {
+          cudaSetDevice(device[a]);
+          cudaDeviceEnablePeerAccess(device[1 - a], 0);
+        }
+        cudaGetLastError();
+      }
+    }
+    shared.t0 = Clock::now();
+    std::vector<CudaRank> ranks;
+    for (int r = 0; r < 2; ++r) {
+      devices[r] = std::make_unique<kernels::CudaDevice>(device[r], kernels::DType::Fp32);
+      cudaSetDevice(device[r]);
+      if (cudaStreamCreateWithFlags(&transfer[r], cudaStreamNonBlocking) != cudaSuccess)
+        throw std::runtime_error("cudaStreamCreate failed");
+      clocks[r] = std::make_unique<CudaEventClock>(device[r], devices[r]->stream(), shared.t0);
+      shared.mailboxes.push_back(std::make_unique<Mailbox>());
+      shared.rankMemory.push_back(std::make_shared<MemoryCounter>(devices[r].get()));
+      ranks.push_back({devices[r].get(), transfer[r], clocks[r].get()});
+    }
+    transport = std::make_unique<CudaTransport>(shared, ranks);
+  }
+  ~TransferPair() {
+    transport.reset();
+    for (int r = 0; r < 2; ++r)
+      if (transfer[r]) {
+        cudaSetDevice(devices[r]->deviceIndex());
+        cudaStreamSynchronize(transfer[r]);
+        cudaStreamDestroy(transfer[r]);
+      }
+    clocks[0].reset();
+    clocks[1].reset();
+  }
+  TransferPair(const TransferPair&) = delete;
+  TransferPair& operator=(const TransferPair&) = delete;
+
+  void drain() {
+    for (int r = 0; r < 2; ++r) {
+      devices[r]->synchronize();
+      cudaSetDevice(devices[r]->deviceIndex());
+      cudaStreamSynchronize(transfer[r]);
+    }
+  }
+};
+
+struct TransferTiming {
+  double transportSeconds = 0;  // per send, wall, back-to-back, host overheads included
+  double bareSeconds = 0;       // per bare cudaMemcpyAsync, the same way
+  double copySeconds = 0;       // per send, the copy alone by the transport's own event stamps
+  double issueSeconds = 0;      // per send, host time to issue send + receive
+};
+
+// `count` back-to-back sends of `elems` floats from rank 0 to rank 1 through the transport (the
+// outgoing tensors made beforehand, as a producing op would have), each received at once by
+// rank 1 (its compute stream waits for the copy) and then released, vs as many bare copies.
+TransferTiming timeTransfers(TransferPair& pair, std::size_t elems, int count, int rounds) {
+  const std::size_t bytes = elems * sizeof(float);
+  kernels::CudaDevice& from = *pair.devices[0];
+  kernels::CudaDevice& to = *pair.devices[1];
+  void* src = from.allocate(bytes);
+  void* dst = to.allocate(bytes);
+  std::vector<double> transport, bare, copy, issue;
+  for (int round = -1; round < rounds; ++round) {  // round −1 warms both paths up
+    std::vector<Tensor> outgoing;
+    for (int i = 0; i < count; ++i)
+      outgoing.emplace_back(pair.shared.rankMemory[0], elems);
+    pair.drain();
+    std::vector<TransferStamps> stamps;
+    const auto t0 = Clock::now();
+    for (int i = 0; i < count; ++i) {
+      MessageKey key;
+      key.stage = 1;
+      key.microbatch = i;
+      key.step = round + 1;
+      stamps.push_back(pair.transport->send(key, 0, 1, std::move(outgoing[i])));
+      auto received = pair.transport->receive(key, 0, 1, pair.shared.rankMemory[1]);
+      if (!received) throw std::runtime_error(received.error());
+    }
+    const auto issued = Clock::now();
+    pair.drain();
+    const auto t1 = Clock::now();
+    // The copies as the transport's event stamps saw them.
+    trace::TraceBatch batch;
+    for (const TransferStamps& s : stamps) {
+      trace::OpRecord op;
+      op.start_ns = s.start;
+      op.end_ns = s.end;
+      batch.ops.push_back(op);
+    }
+    if (auto resolved = pair.clocks[0]->resolve(batch); !resolved)
+      throw std::runtime_error(resolved.error());
+    std::vector<double> copies;
+    for (const trace::OpRecord& op : batch.ops)
+      copies.push_back(static_cast<double>(op.end_ns - op.start_ns) * 1e-9);
+
+    cudaSetDevice(from.deviceIndex());
+    const auto b0 = Clock::now();
+    for (int i = 0; i < count; ++i)
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, pair.transfer[0]);
+    cudaStreamSynchronize(pair.transfer[0]);
+    const auto b1 = Clock::now();
+    if (const cudaError_t rc = cudaGetLastError(); rc != cudaSuccess)
+      throw std::runtime_error(std::string("cudaMemcpyAsync: ") + cudaGetErrorString(rc));
+    if (round < 0) continue;
+    transport.push_back(seconds(t0, t1) / count);
+    bare.push_back(seconds(b0, b1) / count);
+    copy.push_back(median(copies));
+    issue.push_back(seconds(t0, issued) / count);
+  }
+  from.release(src, bytes);
+  to.release(dst, bytes);
+  return {median(transport), median(bare), median(copy), median(issue)};
+}
+
+struct TransferSize {
+  const char* tag;
+  std::size_t elems;
+  int count;
+  bool goal;
+};
+// An activation of micro-batch 4 × sequence 1024 × H 1024 (bench_cuda_kernels' stage shape) and
+// of micro-batch 4 × sequence 2048 × H 2048; a small one (latency-bound) for reference.
+constexpr TransferSize kSizes[] = {{"16 MiB (B=4 S=1024 H=1024 fp32)", 4u << 20, 40, true},
+                                   {"64 MiB (B=4 S=2048 H=2048 fp32)", 16u << 20, 20, true},
+                                   {"256 KiB (B=4 S=64 H=256 fp32)", 64u << 10, 100, false}};
+
+void BM_TransferVsMemcpy(benchmark::State& state) {
+  const TransferSize& size = kSizes[state.range(0)];
+  const int fromDevice = 0, toDevice = static_cast<int>(state.range(1));
+  if (toDevice >= deviceCount()) {
+    state.SkipWithError("needs a second GPU");
+    return;
+  }
+  TransferTiming t;
+  try {
+    TransferPair pair(fromDevice, toDevice);
+    for (auto _ : state)
+      t = timeTransfers(pair, size.elems, size.count, 7);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  const double bytes = static_cast<double>(size.elems * sizeof(float));
+  const double ratio = t.bareSeconds / t.transportSeconds;
+  state.counters["transport_GBps"] = bytes / t.transportSeconds / 1e9;
+  state.counters["bare_GBps"] = bytes / t.bareSeconds / 1e9;
+  state.counters["ratio"] = ratio;
+  const std::string route = "GPU " + std::to_string(fromDevice) + " -> GPU " +
+                            std::to_string(toDevice) +
+                            (fromDevice == toDevice ? " (ranks sharing one GPU)" : "");
+  std::printf(
+      "transfer %s, %s: CudaTransport %.1f us per send (%.1f GB/s; the copy itself %.1f us by its "
+      "event stamps; host issue %.1f us) vs bare cudaMemcpyAsync %.1f us (%.1f GB/s): ratio "
+      "%.3f%s\n",
+      size.tag, route.c_str(), t.transportSeconds * 1e6, bytes / t.transportSeconds / 1e9,
+      t.copySeconds * 1e6, t.issueSeconds * 1e6, t.bareSeconds * 1e6, bytes / t.bareSeconds / 1e9,
+      ratio,
+      size.goal ? (ratio >= 0.8 ? " (goal >= 0.8 met)" : " (goal >= 0.8 MISSED)")
+                : " (latency-bound: for reference)");
+  rows().push_back(
+      {size.goal, std::string("transfer vs bare cudaMemcpyAsync, ") + size.tag + ", " + route,
+       format("%.3f", ratio) + " (" + format("%.0f", bytes / t.transportSeconds / 1e9) + " vs " +
+           format("%.0f GB/s", bytes / t.bareSeconds / 1e9) + ")",
+       size.goal ? ">= 0.8" : "-", ratio >= 0.8});
+}
+// Registered from main: GPU 0 → GPU 0 always, GPU 0 → GPU 1 with two GPUs.
+
+// --- NCCL between two GPUs -----------------------------------------------------------------------
+
+void ncclCheck(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess)
+    throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(rc));
+}
+void cudaOk(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess) {
+    cudaGetLastError();
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(rc));
+  }
+}
+
+void BM_NcclSendRecv(benchmark::State& state) {
+  const std::size_t bytes = static_cast<std::size_t>(state.range(0)) << 20;
+  const int devs[2] = {0, 1};
+  ncclComm_t comms[2] = {nullptr, nullptr};
+  cudaStream_t streams[2] = {nullptr, nullptr};
+  void* buf[2] = {nullptr, nullptr};
+  double ncclGBps = 0, peerGBps = 0;
+  try {
+    ncclCheck(ncclCommInitAll(comms, 2, devs), "ncclCommInitAll");
+    for (int d = 0; d < 2; ++d) {
+      cudaOk(cudaSetDevice(devs[d]), "cudaSetDevice");
+      cudaOk(cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking), "cudaStreamCreate");
+      cudaOk(cudaMalloc(&buf[d], bytes), "cudaMalloc");
+      cudaOk(cudaMemset(buf[d], 0, bytes), "cudaMemset");
+    }
+    const auto drain = [&] {
+      for (int d = 0; d < 2; ++d) {
+        cudaSetDevice(devs[d]);
+        cudaOk(cudaStreamSynchronize(streams[d]), "cudaStreamSynchronize");
+      }
+    };
+    const auto sendRecv = [&] {  // GPU 0 → GPU 1, both sides posted in one group
+      ncclCheck(ncclGroupStart(), "ncclGroupStart");
+      ncclCheck(ncclSend(buf[0], bytes, ncclChar, 1, comms[0], streams[0]), "ncclSend");
+      ncclCheck(ncclRecv(buf[1], bytes, ncclChar, 0, comms[1], streams[1]), "ncclRecv");
+      ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+    };
+    const auto peerCopy = [&] {
+      cudaSetDevice(devs[0]);
+      cudaOk(cudaMemcpyPeerAsync(buf[1], devs[1], buf[0], devs[0], bytes, streams[0]),
+             "cudaMemcpyPeerAsync");
+    };
+    const auto rate = [&](const std::function<void()>& body) {
+      constexpr int kRounds = 5, kCalls = 10;
+      for (int i = 0; i < 3; ++i)
+        body();
+      drain();
+      std::vector<double> r;
+      for (int round = 0; round < kRounds; ++round) {
+        const auto t0 = Clock::now();
+        for (int i = 0; i < kCalls; ++i)
+          body();
+        drain();
+        r.push_back(static_cast<double>(bytes) * kCalls / seconds(t0, Clock::now()) / 1e9);
+      }
+      return median(r);
+    };
+    for (auto _ : state) {
+      ncclGBps = rate(sendRecv);
+      peerGBps = rate(peerCopy);
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+  for (int d = 0; d < 2; ++d) {
+    cudaSetDevice(devs[d]);
+    if (buf[d]) cudaFree(buf[d]);
+    if (streams[d]) cudaStreamDestroy(streams[d]);
+    if (comms[d]) ncclCommDestroy(comms[d]);
+  }
+  cudaGetLastError();
+  if (ncclGBps <= 0) return;
+  state.counters["nccl_GBps"] = ncclGBps;
+  state.counters["peer_copy_GBps"] = peerGBps;
+  std::printf(
+      "NCCL send/recv GPU 0 -> GPU 1, %zu MiB: %.1f GB/s (cudaMemcpyPeerAsync between the same "
+      "two: %.1f GB/s)\n",
+      bytes >> 20, ncclGBps, peerGBps);
+  rows().push_back({false, "NCCL send/recv GPU 0 -> GPU 1, " + std::to_string(bytes >> 20) + " MiB",
+                    format("%.1f GB/s", ncclGBps) + " (peer copy " + format("%.1f GB/s)", peerGBps),
+                    "-", true});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  const CudaAvailability avail = cudaAvailability();
+  if (!avail.available()) {
+    const std::string& why = avail.reason;
+    std::printf("%s: nothing to measure\n", why.rfind("no CUDA device", 0) == 0
+                                                ? why.c_str()
+                                                : ("no CUDA device (" + why + ")").c_str());
+    return 0;
+  }
+  const int gpus = deviceCount();
+  std::printf("%d CUDA device(s); GPU 0: %s\n", gpus, avail.devices.front().name.c_str());
+  for (int size = 0; size < static_cast<int>(std::size(kSizes)); ++size)
+    for (int to = 0; to < std::min(gpus, 2); ++to)
+      benchmark::RegisterBenchmark("BM_TransferVsMemcpy", BM_TransferVsMemcpy)
+          ->Args({size, to})
+          ->Iterations(1)
+          ->Unit(benchmark::kMicrosecond);
+  if (gpus >= 2) {
+    for (int mib : {16, 256})
+      benchmark::RegisterBenchmark("BM_NcclSendRecv", BM_NcclSendRecv)
+          ->Arg(mib)
+          ->Iterations(1)
+          ->Unit(benchmark::kMillisecond);
+  } else {
+    rows().push_back({false, "NCCL send/recv between two GPUs", "not measured: 1 GPU", "-", true});
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  std::printf("summary (bench_cuda_run):\n");
+  for (const Row& r : rows())
+    std::printf("%s | %s | %s | %s | %s\n", r.goal ? "goal" : "info", r.check.c_str(),
+                r.figure.c_str(), r.target.c_str(), r.goal ? (r.pass ? "PASS" : "FAIL") : "-");
+  return 0;
+}
