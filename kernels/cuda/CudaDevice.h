@@ -70,9 +70,10 @@ class CudaDevice final : public ComputeDevice {
   void* allocateFor(std::size_t bytes, cudaStream_t user);
   // Bytes held from cudaMalloc: live blocks, cached free blocks and the cuBLAS workspace.
   std::size_t reservedBytes() const;
-  // Makes download() and synchronize() wait by polling, calling `aborting` between polls: when it
-  // returns true they throw DeviceError instead of waiting on (for a GPU stuck behind a dead
-  // peer). Set before the device is shared between threads.
+  // Makes every wait of the device (download, synchronize, pinned uploads, a staging slot still in
+  // use, the out-of-memory retry) poll, calling `aborting` between polls: when it returns true
+  // they throw DeviceError instead of waiting on (for a GPU stuck behind a dead peer). Set before
+  // the device is shared between threads.
   void setWaitPoll(std::function<bool()> aborting) { waitPoll_ = std::move(aborting); }
 
   std::string name() const override { return name_; }

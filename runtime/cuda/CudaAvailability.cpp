@@ -1,10 +1,17 @@
 #include <cuda_runtime.h>
 
+#include <cstdlib>
+
 #include "runtime/cuda/CudaBackend.h"
 
 namespace ps::runtime {
 
 CudaAvailability cudaAvailability() {
+  // Each rank has a compute stream, a transfer stream and NCCL channel streams; with the default
+  // 8 hardware queues per GPU, streams alias onto one queue and a send waiting for its receive
+  // could stall an unrelated stream behind it. Read when the first context is made, so set here,
+  // before any CUDA call (a user's own value wins).
+  setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
   CudaAvailability out;
   // Preset to 0: some drivers leave the count untouched on error.
   int count = 0;

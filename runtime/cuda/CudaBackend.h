@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
+#include "runtime/cuda/CommOrder.h"
 #include "runtime/exec/Calibrate.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/plan/OpGraph.h"
@@ -37,6 +38,18 @@ struct CudaAvailability {
 
 // Never fails and never leaves a CUDA error behind: any error from the driver means no device.
 CudaAvailability cudaAvailability();
+
+// What runOnCuda checks before it launches anything: a device, the placement of ranks on GPUs,
+// that each GPU's ranks fit its free memory (the estimate of DeviceFit.h), and for NCCL (one GPU
+// per rank) a deadlock-free channel order. runPlan calls it before it opens the file, so a plan
+// that cannot run leaves nothing behind.
+struct CudaPlanCheck {
+  std::vector<int> deviceOfRank;  // CUDA device index per rank
+  std::vector<int> devicesUsed;   // sorted, unique
+  bool nccl = false;              // one GPU per rank: NCCL channels; else peer copies
+  CommOrder order;                // the NCCL channel order (nccl only)
+};
+[[nodiscard]] Result<CudaPlanCheck> checkCudaPlan(const Plan& plan, const CpuRunOptions& options);
 
 // Trains the model pipelined by `plan` on the visible CUDA devices: one GPU per rank when there
 // are at least P, ranks sharing devices otherwise. Same contract as runOnCpuThreads (setup

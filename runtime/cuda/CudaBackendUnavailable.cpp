@@ -12,6 +12,10 @@ CudaAvailability cudaAvailability() {
   return {{}, kReason};
 }
 
+Result<CudaPlanCheck> checkCudaPlan(const Plan&, const CpuRunOptions&) {
+  return Error{std::string("no CUDA device (") + kReason + ")"};
+}
+
 Result<CpuRunResult> runOnCuda(const Plan&, const OpGraph&, const CpuRunOptions&,
                                trace::TraceWriter*) {
   return Error{std::string("no CUDA device (") + kReason + ")"};

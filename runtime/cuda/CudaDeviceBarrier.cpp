@@ -4,10 +4,10 @@
 
 namespace ps::runtime {
 
-CudaDeviceBarrier::CudaDeviceBarrier(std::vector<int> devices, std::vector<cudaStream_t> streams)
-    : devices_(std::move(devices)), streams_(std::move(streams)) {
-  for (int d : devices_) {
-    cudaCheck(cudaSetDevice(d), "cudaSetDevice");
+CudaDeviceBarrier::CudaDeviceBarrier(std::vector<const kernels::CudaDevice*> devices)
+    : devices_(std::move(devices)) {
+  for (const kernels::CudaDevice* d : devices_) {
+    d->makeCurrent();
     cudaEvent_t e = nullptr;
     cudaCheck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     events_.push_back(e);
@@ -20,12 +20,12 @@ CudaDeviceBarrier::~CudaDeviceBarrier() {
 }
 
 bool CudaDeviceBarrier::arriveAndWait(int rank, StepBarrier& host, const std::atomic<bool>& abort) {
-  cudaCheck(cudaSetDevice(devices_[rank]), "cudaSetDevice");
-  cudaCheck(cudaEventRecord(events_[rank], streams_[rank]), "cudaEventRecord");
+  cudaStream_t mine = devices_[rank]->stream();
+  cudaCheck(cudaEventRecord(events_[rank], mine), "cudaEventRecord");
   if (!host.arriveAndWait(abort)) return false;
   for (std::size_t r = 0; r < events_.size(); ++r)
     if (static_cast<int>(r) != rank)
-      cudaCheck(cudaStreamWaitEvent(streams_[rank], events_[r], 0), "cudaStreamWaitEvent");
+      cudaCheck(cudaStreamWaitEvent(mine, events_[r], 0), "cudaStreamWaitEvent");
   return host.arriveAndWait(abort);
 }
 

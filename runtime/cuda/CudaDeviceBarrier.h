@@ -9,14 +9,15 @@
 #include <atomic>
 #include <vector>
 
+#include "kernels/cuda/CudaDevice.h"
 #include "runtime/exec/StepBarrier.h"
 
 namespace ps::runtime {
 
 class CudaDeviceBarrier {
  public:
-  // `streams[r]` on `devices[r]`: each rank's compute stream.
-  CudaDeviceBarrier(std::vector<int> devices, std::vector<cudaStream_t> streams);
+  // Each rank's device (its compute stream and context).
+  explicit CudaDeviceBarrier(std::vector<const kernels::CudaDevice*> devices);
   ~CudaDeviceBarrier();
   CudaDeviceBarrier(const CudaDeviceBarrier&) = delete;
   CudaDeviceBarrier& operator=(const CudaDeviceBarrier&) = delete;
@@ -25,8 +26,7 @@ class CudaDeviceBarrier {
   bool arriveAndWait(int rank, StepBarrier& host, const std::atomic<bool>& abort);
 
  private:
-  std::vector<int> devices_;
-  std::vector<cudaStream_t> streams_;
+  std::vector<const kernels::CudaDevice*> devices_;
   std::vector<cudaEvent_t> events_;
 };
 

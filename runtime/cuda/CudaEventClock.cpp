@@ -37,10 +37,10 @@ std::int64_t hostNsSince(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-CudaEventClock::CudaEventClock(int device, cudaStream_t stream,
+CudaEventClock::CudaEventClock(const kernels::CudaDevice& device,
                                std::chrono::steady_clock::time_point t0)
-    : device_(device), stream_(stream), timeline_(0) {
-  cudaCheck(cudaSetDevice(device_), "cudaSetDevice");
+    : device_(device), stream_(device.stream()), timeline_(0) {
+  device_.makeCurrent();
   cudaEvent_t anchor = nullptr;
   cudaCheck(cudaEventCreate(&anchor), "cudaEventCreate");
   anchors_.push_back(anchor);
@@ -53,7 +53,10 @@ CudaEventClock::CudaEventClock(int device, cudaStream_t stream,
 }
 
 CudaEventClock::~CudaEventClock() {
-  cudaSetDevice(device_);
+  try {
+    device_.makeCurrent();
+  } catch (const kernels::DeviceError&) {  // destroying events needs no more than best effort
+  }
   for (Slot& s : slots_)
     cudaEventDestroy(s.event);
   for (cudaEvent_t e : anchors_)
@@ -63,11 +66,7 @@ CudaEventClock::~CudaEventClock() {
 std::int64_t CudaEventClock::markOn(cudaStream_t stream) {
   // Events belong to the device current when they are made; another rank's allocation on this
   // thread (a transfer's receive buffer) may have left its GPU current.
-  if (anchorDue_ || free_.empty()) {
-    int current = -1;
-    if (cudaGetDevice(&current) != cudaSuccess || current != device_)
-      cudaCheck(cudaSetDevice(device_), "cudaSetDevice");
-  }
+  if (anchorDue_ || free_.empty()) device_.makeCurrent();
   if (anchorDue_) {
     cudaEvent_t anchor = nullptr;
     cudaCheck(cudaEventCreate(&anchor), "cudaEventCreate");
@@ -119,7 +118,6 @@ Result<std::int64_t> CudaEventClock::resolveToken(std::int64_t token) {
 }
 
 Status CudaEventClock::resolve(trace::TraceBatch& batch) {
-  cudaSetDevice(device_);
   for (trace::OpRecord& op : batch.ops) {
     auto start = resolveToken(op.start_ns);
     if (!start) return std::move(start).takeError();
@@ -135,6 +133,15 @@ Status CudaEventClock::resolve(trace::TraceBatch& batch) {
   }
   anchorDue_ = true;  // the rank's next op belongs to a new step
   return {};
+}
+
+Status CudaEventClock::resolveWithin(trace::TraceBatch& batch, std::chrono::milliseconds within) {
+  const auto deadline = std::chrono::steady_clock::now() + within;
+  std::function<bool()> saved =
+      std::exchange(waitPoll_, [deadline] { return std::chrono::steady_clock::now() > deadline; });
+  const Status status = resolve(batch);
+  waitPoll_ = std::move(saved);
+  return status;
 }
 
 void CudaEventClock::beginRange(OpKind kind, const Action& action) {

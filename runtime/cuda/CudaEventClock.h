@@ -13,6 +13,7 @@
 #include <functional>
 #include <vector>
 
+#include "kernels/cuda/CudaDevice.h"
 #include "runtime/cuda/EventTimeline.h"
 #include "runtime/exec/OpClock.h"
 
@@ -20,9 +21,10 @@ namespace ps::runtime {
 
 class CudaEventClock final : public OpClock {
  public:
-  // Records anchor 0 on `stream` (of `device`) and waits for it once, pinning it to the host
-  // clock (ns since `t0`). Throws kernels::DeviceError on a CUDA error.
-  CudaEventClock(int device, cudaStream_t stream, std::chrono::steady_clock::time_point t0);
+  // Records anchor 0 on `device`'s stream and waits for it once, pinning it to the host clock
+  // (ns since `t0`). Events are made in the device's context. Throws kernels::DeviceError on a
+  // CUDA error.
+  CudaEventClock(const kernels::CudaDevice& device, std::chrono::steady_clock::time_point t0);
   ~CudaEventClock() override;
   CudaEventClock(const CudaEventClock&) = delete;
   CudaEventClock& operator=(const CudaEventClock&) = delete;
@@ -31,6 +33,7 @@ class CudaEventClock final : public OpClock {
   // A stamp on another stream of the same device (the transfer stream).
   std::int64_t markOn(cudaStream_t stream);
   Status resolve(trace::TraceBatch& batch) override;
+  Status resolveWithin(trace::TraceBatch& batch, std::chrono::milliseconds within) override;
   void beginRange(OpKind kind, const Action& action) override;
   void endRange() override;
 
@@ -47,7 +50,7 @@ class CudaEventClock final : public OpClock {
   Result<std::int64_t> resolveToken(std::int64_t token);
   Status resolveAnchorsUpTo(int anchor);
 
-  int device_;
+  const kernels::CudaDevice& device_;
   cudaStream_t stream_;
   std::vector<Slot> slots_;
   std::vector<int> free_;

@@ -32,6 +32,7 @@ struct CudaResources {
 
   ~CudaResources() {
     for (std::size_t r = 0; r < transferStreams.size(); ++r) {
+      if (!transferStreams[r]) continue;
       cudaSetDevice(devices[r]->deviceIndex());
       cudaStreamSynchronize(transferStreams[r]);
       cudaStreamDestroy(transferStreams[r]);
@@ -68,6 +69,10 @@ void enablePeerAccess(const std::vector<int>& used) {
     }
 }
 
+}  // namespace
+
+namespace {
+
 std::vector<DeviceMemory> freeMemory(const CudaAvailability& avail, const std::vector<int>& used) {
   std::vector<DeviceMemory> out;
   for (const CudaDeviceInfo& d : avail.devices) {
@@ -85,29 +90,41 @@ std::vector<DeviceMemory> freeMemory(const CudaAvailability& avail, const std::v
 
 }  // namespace
 
+Result<CudaPlanCheck> checkCudaPlan(const Plan& plan, const CpuRunOptions& options) {
+  const CudaAvailability avail = cudaAvailability();
+  if (!avail.available()) return Error{avail.reason};
+  CudaPlanCheck out;
+  for (int d : placeRanksOnDevices(plan.numRanks, static_cast<int>(avail.devices.size())))
+    out.deviceOfRank.push_back(avail.devices[d].index);
+  out.devicesUsed = out.deviceOfRank;
+  std::sort(out.devicesUsed.begin(), out.devicesUsed.end());
+  out.devicesUsed.erase(std::unique(out.devicesUsed.begin(), out.devicesUsed.end()),
+                        out.devicesUsed.end());
+  const std::string shortfall =
+      memoryShortfall(out.deviceOfRank, estimateRankBytes(plan, options.model, options.optimizer),
+                      freeMemory(avail, out.devicesUsed));
+  if (!shortfall.empty()) return Error{"the plan does not fit: " + shortfall};
+  // One GPU per rank: NCCL channels in the planned order; ranks sharing GPUs: peer copies.
+  out.nccl = static_cast<int>(avail.devices.size()) >= plan.numRanks;
+  if (out.nccl) {
+    auto order = planCommOrder(plan);
+    if (!order) return std::move(order).takeError();
+    PS_TRY(checkCommOrder(plan, *order));
+    out.order = std::move(*order);
+  }
+  return out;
+}
+
 Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const CpuRunOptions& options,
                                trace::TraceWriter* writer) {
   (void)graph;  // validated: in-order execution cannot deadlock
-  const CudaAvailability avail = cudaAvailability();
-  if (!avail.available()) return Error{avail.reason};
-
-  const std::vector<int> placement =
-      placeRanksOnDevices(plan.numRanks, static_cast<int>(avail.devices.size()));
-  std::vector<int> used(placement.begin(), placement.end());
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
-  for (int& d : used)
-    d = avail.devices[d].index;
-  const std::string shortfall =
-      memoryShortfall(placement, estimateRankBytes(plan, options.model, options.optimizer),
-                      freeMemory(avail, used));
-  if (!shortfall.empty()) return Error{"the plan does not fit: " + shortfall};
-  enablePeerAccess(used);
+  auto checked = checkCudaPlan(plan, options);
+  if (!checked) return std::move(checked).takeError();
+  const std::vector<int>& deviceOfRank = checked->deviceOfRank;
+  const bool nccl = checked->nccl;
+  enablePeerAccess(checked->devicesUsed);
 
   CudaResources res;
-  std::vector<int> deviceOfRank;
-  for (int r = 0; r < plan.numRanks; ++r)
-    deviceOfRank.push_back(avail.devices[placement[r]].index);
   if (options.smSplit) splitSharedGpus(deviceOfRank, res);
   std::map<int, int> nextShare;  // GPU → shares handed out
   std::vector<CudaRank> ranks;
@@ -118,9 +135,11 @@ Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const Cpu
       if (auto it = res.smShares.find(device); it != res.smShares.end())
         own = it->second[nextShare[device]++].stream;
       res.devices.push_back(std::make_unique<kernels::CudaDevice>(device, options.dtype, own));
-      cudaStream_t transfer = nullptr;
-      cudaCheck(cudaSetDevice(device), "cudaSetDevice");
-      cudaCheck(cudaStreamCreateWithFlags(&transfer, cudaStreamNonBlocking), "cudaStreamCreate");
+      cudaStream_t transfer = nullptr;  // NCCL brings its own channel streams
+      if (!nccl) {
+        res.devices.back()->makeCurrent();  // in its green context, with --sm-split
+        cudaCheck(cudaStreamCreateWithFlags(&transfer, cudaStreamNonBlocking), "cudaStreamCreate");
+      }
       res.transferStreams.push_back(transfer);
     }
   } catch (const kernels::DeviceError& e) {
@@ -139,22 +158,13 @@ Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const Cpu
   s.clocks.assign(plan.numRanks, nullptr);
   // The clocks are pinned to the run's start, so they are made once runRankThreads set it; the
   // transport needs them, so it is made then too.
-  // One GPU per rank: NCCL channels in the planned order; ranks sharing GPUs: peer copies.
-  const bool nccl = static_cast<int>(avail.devices.size()) >= plan.numRanks;
-  Result<CommOrder> order = CommOrder{};
-  if (nccl) {
-    order = planCommOrder(plan);
-    if (!order) return std::move(order).takeError();
-    PS_TRY(checkCommOrder(plan, *order));
-  }
   std::unique_ptr<Transport> transport;
   const auto start = [&]() -> Status {
     try {
       for (int r = 0; r < plan.numRanks; ++r) {
         CudaEventClock* clock = nullptr;
         if (options.eventTiming) {
-          res.clocks.push_back(std::make_unique<CudaEventClock>(res.devices[r]->deviceIndex(),
-                                                                res.devices[r]->stream(), s.t0));
+          res.clocks.push_back(std::make_unique<CudaEventClock>(*res.devices[r], s.t0));
           clock = res.clocks.back().get();
           clock->setWaitPoll(aborting);
           s.clocks[r] = clock;
@@ -162,8 +172,8 @@ Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const Cpu
         ranks.push_back({res.devices[r].get(), res.transferStreams[r], clock});
       }
       if (nccl) {
-        auto made =
-            CudaNcclTransport::create(s, ranks, std::move(*order), options.model.activationElems());
+        auto made = CudaNcclTransport::create(s, ranks, std::move(checked->order),
+                                              options.model.activationElems());
         if (!made) return std::move(made).takeError();
         transport = std::move(*made);
       } else {

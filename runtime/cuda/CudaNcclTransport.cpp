@@ -15,6 +15,25 @@ void ncclCheck(ncclResult_t rc, const char* what) {
   throw kernels::DeviceError(std::string(what) + ": " + ncclGetErrorString(rc));
 }
 
+// One NCCL group; ended on every path, also when a call inside it throws (an open group would
+// defer everything this thread does with NCCL afterwards, the abort included).
+class NcclGroup {
+ public:
+  NcclGroup() { ncclCheck(ncclGroupStart(), "ncclGroupStart"); }
+  ~NcclGroup() {
+    if (open_) ncclGroupEnd();  // only when leaving by an exception or an early return
+  }
+  void end() {
+    open_ = false;
+    ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+  }
+  NcclGroup(const NcclGroup&) = delete;
+  NcclGroup& operator=(const NcclGroup&) = delete;
+
+ private:
+  bool open_ = true;
+};
+
 cudaEvent_t recordEvent(int device, cudaStream_t stream) {
   cudaCheck(cudaSetDevice(device), "cudaSetDevice");
   cudaEvent_t e = nullptr;
@@ -95,12 +114,12 @@ void CudaNcclTransport::findTwins() {
 
 void CudaNcclTransport::initInProcess() {
   std::vector<int> devices;
-  std::vector<cudaStream_t> streams;
+  std::vector<const kernels::CudaDevice*> rankDevices;
   for (const CudaRank& r : ranks_) {
     devices.push_back(r.device->deviceIndex());
-    streams.push_back(r.device->stream());
+    rankDevices.push_back(r.device);
   }
-  barrier_ = std::make_unique<CudaDeviceBarrier>(devices, streams);
+  barrier_ = std::make_unique<CudaDeviceBarrier>(rankDevices);
   for (const auto& [pair, list] : order_.channels) {
     Channel& c = channels_[pair];
     std::tie(c.sendComm, c.recvComm) = pairComms(devices[pair.first], devices[pair.second]);
@@ -117,7 +136,7 @@ void CudaNcclTransport::initForProcess(const std::vector<ncclUniqueId>& ids, int
   // Every process walks the communicators in the same order and initialises its own in one
   // group, so no init waits for a peer that is busy with another.
   std::size_t id = 0;
-  ncclCheck(ncclGroupStart(), "ncclGroupStart");
+  NcclGroup group;
   for (const auto& [pair, list] : order_.channels) {
     const ncclUniqueId& channelId = ids.at(id++);
     if (!owns(pair.first) && !owns(pair.second)) continue;
@@ -136,13 +155,13 @@ void CudaNcclTransport::initForProcess(const std::vector<ncclUniqueId>& ids, int
     if (t.b == self_) ncclCheck(ncclCommInitRank(&t.commB, 2, twinId, 1), "ncclCommInitRank");
   }
   ncclCheck(ncclCommInitRank(&world_, ranks, ids.at(id), self_), "ncclCommInitRank");
-  ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
   barrierFloat_ = Tensor::uncounted(*ranks_[self_].device, 1);
 }
 
 void CudaNcclTransport::connectChannels() {
   std::vector<Tensor> probes;
-  ncclCheck(ncclGroupStart(), "ncclGroupStart");
+  NcclGroup group;
   for (auto& [pair, c] : channels_) {
     if (owns(pair.first)) {
       probes.push_back(Tensor::uncounted(*ranks_[pair.first].device, 1));
@@ -155,7 +174,7 @@ void CudaNcclTransport::connectChannels() {
                 "ncclRecv");
     }
   }
-  ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
   for (auto& [pair, c] : channels_) {
     if (c.sendStream) cudaCheck(cudaStreamSynchronize(c.sendStream), "cudaStreamSynchronize");
     if (c.recvStream) cudaCheck(cudaStreamSynchronize(c.recvStream), "cudaStreamSynchronize");
@@ -163,8 +182,7 @@ void CudaNcclTransport::connectChannels() {
 }
 
 CudaNcclTransport::~CudaNcclTransport() {
-  bool aborted = true;
-  std::call_once(aborted_, [&] { aborted = false; });
+  const bool aborted = aborted_;
   const auto destroy = [&](ncclComm_t comm) {
     if (comm && !aborted) ncclCommDestroy(comm);
   };
@@ -208,6 +226,8 @@ TransferStamps CudaNcclTransport::send(const MessageKey& key, int fromRank, int 
   if (static_cast<long>(tensor.size()) != messageElems_)
     throw kernels::DeviceError("a message of " + std::to_string(tensor.size()) +
                                " floats on a channel of " + std::to_string(messageElems_));
+  std::shared_lock lock(commsInUse_);
+  if (aborted_) throw kernels::DeviceError("aborted");
   Channel& c = channels_.at({fromRank, toRank});
   releaseSent(c, false);
   const CudaRank& from = ranks_[fromRank];
@@ -217,10 +237,10 @@ TransferStamps CudaNcclTransport::send(const MessageKey& key, int fromRank, int 
   cudaEventDestroy(produced);
   TransferStamps stamps;
   stamps.start = from.clock ? from.clock->markOn(c.sendStream) : s_.nowNs();
-  ncclCheck(ncclGroupStart(), "ncclGroupStart");
+  NcclGroup group;
   ncclCheck(ncclSend(tensor.data(), tensor.size(), ncclFloat32, 1, c.sendComm, c.sendStream),
             "ncclSend");
-  ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
   stamps.end = from.clock ? from.clock->markOn(c.sendStream) : s_.nowNs();
   c.sent.push_back({std::move(tensor), recordEvent(device, c.sendStream)});
   return stamps;
@@ -229,7 +249,8 @@ TransferStamps CudaNcclTransport::send(const MessageKey& key, int fromRank, int 
 Result<Tensor> CudaNcclTransport::receive(const MessageKey& key, int fromRank, int toRank,
                                           const std::shared_ptr<MemoryCounter>& memory) {
   if (fromRank == toRank) return s_.mailboxes[toRank]->take(key, s_.abort);
-  if (s_.abort) return Error{"aborted"};
+  std::shared_lock lock(commsInUse_);
+  if (aborted_ || s_.abort) return Error{"aborted"};
   Channel& c = channels_.at({fromRank, toRank});
   const int k = order_.indexOf(fromRank, toRank, key);
   if (k < 0)
@@ -239,14 +260,15 @@ Result<Tensor> CudaNcclTransport::receive(const MessageKey& key, int fromRank, i
   const int device = me.device->deviceIndex();
   // Post this channel's receives up to k, in the channel's order, into buffers on this rank.
   while (c.nextToPost <= k) {
-    Tensor buffer(memory, static_cast<std::size_t>(messageElems_));
-    cudaEvent_t allocated = recordEvent(device, me.device->stream());
-    cudaCheck(cudaStreamWaitEvent(c.recvStream, allocated, 0), "cudaStreamWaitEvent");
-    cudaEventDestroy(allocated);
-    ncclCheck(ncclGroupStart(), "ncclGroupStart");
+    // allocateFor orders the receive after the block's previous user only.
+    const auto elems = static_cast<std::size_t>(messageElems_);
+    Tensor buffer = Tensor::adopt(
+        memory, static_cast<float*>(me.device->allocateFor(elems * sizeof(float), c.recvStream)),
+        elems);
+    NcclGroup group;
     ncclCheck(ncclRecv(buffer.data(), buffer.size(), ncclFloat32, 0, c.recvComm, c.recvStream),
               "ncclRecv");
-    ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+    group.end();
     c.posted[c.nextToPost++] = {std::move(buffer), recordEvent(device, c.recvStream)};
   }
   auto it = c.posted.find(k);
@@ -262,7 +284,8 @@ Result<Tensor> CudaNcclTransport::receive(const MessageKey& key, int fromRank, i
 
 bool CudaNcclTransport::barrier(int rank) {
   if (barrier_) return barrier_->arriveAndWait(rank, *s_.barrier, s_.abort);
-  if (s_.abort) return false;
+  std::shared_lock lock(commsInUse_);
+  if (aborted_ || s_.abort) return false;
   // Across processes: an all-reduce of one float orders every GPU behind every rank's work.
   ncclCheck(ncclAllReduce(barrierFloat_.data(), barrierFloat_.data(), 1, ncclFloat32, ncclSum,
                           world_, ranks_[rank].device->stream()),
@@ -277,7 +300,9 @@ Status CudaNcclTransport::sumReplicaGradients(int rank, const RankStages& stages
   for (const auto& [id, model] : stages)
     held.push_back({id.second, id.first});
   std::sort(held.begin(), held.end());
-  ncclCheck(ncclGroupStart(), "ncclGroupStart");
+  std::shared_lock lock(commsInUse_);
+  if (aborted_) return Error{"aborted"};
+  NcclGroup group;
   for (const auto& [st, replica] : held) {
     const int twinRank = plan.placement[1 - replica][st].rank;
     StageModel* model = stages.at({replica, st}).get();
@@ -298,7 +323,7 @@ Status CudaNcclTransport::sumReplicaGradients(int rank, const RankStages& stages
                             t->a == rank ? t->commA : t->commB, ranks_[rank].device->stream()),
               "ncclAllReduce");
   }
-  ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+  group.end();
   return {};
 }
 
@@ -306,20 +331,22 @@ void CudaNcclTransport::wakeAll() {
   for (auto& m : s_.mailboxes)
     m->wakeAll();
   if (s_.barrier) s_.barrier->wakeAll();
-  std::call_once(aborted_, [&] {
-    const auto abort = [](ncclComm_t comm) {
-      if (comm) ncclCommAbort(comm);
-    };
-    for (auto& [pair, c] : channels_) {
-      abort(c.sendComm);
-      abort(c.recvComm);
-    }
-    for (Twins& t : twins_) {
-      abort(t.commA);
-      abort(t.commB);
-    }
-    abort(world_);
-  });
+  // Waits until no rank thread is inside an NCCL call, then frees the communicators for good.
+  std::unique_lock lock(commsInUse_);
+  if (aborted_) return;
+  aborted_ = true;
+  const auto abort = [](ncclComm_t comm) {
+    if (comm) ncclCommAbort(comm);
+  };
+  for (auto& [pair, c] : channels_) {
+    abort(c.sendComm);
+    abort(c.recvComm);
+  }
+  for (Twins& t : twins_) {
+    abort(t.commA);
+    abort(t.commB);
+  }
+  abort(world_);
 }
 
 }  // namespace ps::runtime

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <vector>
 
 #include "runtime/cuda/CommOrder.h"
@@ -93,7 +94,11 @@ class CudaNcclTransport final : public Transport {
   int self_ = -1;                               // across processes: this process's rank
   ncclComm_t world_ = nullptr;                  // across processes: the barrier's communicator
   Tensor barrierFloat_;
-  std::once_flag aborted_;
+  // Every NCCL call runs under a shared lock and checks aborted_; wakeAll takes the lock
+  // exclusively before it aborts the communicators, so none is used while (or after) it is
+  // freed.
+  std::shared_mutex commsInUse_;
+  bool aborted_ = false;
 };
 
 }  // namespace ps::runtime

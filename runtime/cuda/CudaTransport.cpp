@@ -7,27 +7,17 @@ namespace ps::runtime {
 
 namespace {
 
-std::vector<int> deviceIndexes(const std::vector<CudaRank>& ranks) {
-  std::vector<int> out;
+std::vector<const kernels::CudaDevice*> devicesOf(const std::vector<CudaRank>& ranks) {
+  std::vector<const kernels::CudaDevice*> out;
   for (const CudaRank& r : ranks)
-    out.push_back(r.device->deviceIndex());
-  return out;
-}
-
-std::vector<cudaStream_t> computeStreams(const std::vector<CudaRank>& ranks) {
-  std::vector<cudaStream_t> out;
-  for (const CudaRank& r : ranks)
-    out.push_back(r.device->stream());
+    out.push_back(r.device);
   return out;
 }
 
 }  // namespace
 
 CudaTransport::CudaTransport(ExecShared& shared, std::vector<CudaRank> ranks)
-    : s_(shared),
-      ranks_(std::move(ranks)),
-      inFlight_(ranks_.size()),
-      barrier_(deviceIndexes(ranks_), computeStreams(ranks_)) {}
+    : s_(shared), ranks_(std::move(ranks)), inFlight_(ranks_.size()), barrier_(devicesOf(ranks_)) {}
 
 CudaTransport::~CudaTransport() {
   for (std::size_t r = 0; r < ranks_.size(); ++r)
@@ -36,8 +26,8 @@ CudaTransport::~CudaTransport() {
     cudaEventDestroy(event);
 }
 
-cudaEvent_t CudaTransport::newEvent(int device) {
-  cudaCheck(cudaSetDevice(device), "cudaSetDevice");
+cudaEvent_t CudaTransport::newEvent(const kernels::CudaDevice& device) {
+  device.makeCurrent();  // the rank's context: its primary one, or its green context
   cudaEvent_t e = nullptr;
   cudaCheck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
   return e;
@@ -69,29 +59,28 @@ TransferStamps CudaTransport::send(const MessageKey& key, int fromRank, int toRa
   const int fromDevice = from.device->deviceIndex();
   const int toDevice = to.device->deviceIndex();
 
-  // The receive buffer lives on the receiver, counted there. Its allocation is ordered on the
-  // receiver's stream (zeroing, earlier users of the block): the copy waits for that point.
-  Tensor received(s_.rankMemory[toRank], tensor.size());
-  cudaEvent_t allocated = newEvent(toDevice);
-  cudaCheck(cudaEventRecord(allocated, to.device->stream()), "cudaEventRecord");
-  cudaEvent_t produced = newEvent(fromDevice);
+  // The receive buffer lives on the receiver, counted there. allocateFor orders the copy only
+  // after the block's previous user there (never behind the receiver's whole queue).
+  const auto bytes = static_cast<std::size_t>(tensor.bytes());
+  Tensor received = Tensor::adopt(
+      s_.rankMemory[toRank],
+      static_cast<float*>(to.device->allocateFor(bytes, from.transferStream)), tensor.size());
+  cudaEvent_t produced = newEvent(*from.device);
   cudaCheck(cudaEventRecord(produced, from.device->stream()), "cudaEventRecord");
   cudaCheck(cudaStreamWaitEvent(from.transferStream, produced, 0), "cudaStreamWaitEvent");
-  cudaCheck(cudaStreamWaitEvent(from.transferStream, allocated, 0), "cudaStreamWaitEvent");
-  cudaEventDestroy(produced);  // released once the waits have consumed them
-  cudaEventDestroy(allocated);
+  cudaEventDestroy(produced);  // released once the wait has consumed it
 
   TransferStamps stamps;
   stamps.start = from.clock ? from.clock->markOn(from.transferStream) : s_.nowNs();
-  cudaCheck(cudaMemcpyPeerAsync(received.data(), toDevice, tensor.data(), fromDevice,
-                                static_cast<std::size_t>(tensor.bytes()), from.transferStream),
+  cudaCheck(cudaMemcpyPeerAsync(received.data(), toDevice, tensor.data(), fromDevice, bytes,
+                                from.transferStream),
             "cudaMemcpyPeerAsync");
   stamps.end = from.clock ? from.clock->markOn(from.transferStream) : s_.nowNs();
-  cudaEvent_t copied = newEvent(fromDevice);
+  cudaEvent_t copied = newEvent(*from.device);
   cudaCheck(cudaEventRecord(copied, from.transferStream), "cudaEventRecord");
   inFlight_[fromRank].push_back({std::move(tensor), copied});
 
-  cudaEvent_t delivered = newEvent(fromDevice);
+  cudaEvent_t delivered = newEvent(*from.device);
   cudaCheck(cudaEventRecord(delivered, from.transferStream), "cudaEventRecord");
   {
     std::lock_guard lock(mutex_);
@@ -115,7 +104,6 @@ Result<Tensor> CudaTransport::receive(const MessageKey& key, int fromRank, int t
   }
   // The compute stream waits for the copy; the host does not.
   const CudaRank& to = ranks_[toRank];
-  cudaCheck(cudaSetDevice(to.device->deviceIndex()), "cudaSetDevice");
   cudaCheck(cudaStreamWaitEvent(to.device->stream(), delivered, 0), "cudaStreamWaitEvent");
   cudaEventDestroy(delivered);
   return tensor;

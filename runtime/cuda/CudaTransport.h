@@ -50,7 +50,7 @@ class CudaTransport final : public Transport {
   };
   // Releases the rank's sent tensors whose copies finished (never waits).
   void releaseCopied(int rank, bool wait);
-  cudaEvent_t newEvent(int device);
+  cudaEvent_t newEvent(const kernels::CudaDevice& device);
 
   ExecShared& s_;
   std::vector<CudaRank> ranks_;

@@ -24,9 +24,11 @@ int optimizerStateCopies(const OptimizerConfig& o) {
 }  // namespace
 
 std::vector<int> placeRanksOnDevices(int ranks, int devices) {
+  // Contiguous blocks: pipeline neighbours share a GPU where they can, so most hops stay on one
+  // device.
   std::vector<int> out(std::max(ranks, 0));
   for (int r = 0; r < ranks; ++r)
-    out[r] = devices > 0 ? r % devices : 0;
+    out[r] = devices <= 0 ? 0 : ranks <= devices ? r : r * devices / ranks;
   return out;
 }
 
@@ -45,9 +47,9 @@ std::vector<std::int64_t> estimateRankBytes(const Plan& plan, const ModelConfig&
     for (int st = 0; st < plan.numStages; ++st) {
       const StagePlacement& p = plan.placement[r][st];
       const std::int64_t layers = p.lastLayer - p.firstLayer + 1;
-      std::int64_t weights = layers * paramBytes;
-      if (plan.versioning == WeightVersioning::DoubleBuffered) weights += layers * paramBytes;
-      out[p.rank] += stateCopies * weights;
+      out[p.rank] += stateCopies * layers * paramBytes;
+      // 2BW keeps one more (published) copy of the weights, nothing more.
+      if (plan.versioning == WeightVersioning::DoubleBuffered) out[p.rank] += layers * paramBytes;
     }
   for (int rank = 0; rank < plan.numRanks; ++rank) {
     // Walk the program: a micro-batch holds its stash from F until its W (or B).

@@ -12,8 +12,9 @@
 
 namespace ps::runtime {
 
-// Rank r → device index: one GPU per rank when there are at least `ranks` devices, otherwise
-// ranks share them round-robin (rank r on device r mod devices). `devices` ≥ 1.
+// Rank r → device position: one GPU per rank when there are at least `ranks` devices, otherwise
+// contiguous blocks of ranks share one (rank r on r·devices/ranks), so pipeline neighbours stay
+// on one GPU where they can. `devices` ≥ 1.
 std::vector<int> placeRanksOnDevices(int ranks, int devices);
 
 // Bytes each rank holds at its peak: weights, gradients and optimizer state of its stages (plus

@@ -5,6 +5,7 @@
 // until resolve() rewrites them. RankWorker only ever stores stamps and resolves a step's records
 // before handing them over, so it runs unchanged on either.
 
+#include <chrono>
 #include <cstdint>
 
 #include "runtime/plan/Plan.h"
@@ -20,6 +21,12 @@ class OpClock {
   virtual std::int64_t mark() = 0;
   // Rewrites every stamp in `batch` (op start/end, memory t_ns) into ns on the run's time axis.
   [[nodiscard]] virtual Status resolve(trace::TraceBatch& batch) = 0;
+  // resolve(), but waiting at most `within` for the stamps' work to finish (a run that ends).
+  [[nodiscard]] virtual Status resolveWithin(trace::TraceBatch& batch,
+                                             std::chrono::milliseconds within) {
+    (void)within;
+    return resolve(batch);
+  }
   // Brackets the host-side issue of one op (kind: the op itself, e.g. RECV_F inside an F action)
   // for external profilers: the cuda clock opens an NVTX range named PP:{stage}{KIND}{mb}.
   virtual void beginRange(OpKind kind, const Action& action) {

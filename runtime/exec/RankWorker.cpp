@@ -202,31 +202,59 @@ Status RankWorker::optimizer(const Action& a) {
   }
   ScopedRange range(clock_, OpKind::OPT, a);
   const std::int64_t start = stamp();
-  std::vector<double> losses;
+  // On the host the losses are read now; on a device only once the step is known to be done.
+  const std::vector<double> losses = clock_ ? std::vector<double>{} : stepLosses(a.step, false);
   for (auto& [id, model] : stages_) {
-    if (model->isLast())
-      for (int mb = 0; mb < plan.numMicrobatches(); ++mb)
-        if (plan.replicaOf(mb) == id.first)
-          if (auto l = model->loss({a.step, mb})) losses.push_back(*l);
     model->optimizerStep();
     if (plan.versioning == WeightVersioning::DoubleBuffered) published_[id] = model->snapshot();
   }
   record(OpKind::OPT, a, start, stamp());
   sampleMemory(a.step);
-  if (!losses.empty()) {
-    std::lock_guard lock(s_.mutex);
-    auto& all = s_.losses[a.step];
-    all.insert(all.end(), losses.begin(), losses.end());
-  }
-  return handOver(a.step);
+  if (!clock_) return handOver(a.step, losses);
+  // A device runs behind the host: hand step k over at step k+1's end, when its events are long
+  // complete, so resolving them never waits for the GPU to drain.
+  deferred_.push_back(a.step);
+  return handOverDeferred(1, std::nullopt);
 }
 
-Status RankWorker::handOver(int step) {
-  if (clock_)
-    for (auto it = pending_.begin(); it != pending_.end() && it->first <= step; ++it)
-      PS_TRY(clock_->resolve(it->second));
+std::vector<double> RankWorker::stepLosses(int step, bool finished) const {
+  std::vector<double> losses;
+  const Plan& plan = *s_.plan;
+  for (const auto& [id, model] : stages_) {
+    if (!model->isLast()) continue;
+    for (int mb = 0; mb < plan.numMicrobatches(); ++mb) {
+      if (plan.replicaOf(mb) != id.first) continue;
+      const MicrobatchKey key{step, mb};
+      if (auto l = finished ? model->finishedLoss(key) : model->loss(key)) losses.push_back(*l);
+    }
+  }
+  return losses;
+}
+
+Status RankWorker::resolvePending(int step, std::optional<std::chrono::milliseconds> within) {
+  for (auto it = pending_.begin(); it != pending_.end() && it->first <= step; ++it)
+    PS_TRY(within ? clock_->resolveWithin(it->second, *within) : clock_->resolve(it->second));
+  return {};
+}
+
+Status RankWorker::handOverDeferred(std::size_t keep,
+                                    std::optional<std::chrono::milliseconds> within) {
+  while (deferred_.size() > keep) {
+    const int step = deferred_.front();
+    deferred_.pop_front();
+    PS_TRY(resolvePending(step, within));  // the step's events are complete from here on
+    PS_TRY(handOver(step, stepLosses(step, true)));
+  }
+  return {};
+}
+
+Status RankWorker::handOver(int step, const std::vector<double>& losses) {
   {
     std::lock_guard lock(s_.mutex);
+    if (!losses.empty()) {
+      auto& all = s_.losses[step];
+      all.insert(all.end(), losses.begin(), losses.end());
+    }
     for (auto it = pending_.begin(); it != pending_.end() && it->first <= step;) {
       auto& dst = s_.steps[it->first];
       auto& src = it->second;
@@ -287,13 +315,22 @@ Status RankWorker::execute(const Action& a) {
   }
 }
 
+void RankWorker::salvageDeferred() {
+  // The run is over: completed steps the device still held are kept if their events finish
+  // within a moment (a cancelled run's GPU is fine; a failed one may never answer).
+  try {
+    (void)handOverDeferred(0, std::chrono::milliseconds(100));
+  } catch (const std::exception&) {  // a failed device: those steps are lost, as they are
+  }
+}
+
 void RankWorker::run() {
   // Clocks are pinned to the run's start, made after the stages: read here, not at creation.
   if (s_.clocks.size() > static_cast<std::size_t>(rank_)) clock_ = s_.clocks[rank_];
   lastMemory_ = memory_->bytesInUse();
   pending_[0].memory.push_back({rank_, clock_ ? clock_->mark() : 0, lastMemory_});
   for (const Action& a : s_.plan->programs[rank_]) {
-    if (s_.abort) return;
+    if (s_.abort) return salvageDeferred();
     Status status;
     try {
       if (s_.options->beforeAction) s_.options->beforeAction(rank_, a);
@@ -306,13 +343,17 @@ void RankWorker::run() {
     if (!status) {
       if (!s_.abort)
         s_.fail("rank " + std::to_string(rank_) + ": " + actionLabel(a) + ": " + status.error());
-      return;
+      return salvageDeferred();
     }
   }
-  // Plans without OPT: hand everything over at the end.
-  if (!pending_.empty())
-    if (auto status = handOver(pending_.rbegin()->first); !status && !s_.abort)
-      s_.fail("rank " + std::to_string(rank_) + ": " + status.error());
+  // Steps a device still held, then (plans without OPT) everything else.
+  Status status = handOverDeferred(0, std::nullopt);
+  if (status && !pending_.empty()) {
+    const int last = pending_.rbegin()->first;
+    if (clock_) status = resolvePending(last, std::nullopt);
+    if (status) status = handOver(last, {});
+  }
+  if (!status && !s_.abort) s_.fail("rank " + std::to_string(rank_) + ": " + status.error());
 }
 
 }  // namespace ps::runtime

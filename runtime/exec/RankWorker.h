@@ -3,10 +3,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "runtime/exec/Mailbox.h"
@@ -102,7 +104,16 @@ class RankWorker {
   void sampleMemory(int step);
   // A stamp of the rank's clock: host ns, or a token the clock resolves at hand-over.
   std::int64_t stamp() { return clock_ ? clock_->mark() : s_.nowNs(); }
-  Status handOver(int step);
+  // Moves the steps up to `step` (resolved stamps) and `losses` (of `step`) to the collector.
+  Status handOver(int step, const std::vector<double>& losses);
+  // The losses of `step` on this rank's last stages; `finished`: the step is known to be done
+  // on the device (read without waiting for the device's queue).
+  std::vector<double> stepLosses(int step, bool finished) const;
+  // Resolves the clock's stamps of the recorded steps up to `step` (waiting at most `within`).
+  Status resolvePending(int step, std::optional<std::chrono::milliseconds> within);
+  // Hands over the deferred steps (device clocks) but the newest `keep`.
+  Status handOverDeferred(std::size_t keep, std::optional<std::chrono::milliseconds> within);
+  void salvageDeferred();
 
   ExecShared& s_;
   int rank_;
@@ -111,6 +122,7 @@ class RankWorker {
   RankStages stages_;  // (replica, stage)
   std::map<std::pair<int, int>, std::shared_ptr<const ParamVersion>> published_;  // 2BW
   std::map<int, trace::TraceBatch> pending_;  // step -> recorded, not yet handed over
+  std::deque<int> deferred_;  // device clocks: steps whose OPT ran, handed over a step later
   std::int64_t lastMemory_ = -1;
 };
 

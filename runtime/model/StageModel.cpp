@@ -75,6 +75,18 @@ void StageModel::collectLosses() const {
   pendingLosses_.clear();
 }
 
+std::optional<double> StageModel::finishedLoss(MicrobatchKey key) const {
+  if (auto pending = pendingLosses_.find(key); pending != pendingLosses_.end()) {
+    double loss = 0;
+    device().readBack(&loss, pending->second.data(), sizeof loss);
+    losses_[key] = loss;
+    pendingLosses_.erase(pending);
+  }
+  const auto it = losses_.find(key);
+  if (it == losses_.end()) return std::nullopt;
+  return it->second;
+}
+
 std::optional<double> StageModel::loss(MicrobatchKey key) const {
   if (!pendingLosses_.empty()) collectLosses();
   const auto it = losses_.find(key);

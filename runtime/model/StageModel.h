@@ -85,6 +85,9 @@ class StageModel {
 
   // --- loss (last stage): computed by forward on the device, read back on first ask
   std::optional<double> loss(MicrobatchKey key) const;
+  // loss(), for a micro-batch whose forward is known to have finished on the device: read
+  // without waiting for the rest of the device's queue (ComputeDevice::readBack).
+  std::optional<double> finishedLoss(MicrobatchKey key) const;
   // Mean over the step's recorded micro-batches.
   std::optional<double> stepLoss(int step) const;
 

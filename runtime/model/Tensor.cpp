@@ -23,6 +23,16 @@ Tensor Tensor::uncounted(kernels::ComputeDevice& device, std::size_t elems) {
   return t;
 }
 
+Tensor Tensor::adopt(std::shared_ptr<MemoryCounter> counter, float* data, std::size_t elems) {
+  Tensor t;
+  t.counter_ = std::move(counter);
+  t.device_ = t.counter_ ? &t.counter_->device() : &kernels::hostDevice();
+  t.data_ = elems > 0 ? data : nullptr;
+  t.size_ = t.data_ ? elems : 0;
+  if (t.counter_ && t.size_ > 0) t.counter_->allocated(t.bytes());
+  return t;
+}
+
 Tensor::~Tensor() {
   reset();
 }

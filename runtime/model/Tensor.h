@@ -23,6 +23,9 @@ class Tensor {
   // An uncounted tensor on `device` (bookkeeping that is not the model's memory, e.g. a loss
   // value waiting to be read).
   static Tensor uncounted(kernels::ComputeDevice& device, std::size_t elems);
+  // Takes ownership of `elems` floats at `data`, allocated on the counter's device by other means
+  // (e.g. CudaDevice::allocateFor), and counts them; released like any other tensor.
+  static Tensor adopt(std::shared_ptr<MemoryCounter> counter, float* data, std::size_t elems);
   ~Tensor();
   Tensor(Tensor&& other) noexcept;
   Tensor& operator=(Tensor&& other) noexcept;

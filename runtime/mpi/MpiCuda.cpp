@@ -73,8 +73,7 @@ CudaProcessDevice::CudaProcessDevice(const CpuRunOptions& options)
     CudaEventClock* clock = nullptr;
     try {
       if (st->options->eventTiming) {
-        st->clock =
-            std::make_unique<CudaEventClock>(st->device->deviceIndex(), st->device->stream(), s.t0);
+        st->clock = std::make_unique<CudaEventClock>(*st->device, s.t0);
         st->clock->setWaitPoll(aborting);
         clock = st->clock.get();
         s.clocks.assign(s.plan->numRanks, nullptr);

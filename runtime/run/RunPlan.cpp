@@ -116,6 +116,10 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   PS_TRY(checkModelOptions(request.backend, options));
   PS_TRY(backendAvailable(request.backend));
   PS_TRY(checkModelMemory(request, built, options));
+  // The GPUs' own refusals (memory that does not fit them, a channel order that could
+  // deadlock) come before the file is opened too. An MPI job checks per process instead.
+  if (request.backend == Backend::Cuda && !request.executor.run)
+    if (auto fits = checkCudaPlan(plan, options); !fits) return Error{fits.error()};
   if (cancelRequested(control))
     return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before it started");
 

@@ -270,7 +270,7 @@ struct TransferPair {
       cudaSetDevice(device[r]);
       if (cudaStreamCreateWithFlags(&transfer[r], cudaStreamNonBlocking) != cudaSuccess)
         throw std::runtime_error("cudaStreamCreate failed");
-      clocks[r] = std::make_unique<CudaEventClock>(device[r], devices[r]->stream(), shared.t0);
+      clocks[r] = std::make_unique<CudaEventClock>(*devices[r], shared.t0);
       shared.mailboxes.push_back(std::make_unique<Mailbox>());
       shared.rankMemory.push_back(std::make_shared<MemoryCounter>(devices[r].get()));
       ranks.push_back({devices[r].get(), transfer[r], clocks[r].get()});

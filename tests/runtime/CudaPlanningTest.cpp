@@ -46,9 +46,10 @@ TEST(DevicePlacement, OneGpuPerRankWhenThereAreEnough) {
   EXPECT_EQ(placeRanksOnDevices(4, 4), (std::vector<int>{0, 1, 2, 3}));
 }
 
-TEST(DevicePlacement, RanksShareFewerGpusRoundRobin) {
+TEST(DevicePlacement, RanksShareFewerGpusInContiguousBlocks) {
   EXPECT_EQ(placeRanksOnDevices(4, 1), (std::vector<int>{0, 0, 0, 0}));
-  EXPECT_EQ(placeRanksOnDevices(5, 2), (std::vector<int>{0, 1, 0, 1, 0}));
+  EXPECT_EQ(placeRanksOnDevices(5, 2), (std::vector<int>{0, 0, 0, 1, 1}));
+  EXPECT_EQ(placeRanksOnDevices(8, 4), (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
 }
 
 BuiltPlan plan(const std::string& schedule, int p, int m) {
