@@ -27,6 +27,7 @@
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
 #ifdef PIPESCOPE_HAVE_MPI
+#include "runtime/mpi/MpiCuda.h"
 #include "runtime/mpi/MpiExecutor.h"
 #include "runtime/mpi/MpiSession.h"
 #endif
@@ -82,10 +83,6 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
 
 int runModel(RunOptions& o) {
   const runtime::Backend backend = runtime::parseBackend(o.backend).value_or(runtime::Backend::Cpu);
-  if (o.procs && backend == runtime::Backend::Cuda)
-    return fail(
-        "--procs: the cuda backend over MPI processes is not part of this build yet; "
-        "run --backend cuda without --procs (ranks share the visible GPUs)");
 #ifdef PIPESCOPE_HAVE_MPI
   // --procs: every process runs this function for its own rank; only rank 0 speaks and writes.
   std::unique_ptr<runtime::mpi::MpiSession> mpi;
@@ -139,10 +136,15 @@ int runModel(RunOptions& o) {
   request.write = root;  // with --procs the other processes send rank 0 their records
 #ifdef PIPESCOPE_HAVE_MPI
   if (mpi) {
-    request.executor.run = [](const runtime::Plan& plan, const runtime::OpGraph& graph,
-                              const runtime::CpuRunOptions& exec, trace::TraceWriter* writer,
-                              const trace::RunHeader& header) {
-      return runtime::mpi::runOnMpiProcesses(plan, graph, exec, writer, header.ranks);
+    request.executor.run = [backend](const runtime::Plan& plan, const runtime::OpGraph& graph,
+                                     const runtime::CpuRunOptions& exec, trace::TraceWriter* writer,
+                                     const trace::RunHeader& header) {
+      if (backend != runtime::Backend::Cuda)
+        return runtime::mpi::runOnMpiProcesses(plan, graph, exec, writer, header.ranks);
+      // One GPU per process, tensors over NCCL; records and control stay on MPI.
+      const runtime::mpi::CudaProcessDevice device(exec);
+      return runtime::mpi::runOnMpiProcesses(plan, graph, exec, writer, header.ranks,
+                                             &device.device());
     };
     // Every process learns whether rank 0 could open the file and begin the run.
     request.executor.agree = [](const Status& mine) {

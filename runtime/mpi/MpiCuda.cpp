@@ -10,6 +10,7 @@
 #include "runtime/cuda/CudaNcclTransport.h"
 #include "runtime/cuda/DeviceFit.h"
 #include "runtime/exec/RankWorker.h"
+#include "runtime/mpi/MpiSession.h"
 #include "runtime/mpi/MpiTransport.h"
 
 namespace ps::runtime::mpi {
@@ -23,14 +24,15 @@ struct CudaProcessDevice::State {
 
 namespace {
 
-// This process's rank among the processes of its node.
-int nodeLocalRank() {
+// This process's rank among the processes of its node, and how many there are (a collective).
+std::pair<int, int> nodeLocalRank() {
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
+  int local = 0, size = 1;
   MPI_Comm_rank(node, &local);
+  MPI_Comm_size(node, &size);
   MPI_Comm_free(&node);
-  return local;
+  return {local, size};
 }
 
 }  // namespace
@@ -40,10 +42,18 @@ CudaProcessDevice::CudaProcessDevice(const CpuRunOptions& options)
   state_->options = &options;
   State* st = state_.get();
   device_.open = [st](ExecShared& s, int rank) -> Status {
+    // The collective first, on every process, whatever happens next (the caller agrees on the
+    // outcome across processes afterwards).
+    const auto [local, onNode] = nodeLocalRank();
     const CudaAvailability avail = cudaAvailability();
     if (!avail.available()) return Error{"rank " + std::to_string(rank) + ": " + avail.reason};
-    const int local = nodeLocalRank();
-    const CudaDeviceInfo& info = avail.devices[local % avail.devices.size()];
+    // NCCL cannot hold two ranks of a communicator on one GPU ("Duplicate GPU detected").
+    if (onNode > static_cast<int>(avail.devices.size()))
+      return Error{
+          "--procs on the cuda backend needs one GPU per process: " + std::to_string(onNode) +
+          " processes on this node, " + std::to_string(avail.devices.size()) +
+          " GPUs (run without --procs: ranks then share the GPUs in one process)"};
+    const CudaDeviceInfo& info = avail.devices[local];
     // This rank's memory against this device's free memory (ranks of other processes on the
     // same GPU check their own share).
     const auto bytes = estimateRankBytes(*s.plan, st->options->model, st->options->optimizer);
@@ -71,6 +81,7 @@ CudaProcessDevice::CudaProcessDevice(const CpuRunOptions& options)
     const auto aborting = [&mpi] { return mpi.poll(); };
     st->device->setWaitPoll(aborting);
     CudaEventClock* clock = nullptr;
+    Status local;
     try {
       if (st->options->eventTiming) {
         st->clock = std::make_unique<CudaEventClock>(*st->device, s.t0);
@@ -80,11 +91,15 @@ CudaProcessDevice::CudaProcessDevice(const CpuRunOptions& options)
         s.clocks[rank] = clock;
       }
     } catch (const kernels::DeviceError& e) {
-      return Error{"rank " + std::to_string(rank) + ": " + e.what()};
+      local = Error{"rank " + std::to_string(rank) + ": " + e.what()};
     }
+    // The same plan everywhere, so the same answer everywhere: no collective is skipped.
     auto order = planCommOrder(*s.plan);
     if (!order) return std::move(order).takeError();
     PS_TRY(checkCommOrder(*s.plan, *order));
+    // Every process must reach NCCL's initialisation, or none: a process that failed alone
+    // would leave the others waiting in it.
+    PS_TRY(agreeAcrossRanks(local));
     const auto shareIds = [rank](int count) {
       std::vector<ncclUniqueId> ids(count);
       if (rank == 0)

@@ -156,5 +156,26 @@ TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
+TEST(CliMpi, CudaProcsWithoutADeviceRefuseOnEveryProcessAndWriteNothing) {
+  const auto mpirun = findOnPath("mpirun");
+  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
+  TempDir dir;
+  const std::string db = dir.file("cuda.sqlite");
+  std::vector<std::string> args = {*mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4"};
+  auto run = runArgs(db, true);
+  run.insert(run.end(), {"--backend", "cuda"});
+  args.insert(args.end(), run.begin(), run.end());
+  const auto r = [&] {
+    MpiEnvironment env;
+    return test::runCommand(args);
+  }();
+  if (r.err.find("built without MPI") != std::string::npos)
+    GTEST_SKIP() << "pipescope-cli was built without MPI";
+  if (r.exit_code == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_NE(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("no CUDA device"));
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
 }  // namespace
 }  // namespace ps
