@@ -328,9 +328,7 @@ Status CudaNcclTransport::sumReplicaGradients(int rank, const RankStages& stages
 }
 
 void CudaNcclTransport::wakeAll() {
-  for (auto& m : s_.mailboxes)
-    m->wakeAll();
-  if (s_.barrier) s_.barrier->wakeAll();
+  s_.wakeThreadWaiters();
   // Waits until no rank thread is inside an NCCL call, then frees the communicators for good.
   std::unique_lock lock(commsInUse_);
   if (aborted_) return;

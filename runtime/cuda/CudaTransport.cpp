@@ -115,11 +115,7 @@ bool CudaTransport::barrier(int rank) {
 
 Status CudaTransport::sumReplicaGradients(int rank, const RankStages& stages) {
   (void)rank;
-  for (const auto& [id, model] : stages) {
-    if (id.first != 0) continue;
-    auto it = s_.stageModels.find({1, id.second});
-    if (it == s_.stageModels.end() || !it->second) continue;
-    StageModel* twin = it->second;
+  for (const auto& [model, twin] : s_.twinsHeldBy(stages)) {
     kernels::CudaDevice& mine = static_cast<kernels::CudaDevice&>(model->device());
     kernels::CudaDevice& theirs = static_cast<kernels::CudaDevice&>(twin->device());
     auto g0 = model->gradients();
@@ -139,9 +135,7 @@ Status CudaTransport::sumReplicaGradients(int rank, const RankStages& stages) {
 }
 
 void CudaTransport::wakeAll() {
-  for (auto& m : s_.mailboxes)
-    m->wakeAll();
-  if (s_.barrier) s_.barrier->wakeAll();
+  s_.wakeThreadWaiters();
 }
 
 }  // namespace ps::runtime

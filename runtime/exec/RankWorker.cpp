@@ -37,6 +37,23 @@ void ExecShared::fail(const std::string& message) {
   stepReady.notify_all();
 }
 
+void ExecShared::wakeThreadWaiters() {
+  for (auto& m : mailboxes)
+    m->wakeAll();
+  if (barrier) barrier->wakeAll();
+}
+
+std::vector<std::pair<StageModel*, StageModel*>> ExecShared::twinsHeldBy(
+    const RankStages& stages) const {
+  std::vector<std::pair<StageModel*, StageModel*>> out;
+  for (const auto& [id, model] : stages) {
+    if (id.first != 0) continue;
+    auto it = stageModels.find({1, id.second});
+    if (it != stageModels.end() && it->second) out.push_back({model.get(), it->second});
+  }
+  return out;
+}
+
 void finishResult(const ExecShared& s, const Status& writeStatus, CpuRunResult& result) {
   if (s.cancelled) {
     result.status = trace::RunStatus::Cancelled;

@@ -62,6 +62,11 @@ struct ExecShared {
         .count();
   }
   void fail(const std::string& message);
+  // Wakes every rank thread waiting on a mailbox or the step barrier (after abort was set).
+  void wakeThreadWaiters();
+  // Bidirectional plans: (replica 0's copy held in `stages`, its twin) for every replicated stage
+  // whose replica 0 is in `stages`: the holder of replica 0 sums the gradients for both.
+  std::vector<std::pair<StageModel*, StageModel*>> twinsHeldBy(const RankStages& stages) const;
 };
 
 struct CpuRunResult;

@@ -52,11 +52,7 @@ Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) 
   (void)rank;
   // Replicas of a stage hold the same weights: exchange (sum) their gradients, as an all-reduce
   // between the two copies would. The holder of replica 0 sums for both.
-  for (const auto& [id, model] : stages) {
-    if (id.first != 0) continue;
-    auto it = s_.stageModels.find({1, id.second});
-    if (it == s_.stageModels.end() || !it->second) continue;
-    StageModel* twin = it->second;
+  for (const auto& [model, twin] : s_.twinsHeldBy(stages)) {
     auto g0 = model->gradients();
     auto g1 = twin->gradients();
     kernels::ComputeDevice& dev = model->device();
@@ -67,9 +63,7 @@ Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) 
 }
 
 void ThreadTransport::wakeAll() {
-  for (auto& m : s_.mailboxes)
-    m->wakeAll();
-  if (s_.barrier) s_.barrier->wakeAll();
+  s_.wakeThreadWaiters();
 }
 
 }  // namespace ps::runtime

@@ -11,6 +11,7 @@
 #include "runtime/model/ReferenceTrainer.h"
 #include "runtime/run/PlanBuilder.h"
 #include "tests/common/TestUtil.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -21,10 +22,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-struct Case {
-  std::string schedule;
-  int p, m, v;
-};
+using Case = test::ScheduleCase;
+using test::maxRelError;
 
 ModelConfig smallModel(BlockType block = BlockType::Mlp) {
   ModelConfig c;
@@ -51,15 +50,6 @@ BuiltPlan build(const Case& c, int steps, int layersPerStage = 1) {
   auto built = buildPlan(spec);
   EXPECT_TRUE(built.ok()) << c.schedule << ": " << built.error();
   return std::move(*built);
-}
-
-double maxRelError(const std::vector<float>& a, const std::vector<float>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double scale = std::max(1e-3, std::fabs(static_cast<double>(b[i])));
-    worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - b[i]) / scale);
-  }
-  return worst;
 }
 
 class SynchronousSchedules : public ::testing::TestWithParam<Case> {};
@@ -93,12 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Cpu, SynchronousSchedules,
                                            Case{"looped-bfs", 2, 3, 2}, Case{"zb-h1", 2, 4, 1},
                                            Case{"zb-h2", 2, 4, 1}, Case{"zb-v", 2, 4, 2},
                                            Case{"chimera", 2, 4, 1}, Case{"dualpipe-v", 2, 4, 2}),
-                         [](const auto& info) {
-                           std::string n = info.param.schedule;
-                           for (auto& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+                         test::ScheduleCaseName());
 
 TEST(CpuExecutor, RecordsOpsMemoryAndLossPerStep) {
   test::TempDir dir;

@@ -14,6 +14,7 @@
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/PlanBuilder.h"
 #include "tests/common/TestUtil.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -59,15 +60,6 @@ CpuRunOptions options(BlockType block, kernels::DType dtype = kernels::DType::Fp
   return o;
 }
 
-double maxRelError(const std::vector<float>& a, const std::vector<float>& b) {
-  double worst = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const double scale = std::max(1e-3, std::fabs(static_cast<double>(b[i])));
-    worst = std::max(worst, std::fabs(static_cast<double>(a[i]) - b[i]) / scale);
-  }
-  return worst;
-}
-
 TEST(CudaBackend, WithoutADeviceRefusesWithTheReason) {
   const CudaAvailability avail = cudaAvailability();
   if (avail.available()) GTEST_SKIP() << "a CUDA device is present";
@@ -78,10 +70,8 @@ TEST(CudaBackend, WithoutADeviceRefusesWithTheReason) {
   EXPECT_THAT(run.error(), HasSubstr("no CUDA device"));
 }
 
-struct Case {
-  std::string schedule;
-  int p, m, v;
-};
+using Case = test::ScheduleCase;
+using test::maxRelError;
 
 class CudaMatchesCpu : public ::testing::TestWithParam<Case> {};
 
@@ -133,12 +123,7 @@ INSTANTIATE_TEST_SUITE_P(Cuda, CudaMatchesCpu,
                                            Case{"looped-bfs", 2, 4, 2}, Case{"zb-h1", 4, 8, 1},
                                            Case{"zb-h2", 4, 8, 1}, Case{"zb-v", 2, 4, 2},
                                            Case{"chimera", 2, 4, 1}, Case{"dualpipe-v", 2, 4, 2}),
-                         [](const auto& info) {
-                           std::string n = info.param.schedule;
-                           for (auto& ch : n)
-                             if (ch == '-') ch = '_';
-                           return n;
-                         });
+                         test::ScheduleCaseName());
 
 // Async schedules: every F/I/B uses the same weight version on both backends.
 TEST(CudaBackend, AsyncWeightVersionsMatchTheCpuBackend) {
