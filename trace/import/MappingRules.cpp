@@ -17,6 +17,31 @@
 namespace ps::trace::import {
 namespace {
 
+// The first backreference (\N) or repetition count ({m} {m,} {m,n}) in `pattern` with more than
+// 4 digits, if any.
+std::optional<std::string> oversizedRegexNumber(std::string_view pattern) {
+  const auto digitsFrom = [&](std::size_t at) {
+    std::size_t end = at;
+    while (end < pattern.size() && pattern[end] >= '0' && pattern[end] <= '9')
+      ++end;
+    return end;
+  };
+  for (std::size_t i = 0; i + 1 < pattern.size(); ++i) {
+    if (pattern[i] == '\\' && pattern[i + 1] == '\\') {  // an escaped backslash: skip both
+      ++i;
+      continue;
+    }
+    if (pattern[i] != '\\' && pattern[i] != '{') continue;
+    std::size_t end = digitsFrom(i + 1);
+    if (end - (i + 1) > 4) return std::string(pattern.substr(i + 1, end - (i + 1)));
+    if (pattern[i] == '{' && end < pattern.size() && pattern[end] == ',') {
+      const std::size_t upper = digitsFrom(end + 1);
+      if (upper - (end + 1) > 4) return std::string(pattern.substr(end + 1, upper - (end + 1)));
+    }
+  }
+  return std::nullopt;
+}
+
 std::string validKinds() {
   std::string out;
   for (int k = 0; k < kOpKindCount; ++k) {
@@ -103,6 +128,11 @@ Result<MappingRules> MappingRules::parse(std::string_view json, const std::strin
     // libstdc++ compiles and matches regexes recursively: bound the pattern so a hostile rules
     // file cannot exhaust the stack.
     if (pattern.size() > 256) return Error{where + ": pattern longer than 256 characters"};
+    // libstdc++ reads the number of a backreference (\N) or a repetition ({m,n}) into a long
+    // without an overflow check (found by fuzzing): refuse numbers no sane rule needs.
+    if (auto number = oversizedRegexNumber(pattern))
+      return Error{where + ": pattern number " + *number +
+                   " is too large (backreferences and repetition counts up to 9999)"};
     parsed.pattern = std::string(pattern);
     try {
       parsed.regex = std::regex(parsed.pattern, std::regex::ECMAScript | std::regex::optimize);

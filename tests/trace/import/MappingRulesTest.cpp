@@ -65,7 +65,19 @@ INSTANTIATE_TEST_SUITE_P(
                  "refers to capture $2 but the pattern has 1"},
         BadRules{R"({"rules":[{"pattern":"x","kind":"F","stage":-1}]})", "out of range"},
         BadRules{R"({"rules":[{"pattern":"x","kind":"F","stage":"one"}]})",
-                 "must be a non-negative integer"}));
+                 "must be a non-negative integer"},
+        // Found by fuzzing: libstdc++ overflows a long on these numbers (UB).
+        BadRules{R"json({"rules":[{"pattern":"^fd_(\\4444444444444444444d+)6","kind":"F"}]})json",
+                 "pattern number 4444444444444444444 is too large"},
+        BadRules{R"json({"rules":[{"pattern":"a{2,99999999999}","kind":"F"}]})json",
+                 "pattern number 99999999999 is too large"}));
+
+TEST(MappingRulesTest, ReasonableCountsAndEscapedBackslashesStillCompile) {
+  auto rules = MappingRules::parse(
+      R"json({"rules":[{"pattern":"^x(\\d{1,3})\\\\12345 F_0,12345 (a)\\1","kind":"F"}]})json",
+      "team.json");
+  EXPECT_TRUE(rules.ok()) << rules.error();
+}
 
 TEST(MappingRulesTest, MissingFileIsNamed) {
   auto rules = MappingRules::load("/nonexistent/rules.json");
