@@ -13,7 +13,16 @@ Result<CostModel> calibrateCudaCosts(const ModelConfig& model, const OptimizerCo
   if (!avail.available()) return Error{avail.reason};
   try {
     kernels::CudaDevice device(avail.devices.front().index, dtype);
-    cudaEvent_t begin = nullptr, end = nullptr;
+    struct TimingEvents {  // destroyed on every way out, also when a pass throws
+      cudaEvent_t begin = nullptr, end = nullptr;
+      ~TimingEvents() {
+        if (begin) cudaEventDestroy(begin);
+        if (end) cudaEventDestroy(end);
+      }
+    } events;
+    cudaEvent_t& begin = events.begin;
+    cudaEvent_t& end = events.end;
+    device.makeCurrent();
     cudaCheck(cudaEventCreate(&begin), "cudaEventCreate");
     cudaCheck(cudaEventCreate(&end), "cudaEventCreate");
     options.device = &device;
@@ -29,10 +38,7 @@ Result<CostModel> calibrateCudaCosts(const ModelConfig& model, const OptimizerCo
       cudaCheck(cudaEventElapsedTime(&ms, begin, end), "cudaEventElapsedTime");
       return static_cast<double>(ms) * 1e6;
     };
-    auto cost = calibrateCpuCosts(model, optimizer, options);
-    cudaEventDestroy(begin);
-    cudaEventDestroy(end);
-    return cost;
+    return calibrateCpuCosts(model, optimizer, options);
   } catch (const kernels::DeviceError& e) {
     return Error{std::string("calibrating on the GPU: ") + e.what()};
   }

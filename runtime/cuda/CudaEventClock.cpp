@@ -2,6 +2,7 @@
 
 #include <nvtx3/nvToolsExt.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -60,7 +61,7 @@ CudaEventClock::~CudaEventClock() {
   for (Slot& s : slots_)
     cudaEventDestroy(s.event);
   for (cudaEvent_t e : anchors_)
-    cudaEventDestroy(e);
+    if (e) cudaEventDestroy(e);
 }
 
 std::int64_t CudaEventClock::markOn(cudaStream_t stream) {
@@ -132,7 +133,21 @@ Status CudaEventClock::resolve(trace::TraceBatch& batch) {
     m.t_ns = *t;
   }
   anchorDue_ = true;  // the rank's next op belongs to a new step
+  releaseOldAnchors();
   return {};
+}
+
+void CudaEventClock::releaseOldAnchors() {
+  // An anchor's event is needed while a stamp in flight refers to it, and until the next anchor
+  // has been measured against it; the timeline keeps its time either way.
+  int oldestNeeded = timeline_.anchors() - 1;
+  for (const Slot& s : slots_)
+    if (s.busy) oldestNeeded = std::min(oldestNeeded, s.anchor);
+  for (int a = firstLiveAnchor_; a < oldestNeeded; ++a) {
+    cudaEventDestroy(anchors_[a]);
+    anchors_[a] = nullptr;
+  }
+  firstLiveAnchor_ = std::max(firstLiveAnchor_, oldestNeeded);
 }
 
 Status CudaEventClock::resolveWithin(trace::TraceBatch& batch, std::chrono::milliseconds within) {

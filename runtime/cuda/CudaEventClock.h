@@ -49,12 +49,14 @@ class CudaEventClock final : public OpClock {
   };
   Result<std::int64_t> resolveToken(std::int64_t token);
   Status resolveAnchorsUpTo(int anchor);
+  void releaseOldAnchors();
 
   const kernels::CudaDevice& device_;
   cudaStream_t stream_;
   std::vector<Slot> slots_;
   std::vector<int> free_;
   std::vector<cudaEvent_t> anchors_;  // one per step; anchors_[0] pinned to the host clock
+  int firstLiveAnchor_ = 0;           // anchors before it are measured and their events freed
   bool anchorDue_ = false;            // the next mark() starts a new step: record an anchor
   EventTimeline timeline_;
   std::function<bool()> waitPoll_;
