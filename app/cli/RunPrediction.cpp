@@ -63,7 +63,13 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
     if (cuda.available()) where = cuda.devices.front().name;
     std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cuda backend ("
               << where << ", " << kernels::dtypeName(options.dtype) << ")\n";
-    cost = runtime::calibrateCudaCosts(model, options.optimizer, {}, options.dtype);
+    // With --sm-split each rank sharing a GPU gets a share of its SMs: calibrate on one.
+    int shareOf = 1;
+    if (options.smSplit && cuda.available()) {
+      const int gpus = static_cast<int>(cuda.devices.size());
+      shareOf = gpus >= built.plan.numRanks ? 1 : (built.plan.numRanks + gpus - 1) / gpus;
+    }
+    cost = runtime::calibrateCudaCosts(model, options.optimizer, {}, options.dtype, shareOf);
   } else {
     // As many threads as ranks compute at once (up to the cores): the timings then include the
     // slowdown ranks cause each other, as in the run.

@@ -73,10 +73,11 @@ struct CudaPlacementNote {
 CudaPlacementNote describeCudaPlacement(int ranks, bool smSplit);
 
 // calibrateCpuCosts on the first GPU: every layer's F, I, W and the optimizer step timed by CUDA
-// events around the pass (options.device and timePass are filled in here).
+// events around the pass (options.device and timePass are filled in here). `smShareOf` > 1: on
+// one of that many equal SM shares (green contexts), as a rank of a --sm-split run sees the GPU.
 [[nodiscard]] Result<CostModel> calibrateCudaCosts(const ModelConfig& model,
                                                    const OptimizerConfig& optimizer,
-                                                   CalibrationOptions options,
-                                                   kernels::DType dtype);
+                                                   CalibrationOptions options, kernels::DType dtype,
+                                                   int smShareOf = 1);
 
 }  // namespace ps::runtime

@@ -30,7 +30,7 @@ CudaPlacementNote describeCudaPlacement(int, bool) {
 }
 
 Result<CostModel> calibrateCudaCosts(const ModelConfig&, const OptimizerConfig&, CalibrationOptions,
-                                     kernels::DType) {
+                                     kernels::DType, int) {
   return Error{std::string("no CUDA device (") + kReason + ")"};
 }
 

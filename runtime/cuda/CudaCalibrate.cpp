@@ -4,15 +4,28 @@
 #include "kernels/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/cuda/CudaCheck.h"
+#include "runtime/cuda/CudaSmSplit.h"
 
 namespace ps::runtime {
 
 Result<CostModel> calibrateCudaCosts(const ModelConfig& model, const OptimizerConfig& optimizer,
-                                     CalibrationOptions options, kernels::DType dtype) {
+                                     CalibrationOptions options, kernels::DType dtype,
+                                     int smShareOf) {
   const CudaAvailability avail = cudaAvailability();
   if (!avail.available()) return Error{avail.reason};
+  const int gpu = avail.devices.front().index;
+  std::vector<SmShare> shares;
+  if (smShareOf > 1) {
+    auto split = splitSms(gpu, smShareOf);
+    if (!split) return Error{"calibrating on an SM share: " + split.error()};
+    shares = std::move(*split);
+  }
+  struct Shares {  // released after the device that runs on one of them
+    std::vector<SmShare>& shares;
+    ~Shares() { releaseSmShares(shares); }
+  } releaseShares{shares};
   try {
-    kernels::CudaDevice device(avail.devices.front().index, dtype);
+    kernels::CudaDevice device(gpu, dtype, shares.empty() ? nullptr : shares.front().stream);
     struct TimingEvents {  // destroyed on every way out, also when a pass throws
       cudaEvent_t begin = nullptr, end = nullptr;
       ~TimingEvents() {
