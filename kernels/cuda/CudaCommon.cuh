@@ -104,4 +104,11 @@ __device__ inline double blockSum(double v, double* shared) {
   return total;
 }
 
+// The caching allocator keeps blocks by size rounded to this (cudaMalloc aligns to at least 256
+// bytes as well).
+constexpr std::size_t kGranule = 256;
+inline std::size_t roundUp(std::size_t bytes) {
+  return (bytes + kGranule - 1) / kGranule * kGranule;
+}
+
 }  // namespace ps::kernels::cuda

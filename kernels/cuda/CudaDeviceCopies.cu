@@ -1,0 +1,168 @@
+// CudaDevice's copies and waits: device to device, uploads staged through a ring of pinned
+// buffers (never waiting for the stream), downloads, readBack, and the polled waits.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "kernels/cuda/CudaCommon.cuh"
+#include "kernels/cuda/CudaDevice.h"
+
+namespace ps::kernels {
+namespace {
+
+using cuda::checkCuda;
+using cuda::roundUp;
+
+// Pageable uploads go through pinned slots of at most this size (larger ones in pieces), each
+// grown to the next power of two at or above kStagingMin as needed: 4 slots pin at most 64 MiB.
+constexpr std::size_t kStagingMax = 16u << 20;
+constexpr std::size_t kStagingMin = 64u << 10;
+
+std::size_t stagingCapacity(std::size_t bytes) {
+  std::size_t capacity = kStagingMin;
+  while (capacity < bytes)
+    capacity *= 2;
+  return capacity;
+}
+
+}  // namespace
+
+void CudaDevice::copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  makeCurrent();
+  checkCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_),
+            "cudaMemcpyAsync (device to device)");
+}
+
+void CudaDevice::upload(void* dst, const void* hostSrc, std::size_t bytes) {
+  if (bytes == 0) return;
+  makeCurrent();
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, hostSrc) != cudaSuccess) {
+    cudaGetLastError();
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  if (attributes.type == cudaMemoryTypeUnregistered) {
+    uploadStaged(dst, hostSrc, bytes);
+    return;
+  }
+  // Pinned (or device) memory is read by the DMA later, and the caller may reuse it as soon as
+  // we return: wait for the copy.
+  checkCuda(cudaMemcpyAsync(dst, hostSrc, bytes, cudaMemcpyHostToDevice, stream_),
+            "cudaMemcpyAsync (host to device)");
+  waitForStream("upload");
+}
+
+void CudaDevice::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes) {
+  // Pageable memory: the bytes are copied into a pinned slot of a ring here, and the DMA reads
+  // the slot later, so the caller may reuse hostSrc at once and we neither wait for our stream
+  // nor for the DMA. A slot is written again only after its previous copy completed (four
+  // uploads ago: by then long done). Larger uploads go in slot-sized pieces.
+  std::lock_guard<std::mutex> lock(stagingMutex_);
+  const auto* from = static_cast<const char*>(hostSrc);
+  auto* to = static_cast<char*>(dst);
+  while (bytes > 0) {
+    const std::size_t n = std::min(bytes, kStagingMax);
+    StagingSlot& slot = staging_[nextSlot_];
+    nextSlot_ = (nextSlot_ + 1) % kStagingSlots;
+    if (slot.pending) {
+      waitForEvent(slot.done, "upload (staging slot)");
+      slot.pending = false;
+    }
+    if (!slot.done)
+      checkCuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming),
+                "cudaEventCreate (staging slot)");
+    if (slot.capacity < n) {
+      if (slot.host) cudaFreeHost(slot.host);  // its last copy has completed (waited above)
+      slot.host = nullptr;
+      slot.capacity = 0;
+      const std::size_t capacity = stagingCapacity(n);
+      // Portable: pinned for every context, green ones included.
+      if (cudaHostAlloc(&slot.host, capacity, cudaHostAllocPortable) != cudaSuccess) {
+        // Out of pinned memory: the driver stages pageable memory itself (it may wait).
+        cudaGetLastError();
+        slot.host = nullptr;
+        checkCuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_),
+                  "cudaMemcpyAsync (host to device)");
+        return;
+      }
+      slot.capacity = capacity;
+    }
+    std::memcpy(slot.host, from, n);
+    checkCuda(cudaMemcpyAsync(to, slot.host, n, cudaMemcpyHostToDevice, stream_),
+              "cudaMemcpyAsync (host to device)");
+    checkCuda(cudaEventRecord(slot.done, stream_), "cudaEventRecord (staging slot)");
+    slot.pending = true;
+    from += n;
+    to += n;
+    bytes -= n;
+  }
+}
+
+void CudaDevice::download(void* hostDst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  makeCurrent();
+  checkCuda(cudaMemcpyAsync(hostDst, src, bytes, cudaMemcpyDeviceToHost, stream_),
+            "cudaMemcpyAsync (device to host)");
+  waitForStream("download");
+}
+
+void CudaDevice::readBack(void* hostDst, const void* src, std::size_t bytes) {
+  if (bytes == 0) return;
+  makeCurrent();
+  // A synchronous copy on the legacy default stream of our context. That stream waits for the
+  // context's BLOCKING streams only, and ours is non-blocking (made so above; green-context
+  // streams come from cuGreenCtxStreamCreate with CU_STREAM_NON_BLOCKING), as are the transfer
+  // streams the runtime makes: so the copy does not queue behind our stream's work, and it
+  // returns once the bytes are on the host. It is correct because the caller knows the writers
+  // finished (an event after them completed): completed work's writes are visible to later
+  // copies. (A caller-given blocking stream would only make it wait longer, never wrong.)
+  checkCuda(cudaMemcpy(hostDst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (read back)");
+}
+
+void CudaDevice::synchronize() {
+  makeCurrent();
+  waitForStream("synchronize");
+}
+
+void CudaDevice::waitForStream(const char* what) {
+  if (!waitPoll_) {
+    checkCuda(cudaStreamSynchronize(stream_), what);
+    return;
+  }
+  cudaEvent_t done = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    checkCuda(takeEvent(&done), what);
+  }
+  try {
+    checkCuda(cudaEventRecord(done, stream_), what);
+    waitForEvent(done, what);
+  } catch (...) {
+    cudaEventDestroy(done);  // perhaps still pending on a stuck stream: not back to the pool
+    throw;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  recycleEvent(done);
+}
+
+void CudaDevice::waitForEvent(cudaEvent_t event, const char* what) {
+  if (!waitPoll_) {
+    checkCuda(cudaEventSynchronize(event), what);
+    return;
+  }
+  // Polling, so that a run whose peer died can stop (the poll aborts the NCCL communicators the
+  // stream may be waiting on, or says the run is over).
+  for (int spins = 0;; ++spins) {
+    const cudaError_t rc = cudaEventQuery(event);
+    if (rc == cudaSuccess) return;
+    if (rc != cudaErrorNotReady) checkCuda(rc, what);
+    if (waitPoll_())
+      throw DeviceError(std::string(what) + ": the run was aborted while the GPU was busy");
+    std::this_thread::sleep_for(std::chrono::microseconds(spins < 100 ? 20 : 500));
+  }
+}
+
+}  // namespace ps::kernels
