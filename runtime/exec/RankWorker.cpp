@@ -127,11 +127,13 @@ void RankWorker::sampleMemory(int step) {
 
 Result<Tensor> RankWorker::receive(const MessageKey& key, int fromRank, OpKind recvKind,
                                    const Action& a) {
-  ScopedRange range(fromRank == rank_ ? nullptr : clock_, recvKind, a);
-  const std::int64_t start = stamp();
+  // Same rank: a hand-over, not a transfer; no stamp (a device clock's stamp must be recorded,
+  // or its event stays in flight for good).
+  const bool transfer = fromRank != rank_;
+  ScopedRange range(transfer ? clock_ : nullptr, recvKind, a);
+  const std::int64_t start = transfer ? stamp() : 0;
   auto tensor = s_.transport->receive(key, fromRank, rank_, memory_);
-  if (!tensor) return tensor;
-  if (fromRank == rank_) return tensor;  // same rank: a hand-over, not a transfer
+  if (!tensor || !transfer) return tensor;
   record(recvKind, a, start, stamp(), fromRank, tensor->bytes());
   return tensor;
 }
