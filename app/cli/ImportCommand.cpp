@@ -15,6 +15,7 @@
 #include "runtime/run/RunPlan.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/import/ImportName.h"
 #include "trace/import/ImportPipeline.h"
 #include "trace/import/ImportReaders.h"
 #include "trace/store/TraceReader.h"
@@ -82,9 +83,7 @@ int importTorchCsv(ImportCliOptions& o) {
   request.spec.scheduleFile = o.files[0];
   request.backend = runtime::Backend::Sim;
   request.source = "torch-csv";
-  request.name = o.name.empty()
-                     ? "torch-csv: " + std::filesystem::path(o.files[0]).filename().string()
-                     : o.name;
+  request.name = o.name.empty() ? trace::import::defaultImportName(o.format, o.files) : o.name;
   const bool created = !std::filesystem::exists(o.db);
   auto result = runtime::runPlan(request, {o.db});
   if (!result) return fail(result.error());
@@ -102,7 +101,7 @@ int importTorchCsv(ImportCliOptions& o) {
 int importProfiles(const ImportCliOptions& o) {
   trace::import::ImportOptions options;
   options.format = o.format;
-  options.name = o.name;
+  options.name = o.name.empty() ? trace::import::defaultImportName(o.format, o.files) : o.name;
   options.align = trace::import::parseAlignMode(o.align).value_or(trace::import::AlignMode::Auto);
   auto ranks = parseRankMapping(o.ranks);
   if (!ranks) return fail(ranks.error());

@@ -1,5 +1,8 @@
 #include "ui/import/ImportRequest.h"
 
+#include <vector>
+
+#include "trace/import/ImportName.h"
 #include "trace/import/ImportReaders.h"
 
 namespace ps::ui {
@@ -15,6 +18,14 @@ QString guessImportFormat(const QStringList& files) {
     format = guess;
   }
   return format;
+}
+
+std::string importRunName(const ImportRequest& request) {
+  if (!request.name.isEmpty()) return request.name.toStdString();
+  std::vector<std::string> files;
+  for (const QString& f : request.files)
+    files.push_back(f.toStdString());
+  return trace::import::defaultImportName(request.format.toStdString(), files);
 }
 
 }  // namespace ps::ui

@@ -4,6 +4,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <string>
+
 namespace ps::ui {
 
 struct ImportRequest {
@@ -17,5 +19,9 @@ struct ImportRequest {
 // The format a set of files most likely is: torch-csv by suffix, else from the first bytes
 // (SQLite = nsys, JSON or gzip = kineto); empty when unknown or mixed.
 QString guessImportFormat(const QStringList& files);
+
+// The run's name: the one asked for, else the CLI's default (trace/import/ImportName.h:
+// "nsys rank0.sqlite +3").
+std::string importRunName(const ImportRequest& request);
 
 }  // namespace ps::ui
