@@ -1,0 +1,38 @@
+#pragma once
+// The dependencies of one recorded op, read back from the trace by the kind rules of DESIGN §2:
+//   F(s,m)    after F(s-1,m), through the RECV_F that brought it when one was recorded
+//   R(s,m)    after F(s,m)
+//   B/I(s,m)  after F(s,m), R(s,m) if any, and B/I(s+1,m) (through its RECV_B when recorded)
+//   W(s,m)    after I(s,m)
+//   OPT       after every B and W of its step (of its own rank when the run's optimizer_sync is
+//             "none")
+//   SEND      after the op that produced what it sends (F for SEND_F, B/I for SEND_B)
+//   RECV      after its matching SEND on the peer (same kind, micro-batch and step, the adjacent
+//             stage; the k-th such send pairs with the k-th such receive)
+// All at the same step. A stage's ops are looked for on the ranks the run's stages table gives
+// it (every rank when it gives none). Kinds without a rule (FILL, AR, A2A, OFFLOAD, RELOAD,
+// OTHER) have no relations. Outputs are exactly the ops whose inputs hold the op.
+
+#include <optional>
+#include <vector>
+
+#include "trace/RunTrace.h"
+#include "trace/analysis/OpRef.h"
+
+namespace ps::trace {
+
+struct OpRelations {
+  std::vector<OpRef> in;   // what the op waited for
+  std::vector<OpRef> out;  // what waits for it
+};
+
+// Both directions for `op` (an invalid or out-of-range ref has none). Scans the lanes of the ranks
+// involved: a few passes over one rank's columns, fine for a click on a 10M-op run.
+OpRelations opRelations(const RunTrace& run, const OpRef& op);
+// Only the inputs.
+std::vector<OpRef> opInputs(const RunTrace& run, const OpRef& op);
+
+// The RECV a SEND delivered to, or the SEND a RECV came from; nullopt when not recorded.
+std::optional<OpRef> matchingTransfer(const RunTrace& run, const OpRef& op);
+
+}  // namespace ps::trace
