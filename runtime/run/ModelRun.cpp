@@ -74,6 +74,15 @@ std::string modelRunConfigJson(const std::string& planJson, Backend backend,
     if (!cuda->smSplit.empty()) w.key("sm_split").value(cuda->smSplit);
     w.endObject();
   }
+  // Added after the keys above (readers match on them): the rest of what reruns the run.
+  w.key("ffn_multiplier").value(options.model.ffnMultiplier);
+  w.key("momentum").value(static_cast<double>(options.optimizer.momentum));
+  w.key("beta1").value(static_cast<double>(options.optimizer.beta1));
+  w.key("beta2").value(static_cast<double>(options.optimizer.beta2));
+  w.key("eps").value(static_cast<double>(options.optimizer.eps));
+  w.key("emulated_link_gbps").value(options.linkGbps);
+  w.key("emulated_link_latency_us").value(options.linkLatencyUs);
+  w.key("event_timing").value(options.eventTiming);
   w.endObject();
   return w.str();
 }

@@ -29,7 +29,9 @@ struct CudaPlacementNote;
 
 // config_json of a model run: {"plan": <the plan's knobs>, "backend", "model", "hidden", "seq",
 // "mb_size", "heads", "seed", "optimizer", "lr", "dtype", "sm_split"}, plus for a cuda run
-// "cuda": {"transport", "sm_split"} saying which transport and SM split were used.
+// "cuda": {"transport", "sm_split"} saying which transport and SM split were used, then
+// "ffn_multiplier", "momentum", "beta1", "beta2", "eps", "emulated_link_gbps" (null: as fast as
+// memory), "emulated_link_latency_us", "event_timing". requestFromConfigJson reads it back.
 std::string modelRunConfigJson(const std::string& planJson, Backend backend,
                                const CpuRunOptions& options,
                                const CudaPlacementNote* cuda = nullptr);

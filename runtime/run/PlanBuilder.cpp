@@ -35,6 +35,13 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
 }
 
 Result<CostModel> costModel(const PlanSpec& spec, int numStages) {
+  if (spec.costs) {
+    const std::string source = spec.costsFile.empty() ? "the embedded costs" : spec.costsFile;
+    if (spec.layers && *spec.layers != static_cast<int>(spec.costs->layers.size()))
+      return Error{source + ": describes " + std::to_string(spec.costs->layers.size()) +
+                   " layers but --layers is " + std::to_string(*spec.layers)};
+    return *spec.costs;
+  }
   if (!spec.costsFile.empty()) {
     auto cost = loadCostJson(spec.costsFile);
     if (!cost) return cost;
@@ -87,9 +94,13 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   w.key("bwd_us").value(spec.uniform.bwdUs);
   w.key("wgrad_us").value(spec.uniform.wgradUs);
   w.key("act_mb").value(spec.uniform.actMb);
+  w.key("param_mb").value(spec.uniform.paramMb);
   w.key("link_gbps").value(spec.uniform.linkGbps);
   w.key("link_latency_us").value(spec.uniform.linkLatencyUs);
   if (!spec.costsFile.empty()) w.key("costs_file").value(spec.costsFile);
+  // Costs given as a model (a prediction's calibrated costs) rather than by flags or a file:
+  // a rerun must take the embedded "costs", not rebuild them from the uniform flags.
+  if (spec.costs && spec.costsFile.empty()) w.key("costs_embedded").value(true);
   w.key("costs").raw(writeCostJson(cost));
   w.endObject();
   return w.str();

@@ -2,6 +2,7 @@
 // Everything a user sets to get a runnable plan (DESIGN §5's PLAN flags), turned into a validated
 // plan, its cost model and the config_json that reruns it. Shared by pipescope-cli and the app.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +23,10 @@ struct PlanSpec {
   std::optional<int> layers;  // default P·V, or the cost file's layer count
   std::string boundaries;     // "i,j,k": first layer of stages 1..S-1; empty = balance
   std::string costsFile;      // per-layer cost JSON; else the uniform flags
-  UniformCostFlags uniform;   // --fwd-us, --bwd-us, --wgrad-us, --act-mb, links
+  // A cost model to use instead of reading costsFile (which is still recorded in config_json):
+  // a rerun's copy of the costs its run embedded, so that it does not need the file any more.
+  std::shared_ptr<const CostModel> costs;
+  UniformCostFlags uniform;  // --fwd-us, --bwd-us, --wgrad-us, --act-mb, links
   int steps = 1;
   OptimizerSync optimizerSync = OptimizerSync::Barrier;
   bool recompute = false;  // activation recomputation: R before each backward

@@ -64,6 +64,13 @@ TEST(ConfigKnobs, ModelRunMergesItsPlanAndNamesTheBackend) {
   EXPECT_EQ(valueOf(knobs, "layers"), "16");
   EXPECT_EQ(valueOf(knobs, "hidden"), "128");
   EXPECT_EQ(valueOf(knobs, "lr"), "0.001");
+  // Float knobs written as doubles read as the float they were.
+  EXPECT_EQ(
+      valueOf(
+          configKnobs(R"({"backend":"cpu","beta1":0.8999999761581421,"lr":0.0010000000474974513})"),
+          "beta1"),
+      "0.9");
+  EXPECT_EQ(valueOf(configKnobs(R"({"backend":"cpu","lr":0.0010000000474974513})"), "lr"), "0.001");
   EXPECT_EQ(valueOf(knobs, "cuda.transport"), "p2p");
   EXPECT_EQ(valueOf(knobs, "plan"), "<absent>");  // merged, not dumped
 }

@@ -73,9 +73,13 @@ constexpr KnobSpec kModelKnobs[] = {
 constexpr std::string_view kSummarised[] = {
     "plan", "costs", "costs_file", "import", "cuda", "calibrated_costs", "predicts_run"};
 
+// Shortest text; a float knob written as a double (lr, betas: 0.8999999761581421) reads as the
+// float it was (0.9).
 std::string numberText(double v) {
   char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  const auto f = static_cast<float>(v);
+  const auto res = static_cast<double>(f) == v ? std::to_chars(buf, buf + sizeof buf, f)
+                                               : std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, res.ptr);
 }
 

@@ -1,0 +1,465 @@
+// requestFromConfigJson is the inverse of what runPlan writes into config_json: for every knob, a
+// request with that knob changed gives a config that parses back to a request with the knob set
+// and regenerates byte for byte; a run written to a file reruns to the same config; imported runs
+// and bad text are clear errors.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "runtime/cost/CostJson.h"
+#include "runtime/run/ModelRun.h"
+#include "runtime/run/RunConfig.h"
+#include "tests/common/TestUtil.h"
+#include "trace/store/TraceStore.h"
+
+namespace ps::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kCsv = std::string(PIPESCOPE_RUNTIME_GOLDEN_DIR) + "/schedule_1f1b_p4_m8.csv";
+
+// The config_json runPlan writes for `r` (RunPlan.cpp: the plan's, or modelRunConfigJson of it).
+std::string configOf(const RunPlanRequest& r) {
+  auto built = buildPlan(r.spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built) return {};
+  if (r.backend == Backend::Sim) return built->configJson;
+  return modelRunConfigJson(built->configJson, r.backend, r.exec);
+}
+
+RunPlanRequest baseRequest() {
+  RunPlanRequest r;
+  r.spec.schedule = "1f1b";
+  r.spec.stages = 4;
+  r.spec.microbatches = 8;
+  return r;
+}
+
+RunPlanRequest modelRequest(Backend backend) {
+  RunPlanRequest r = baseRequest();
+  r.backend = backend;
+  return r;
+}
+
+struct KnobCase {
+  std::string name;
+  std::function<void(RunPlanRequest&)> set;
+  std::function<void(const RunPlanRequest&)> check;  // the parsed request has the knob set
+  Backend backend = Backend::Sim;
+};
+
+std::string caseName(const ::testing::TestParamInfo<KnobCase>& info) {
+  return info.param.name;
+}
+
+// A cost file (two layers, a slow link, rank 1 at half speed) next to the test's temp dir.
+std::string writeCostFile(const std::string& path) {
+  test::writeFile(path, R"({"format":"pipescope-costs","version":1,"layers":[)"
+                        R"({"name":"a","fwd_us":123.456,"bwd_us":250,"act_bytes":1000,)"
+                        R"("param_bytes":2000},{"name":"b","repeat":3,"fwd_us":77.7,"igrad_us":80,)"
+                        R"("wgrad_us":60.25,"act_bytes":3000}],"ranks":[{"speed":1},{"speed":0.5,)"
+                        R"("memory_gb":1}],"link":{"gbps":25,"latency_us":3.5},"links":[{"src":0,)"
+                        R"("dst":1,"gbps":5}],"optimizer_ns_per_param_byte":0.02})");
+  return path;
+}
+
+std::vector<KnobCase> knobCases() {
+  std::vector<KnobCase> c;
+  auto sim = [&c](std::string name, std::function<void(RunPlanRequest&)> set,
+                  std::function<void(const RunPlanRequest&)> check) {
+    c.push_back({std::move(name), std::move(set), std::move(check), Backend::Sim});
+  };
+  auto model = [&c](std::string name, Backend backend, std::function<void(RunPlanRequest&)> set,
+                    std::function<void(const RunPlanRequest&)> check) {
+    c.push_back({std::move(name), std::move(set), std::move(check), backend});
+  };
+  sim(
+      "defaults", [](RunPlanRequest&) {},
+      [](const RunPlanRequest& p) {
+        EXPECT_EQ(p.backend, Backend::Sim);
+        EXPECT_FALSE(p.spec.uniform.linkGbps.has_value());  // free links
+        EXPECT_EQ(p.spec.costs, nullptr);                   // uniform costs come from the flags
+      });
+  sim(
+      "schedule", [](RunPlanRequest& r) { r.spec.schedule = "gpipe"; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.schedule, "gpipe"); });
+  sim(
+      "schedule_file",
+      [](RunPlanRequest& r) {
+        r.spec.scheduleFile = kCsv;
+        r.spec.stages.reset();
+        r.spec.microbatches.reset();
+      },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.scheduleFile, kCsv); });
+  sim(
+      "stages", [](RunPlanRequest& r) { r.spec.stages = 3; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.stages, 3); });
+  sim(
+      "microbatches", [](RunPlanRequest& r) { r.spec.microbatches = 5; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.microbatches, 5); });
+  sim(
+      "chunks",
+      [](RunPlanRequest& r) {
+        r.spec.schedule = "interleaved-1f1b";
+        r.spec.chunks = 2;
+      },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.chunks, 2); });
+  sim(
+      "layers", [](RunPlanRequest& r) { r.spec.layers = 16; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.layers, 16); });
+  sim(
+      "boundaries",
+      [](RunPlanRequest& r) {
+        r.spec.layers = 10;
+        r.spec.boundaries = "1,5,8";
+      },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.boundaries, "1,5,8"); });
+  sim(
+      "steps", [](RunPlanRequest& r) { r.spec.steps = 3; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.steps, 3); });
+  sim(
+      "optimizer_sync",
+      [](RunPlanRequest& r) {
+        r.spec.steps = 2;
+        r.spec.optimizerSync = OptimizerSync::None;
+      },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.optimizerSync, OptimizerSync::None); });
+  sim(
+      "recompute", [](RunPlanRequest& r) { r.spec.recompute = true; },
+      [](const RunPlanRequest& p) { EXPECT_TRUE(p.spec.recompute); });
+  sim(
+      "fwd_us", [](RunPlanRequest& r) { r.spec.uniform.fwdUs = 55.5; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.fwdUs, 55.5); });
+  sim(
+      "bwd_us", [](RunPlanRequest& r) { r.spec.uniform.bwdUs = 333.25; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.bwdUs, 333.25); });
+  sim(
+      "wgrad_us", [](RunPlanRequest& r) { r.spec.uniform.wgradUs = 42.125; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.wgradUs, 42.125); });
+  sim(
+      "act_mb", [](RunPlanRequest& r) { r.spec.uniform.actMb = 1.7; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.actMb, 1.7); });
+  sim(
+      "param_mb", [](RunPlanRequest& r) { r.spec.uniform.paramMb = 0.3; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.paramMb, 0.3); });
+  sim(
+      "link_gbps", [](RunPlanRequest& r) { r.spec.uniform.linkGbps = 10; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.linkGbps, 10.0); });
+  sim(
+      "link_latency_us", [](RunPlanRequest& r) { r.spec.uniform.linkLatencyUs = 4.2; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.spec.uniform.linkLatencyUs, 4.2); });
+  sim(
+      "costs_file",
+      [](RunPlanRequest& r) {
+        r.spec.costsFile = writeCostFile(
+            (std::filesystem::temp_directory_path() / "ps_runconfig_costs.json").string());
+      },
+      [](const RunPlanRequest& p) {
+        EXPECT_THAT(p.spec.costsFile, HasSubstr("ps_runconfig_costs.json"));
+        ASSERT_NE(p.spec.costs, nullptr);  // the embedded copy, not the file
+        EXPECT_EQ(p.spec.costs->layers.size(), 4u);
+        EXPECT_EQ(p.spec.costs->link(0, 1).bytesPerNs, 5.0 / 8.0);
+        EXPECT_EQ(p.spec.costs->speedOf(1), 0.5);
+      });
+
+  model(
+      "backend_cpu", Backend::Cpu, [](RunPlanRequest&) {},
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.backend, Backend::Cpu); });
+  model(
+      "backend_cuda", Backend::Cuda, [](RunPlanRequest&) {},
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.backend, Backend::Cuda); });
+  model(
+      "model_block", Backend::Cpu,
+      [](RunPlanRequest& r) { r.exec.model.block = BlockType::Transformer; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.block, BlockType::Transformer); });
+  model(
+      "hidden", Backend::Cpu, [](RunPlanRequest& r) { r.exec.model.hidden = 128; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.hidden, 128); });
+  model(
+      "seq", Backend::Cpu, [](RunPlanRequest& r) { r.exec.model.seq = 32; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.seq, 32); });
+  model(
+      "mb_size", Backend::Cpu, [](RunPlanRequest& r) { r.exec.model.microbatchSize = 5; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.microbatchSize, 5); });
+  model(
+      "heads", Backend::Cpu, [](RunPlanRequest& r) { r.exec.model.heads = 8; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.heads, 8); });
+  model(
+      "ffn_multiplier", Backend::Cpu, [](RunPlanRequest& r) { r.exec.model.ffnMultiplier = 2; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.ffnMultiplier, 2); });
+  model(
+      "seed", Backend::Cpu, [](RunPlanRequest& r) { r.exec.model.seed = 0xfedcba9876543210ull; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.model.seed, 0xfedcba9876543210ull); });
+  model(
+      "optimizer", Backend::Cpu,
+      [](RunPlanRequest& r) { r.exec.optimizer.kind = OptimizerKind::Adam; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.optimizer.kind, OptimizerKind::Adam); });
+  model(
+      "lr", Backend::Cpu, [](RunPlanRequest& r) { r.exec.optimizer.lr = 0.001f; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.optimizer.lr, 0.001f); });
+  model(
+      "momentum", Backend::Cpu, [](RunPlanRequest& r) { r.exec.optimizer.momentum = 0.9f; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.optimizer.momentum, 0.9f); });
+  model(
+      "beta1", Backend::Cpu, [](RunPlanRequest& r) { r.exec.optimizer.beta1 = 0.8f; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.optimizer.beta1, 0.8f); });
+  model(
+      "beta2", Backend::Cpu, [](RunPlanRequest& r) { r.exec.optimizer.beta2 = 0.95f; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.optimizer.beta2, 0.95f); });
+  model(
+      "eps", Backend::Cpu, [](RunPlanRequest& r) { r.exec.optimizer.eps = 1e-6f; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.optimizer.eps, 1e-6f); });
+  model(
+      "dtype", Backend::Cuda, [](RunPlanRequest& r) { r.exec.dtype = kernels::DType::Bf16; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.dtype, kernels::DType::Bf16); });
+  model(
+      "sm_split", Backend::Cuda, [](RunPlanRequest& r) { r.exec.smSplit = true; },
+      [](const RunPlanRequest& p) { EXPECT_TRUE(p.exec.smSplit); });
+  model(
+      "event_timing", Backend::Cuda, [](RunPlanRequest& r) { r.exec.eventTiming = false; },
+      [](const RunPlanRequest& p) { EXPECT_FALSE(p.exec.eventTiming); });
+  model(
+      "emulated_link_gbps", Backend::Cpu, [](RunPlanRequest& r) { r.exec.linkGbps = 2.5; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.linkGbps, 2.5); });
+  model(
+      "emulated_link_latency_us", Backend::Cpu,
+      [](RunPlanRequest& r) { r.exec.linkLatencyUs = 7.5; },
+      [](const RunPlanRequest& p) { EXPECT_EQ(p.exec.linkLatencyUs, 7.5); });
+  model(
+      "model_plan_link", Backend::Cpu,
+      [](RunPlanRequest& r) {
+        r.spec.uniform.linkGbps = 10;
+        r.spec.layers = 8;
+        r.spec.boundaries = "2,4,6";
+      },
+      [](const RunPlanRequest& p) {
+        EXPECT_EQ(p.spec.uniform.linkGbps, 10.0);
+        EXPECT_EQ(p.spec.boundaries, "2,4,6");
+        EXPECT_FALSE(p.exec.linkGbps.has_value());  // the emulated link was not set
+      });
+  return c;
+}
+
+class RunConfigKnob : public ::testing::TestWithParam<KnobCase> {};
+
+TEST_P(RunConfigKnob, RoundTripsByteForByteWithTheKnobSet) {
+  const KnobCase& k = GetParam();
+  RunPlanRequest r = k.backend == Backend::Sim ? baseRequest() : modelRequest(k.backend);
+  k.set(r);
+  const std::string config = configOf(r);
+  ASSERT_FALSE(config.empty());
+  auto parsed = requestFromConfigJson(config);
+  ASSERT_TRUE(parsed.ok()) << parsed.error() << "\n" << config;
+  EXPECT_EQ(parsed->backend, k.backend);
+  k.check(*parsed);
+  EXPECT_EQ(configOf(*parsed), config);
+  // Nothing the caller names: runPlan's defaults.
+  EXPECT_TRUE(parsed->name.empty());
+  EXPECT_TRUE(parsed->configJson.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKnob, RunConfigKnob, ::testing::ValuesIn(knobCases()), caseName);
+
+TEST(RunConfig, ACostFileRunRerunsAfterTheFileIsGone) {
+  test::TempDir dir;
+  RunPlanRequest r = baseRequest();
+  r.spec.costsFile = writeCostFile(dir.file("costs.json"));
+  const std::string config = configOf(r);
+  std::filesystem::remove(r.spec.costsFile);
+  auto parsed = requestFromConfigJson(config);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(configOf(*parsed), config);
+}
+
+TEST(RunConfig, ATorchCsvWhoseFileIsGoneFailsOnlyWhenBuilt) {
+  test::TempDir dir;
+  const std::string csv = dir.file("sched.csv");
+  std::filesystem::copy_file(kCsv, csv);
+  RunPlanRequest r;
+  r.spec.scheduleFile = csv;
+  r.source = "torch-csv";
+  const std::string config = configOf(r);
+  std::filesystem::remove(csv);
+  auto parsed = requestFromConfigJson(config);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(parsed->backend, Backend::Sim);
+  EXPECT_EQ(parsed->spec.scheduleFile, csv);
+  auto built = buildPlan(parsed->spec);
+  ASSERT_FALSE(built.ok());
+  EXPECT_THAT(built.error(), HasSubstr("sched.csv"));
+}
+
+std::vector<trace::RunInfo> runsIn(const std::string& path) {
+  auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadOnly);
+  EXPECT_TRUE(store.ok()) << store.error();
+  if (!store) return {};
+  auto runs = store->listRuns();
+  EXPECT_TRUE(runs.ok()) << runs.error();
+  return runs ? *runs : std::vector<trace::RunInfo>{};
+}
+
+TEST(RunConfig, ARunReadFromItsFileRerunsToTheSameConfig) {
+  test::TempDir dir;
+  const std::string db = dir.file("runs.sqlite");
+  RunPlanRequest r = baseRequest();
+  r.spec.layers = 12;
+  r.spec.boundaries = "2,5,9";
+  r.spec.uniform.linkGbps = 10;
+  r.spec.uniform.actMb = 1;
+  r.spec.steps = 2;
+  auto first = runPlan(r, {db});
+  ASSERT_TRUE(first.ok()) << first.error();
+  first->store.reset();
+  // A torch-csv import goes through runPlan too (ImportCommand.cpp).
+  RunPlanRequest csv;
+  csv.spec.scheduleFile = kCsv;
+  csv.source = "torch-csv";
+  ASSERT_TRUE(runPlan(csv, {db}).ok());
+
+  auto runs = runsIn(db);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& run : runs) {
+    auto parsed = requestFromConfigJson(run.config_json);
+    ASSERT_TRUE(parsed.ok()) << parsed.error();
+    auto again = runPlan(*parsed, {db});
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_EQ(again->status, trace::RunStatus::Complete) << again->message;
+  }
+  runs = runsIn(db);
+  ASSERT_EQ(runs.size(), 4u);
+  EXPECT_EQ(runs[2].config_json, runs[0].config_json);
+  EXPECT_EQ(runs[3].config_json, runs[1].config_json);
+  EXPECT_EQ(runs[2].name, runs[0].name);
+}
+
+TEST(RunConfig, ACpuRunReadFromItsFileRerunsToTheSameConfig) {
+  test::TempDir dir;
+  const std::string db = dir.file("cpu.sqlite");
+  RunPlanRequest r = modelRequest(Backend::Cpu);
+  r.spec.stages = 2;
+  r.spec.microbatches = 2;
+  r.exec.model.hidden = 8;
+  r.exec.model.seq = 4;
+  r.exec.model.heads = 2;
+  r.exec.linkGbps = 50;
+  auto first = runPlan(r, {db});
+  ASSERT_TRUE(first.ok()) << first.error();
+  first->store.reset();
+  auto runs = runsIn(db);
+  ASSERT_EQ(runs.size(), 1u);
+  auto parsed = requestFromConfigJson(runs[0].config_json);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(parsed->exec.linkGbps, 50.0);
+  ASSERT_TRUE(runPlan(*parsed, {db}).ok());
+  runs = runsIn(db);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].config_json, runs[0].config_json);
+}
+
+TEST(RunConfig, AnOlderModelConfigEmulatesThePlansLink) {
+  // Written before the emulated link was recorded: the CLI emulated the plan's --link-gbps.
+  auto parsed = requestFromConfigJson(
+      R"({"plan":{"schedule":"1f1b","stages":2,"link_gbps":10,"link_latency_us":3},)"
+      R"("backend":"cpu","model":"mlp","hidden":8,"seq":4,"mb_size":2,"heads":2,"seed":1,)"
+      R"("optimizer":"adam","lr":0.001,"dtype":"fp32","sm_split":false})");
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(parsed->exec.linkGbps, 10.0);
+  EXPECT_EQ(parsed->exec.linkLatencyUs, 3.0);
+  EXPECT_EQ(parsed->exec.optimizer.kind, OptimizerKind::Adam);
+}
+
+TEST(RunConfig, APredictionRerunsWithItsCalibratedCosts) {
+  RunPlanRequest r = baseRequest();
+  auto built = buildPlan(r.spec);
+  ASSERT_TRUE(built.ok());
+  CostModel calibrated = built->cost;
+  calibrated.layers[0].fwdNs = 9999;
+  const std::string config = R"({"schedule":"1f1b","chunks":1,"predicts_run":3,"plan":)" +
+                             built->configJson + R"(,"calibrated_costs":)" +
+                             writeCostJson(calibrated) + "}";
+  auto parsed = requestFromConfigJson(config);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(parsed->backend, Backend::Sim);
+  ASSERT_NE(parsed->spec.costs, nullptr);
+  EXPECT_DOUBLE_EQ(parsed->spec.costs->layers[0].fwdNs, 9999);
+  // Its rerun's config keeps the costs as given, and reads back to them.
+  const std::string rerun = configOf(*parsed);
+  auto again = requestFromConfigJson(rerun);
+  ASSERT_TRUE(again.ok()) << again.error();
+  ASSERT_NE(again->spec.costs, nullptr);
+  EXPECT_DOUBLE_EQ(again->spec.costs->layers[0].fwdNs, 9999);
+  EXPECT_EQ(configOf(*again), rerun);
+}
+
+struct BadConfig {
+  const char* name;
+  const char* json;
+  const char* message;
+};
+
+std::string badName(const ::testing::TestParamInfo<BadConfig>& param) {
+  return param.param.name;
+}
+
+class RunConfigBad : public ::testing::TestWithParam<BadConfig> {};
+
+TEST_P(RunConfigBad, IsAClearError) {
+  auto parsed = requestFromConfigJson(GetParam().json);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.error(), HasSubstr(GetParam().message));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Configs, RunConfigBad,
+    ::testing::Values(
+        BadConfig{"nsys", R"({"import":{"format":"nsys","files":[]}})",
+                  "run was imported from nsys: it has no plan to rerun"},
+        BadConfig{"kineto", R"({"import":{"format":"kineto"}})",
+                  "run was imported from kineto: it has no plan to rerun"},
+        BadConfig{"empty_object", "{}", "has no \"schedule\""},
+        BadConfig{"empty_text", "", "not valid JSON"},
+        BadConfig{"broken", R"({"schedule":"1f1b",)", "not valid JSON"},
+        BadConfig{"array", "[1,2]", "not a JSON object"},
+        BadConfig{"stages_string", R"({"schedule":"1f1b","stages":"4"})",
+                  "\"stages\" must be an integer (got \"4\")"},
+        BadConfig{"stages_huge", R"({"schedule":"1f1b","stages":99999999999})",
+                  "\"stages\" must be an integer"},
+        BadConfig{"schedule_number", R"({"schedule":7})", "\"schedule\" must be a string"},
+        BadConfig{"boundaries_text", R"({"schedule":"1f1b","boundaries":"1,2"})",
+                  "\"boundaries\" must be an array of layer numbers"},
+        BadConfig{"boundaries_float", R"({"schedule":"1f1b","boundaries":[1.5]})",
+                  "\"boundaries\" must be an array of layer numbers"},
+        BadConfig{"link_text", R"({"schedule":"1f1b","link_gbps":"fast"})",
+                  "\"link_gbps\" must be a number"},
+        BadConfig{"recompute_int", R"({"schedule":"1f1b","recompute":1})",
+                  "\"recompute\" must be true or false"},
+        BadConfig{"sync_unknown", R"({"schedule":"1f1b","optimizer_sync":"eventually"})",
+                  "\"optimizer_sync\" must be \"barrier\" or \"none\" (got \"eventually\")"},
+        BadConfig{"costs_broken",
+                  R"({"schedule":"1f1b","costs_file":"c.json","costs":{"layers":"x"}})",
+                  "config_json \"costs\""},
+        BadConfig{"costs_not_object", R"({"schedule":"1f1b","costs_file":"c.json","costs":3})",
+                  "\"costs\" must be an object"},
+        BadConfig{"plan_not_object", R"({"plan":3,"backend":"cpu"})", "\"plan\" must be an object"},
+        BadConfig{"plan_without_backend", R"({"plan":{"schedule":"1f1b"}})", "no \"backend\""},
+        BadConfig{"backend_unknown", R"({"plan":{"schedule":"1f1b"},"backend":"tpu"})",
+                  "\"backend\" must be sim, cpu or cuda (got \"tpu\")"},
+        BadConfig{"model_unknown", R"({"plan":{"schedule":"1f1b"},"backend":"cpu","model":"rnn"})",
+                  "config_json: \"model\""},
+        BadConfig{"optimizer_unknown",
+                  R"({"plan":{"schedule":"1f1b"},"backend":"cpu","optimizer":"lion"})",
+                  "config_json: \"optimizer\""},
+        BadConfig{"dtype_unknown", R"({"plan":{"schedule":"1f1b"},"backend":"cuda","dtype":"fp8"})",
+                  "\"dtype\" must be \"fp32\" or \"bf16\" (got \"fp8\")"},
+        BadConfig{"plan_knob_wrong", R"({"plan":{"schedule":"1f1b","steps":true},"backend":"cpu"})",
+                  "config_json \"plan\": \"steps\" must be an integer (got true)"}),
+    badName);
+
+}  // namespace
+}  // namespace ps::runtime
