@@ -10,6 +10,8 @@
 #include <new>
 #include <vector>
 
+#include "trace/ProgressThrottle.h"
+
 namespace ps::trace::import {
 
 InputBuffer InputBuffer::withCapacity(std::size_t capacity) {
@@ -54,24 +56,22 @@ Error outOfMemory(const std::string& label, std::size_t bytes) {
   return makeError(label + ": out of memory (needed " + std::to_string(bytes) + " bytes)");
 }
 
-// Reports progress at most once per percent of the whole import.
-class ProgressThrottle {
+// Reports progress at most once per percent of the whole import; `end` is the fraction of the
+// import that reading this file covers.
+class ReadProgress {
  public:
-  ProgressThrottle(const ReadControl& control, double end) : control_(control), end_(end) {}
+  ReadProgress(const ReadControl& control, double end) : control_(control), end_(end) {}
   void update(std::size_t done, std::size_t total) {
     if (total == 0 || end_ <= 0.0) return;
     const double fraction =
         end_ * static_cast<double>(std::min(done, total)) / static_cast<double>(total);
-    const int percent = static_cast<int>(fraction * 100.0);
-    if (percent <= lastPercent_) return;
-    lastPercent_ = percent;
-    control_.report(fraction);
+    if (fraction > 0.0 && throttle_.pass(fraction)) control_.report(fraction);
   }
 
  private:
   const ReadControl& control_;
   double end_;
-  int lastPercent_ = 0;
+  ProgressThrottle throttle_;
 };
 
 // Gunzips a stream fed in chunks into an InputBuffer, handling concatenated gzip members (what
@@ -202,7 +202,7 @@ Result<InputBuffer> gunzipFile(const std::string& path, std::FILE* file, std::si
   GzipInflater inflater(path);
   PS_TRY(inflater.init());
   std::vector<unsigned char> chunk(kChunk);
-  ProgressThrottle progress(control, progressEnd);
+  ReadProgress progress(control, progressEnd);
   std::size_t readSoFar = 0;
   for (;;) {
     if (control.cancelled()) return cancelled(path);
@@ -222,7 +222,7 @@ Result<InputBuffer> readPlainFile(const std::string& path, std::FILE* file, std:
                                   const ReadControl& control, double progressEnd) {
   InputBuffer out = InputBuffer::withCapacity(std::max<std::size_t>(sizeHint, 1));
   if (!out.allocated()) return outOfMemory(path, sizeHint);
-  ProgressThrottle progress(control, progressEnd);
+  ReadProgress progress(control, progressEnd);
   for (;;) {
     if (control.cancelled()) return cancelled(path);
     if (out.size() == out.capacity()) {

@@ -12,10 +12,7 @@ bool NsysProgress::flush() {
   pending_ = 0;
   // Stop one short of 100: finish() reports the end once everything is built.
   const int percent = static_cast<int>(std::min<std::int64_t>(done_ * 100 / total_, 99));
-  if (percent > lastPercent_) {
-    lastPercent_ = percent;
-    control_.report(percent / 100.0);
-  }
+  if (throttle_.pass(percent / 100.0)) control_.report(percent / 100.0);
   return !control_.cancelled();
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "trace/ProgressThrottle.h"
 #include "trace/import/RawTrace.h"
 
 namespace ps::trace::import::nsys {
@@ -28,7 +29,7 @@ class NsysProgress {
   std::int64_t total_;
   std::int64_t done_ = 0;
   std::int64_t pending_ = 0;
-  int lastPercent_ = -1;
+  ProgressThrottle throttle_;
 };
 
 }  // namespace ps::trace::import::nsys
