@@ -1,11 +1,10 @@
 #include "ui/import/ImportJob.h"
 
-#include <QMetaObject>
-
 #include <chrono>
 #include <sstream>
 
 #include "runtime/run/RunPlan.h"
+#include "trace/ProgressThrottle.h"
 #include "trace/import/ImportPipeline.h"
 #include "trace/import/ImportReaders.h"
 #include "trace/store/TraceStore.h"
@@ -38,9 +37,7 @@ Outcome importTorchCsv(const ImportRequest& request, const std::string& tracePat
   job.spec.scheduleFile = request.files.front().toStdString();
   job.backend = runtime::Backend::Sim;
   job.source = "torch-csv";
-  const std::string& file = job.spec.scheduleFile;
-  job.name = request.name.isEmpty() ? "torch-csv: " + file.substr(file.rfind('/') + 1)
-                                    : request.name.toStdString();
+  job.name = importRunName(request);
   runtime::RunControl control;
   control.cancel = cancel;
   auto result = runtime::runPlan(job, {tracePath}, control);
@@ -61,56 +58,34 @@ Outcome importTorchCsv(const ImportRequest& request, const std::string& tracePat
 
 }  // namespace
 
-ImportJob::ImportJob(QObject* parent) : QObject(parent) {}
+ImportJob::ImportJob(QObject* parent) : QObject(parent), jobs_(this) {}
 
-ImportJob::~ImportJob() {
-  cancel();
-  join();
-}
+ImportJob::~ImportJob() = default;
 
 void ImportJob::cancel() {
-  if (cancel_) cancel_->store(true);
-}
-
-void ImportJob::join() {
-  if (worker_.joinable()) worker_.join();
+  jobs_.cancel();
 }
 
 void ImportJob::start(const ImportRequest& request, const QString& tracePath) {
-  cancel();
-  join();
-  ++generation_;
-  const std::uint64_t generation = generation_;
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  done_ = false;
-  auto post = [this, generation](auto fn) {
-    QMetaObject::invokeMethod(
-        this,
-        [this, generation, fn] {
-          if (generation == generation_) fn();
-        },
-        Qt::QueuedConnection);
-  };
-  worker_ = std::thread([this, request, path = tracePath.toStdString(), cancel = cancel_, post] {
+  jobs_.start([this, request, path = tracePath.toStdString()](const JobTracker::Job& job) {
+    const std::atomic<bool>* cancel = job.cancelFlag();
     Outcome outcome;
-    // Throttled: at most one progress event per 50 ms reaches the GUI thread.
-    auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+    // Staged and throttled: at most one progress event per 50 ms reaches the GUI thread.
+    trace::ProgressThrottle throttle(std::chrono::milliseconds(50));
     auto report = [&](const QString& stage, double fraction) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last < std::chrono::milliseconds(50) && fraction < 1.0) return;
-      last = now;
+      if (!throttle.pass(stage.toStdString(), fraction)) return;
       const int percent = static_cast<int>(fraction * 100.0);
-      post([this, stage, percent] { emit progress(stage, percent); });
+      job.post([this, stage, percent] { emit progress(stage, percent); });
     };
     if (request.format == "torch-csv") {
-      outcome = importTorchCsv(request, path, cancel.get());
+      outcome = importTorchCsv(request, path, cancel);
     } else {
       trace::import::ReadControl control;
-      control.cancel = cancel.get();
+      control.cancel = cancel;
       control.progress = [&](double f) { report("read", f); };
       trace::import::ImportOptions options;
       options.format = request.format.toStdString();
-      options.name = request.name.toStdString();
+      options.name = importRunName(request);
       options.align = trace::import::parseAlignMode(request.align.toStdString())
                           .value_or(trace::import::AlignMode::Auto);
       bool ok = true;
@@ -151,8 +126,7 @@ void ImportJob::start(const ImportRequest& request, const QString& tracePath) {
         }
       }
     }
-    post([this, outcome] {
-      done_ = true;
+    job.finish([this, outcome] {
       if (outcome.error.isEmpty())
         emit finished(outcome.runId, outcome.summary);
       else

@@ -7,10 +7,7 @@
 #include <QObject>
 #include <QString>
 
-#include <atomic>
-#include <memory>
-#include <thread>
-
+#include "ui/JobTracker.h"
 #include "ui/import/ImportRequest.h"
 
 namespace ps::ui {
@@ -24,7 +21,7 @@ class ImportJob : public QObject {
   // Starts importing into `tracePath` (appending one run); a running import is cancelled first.
   void start(const ImportRequest& request, const QString& tracePath);
   void cancel();
-  bool busy() const { return !done_; }
+  bool busy() const { return jobs_.busy(); }
 
  signals:
   // stage: "read", "align", "write"; percent 0..100.
@@ -34,12 +31,7 @@ class ImportJob : public QObject {
   void failed(const QString& message);
 
  private:
-  void join();
-
-  std::thread worker_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  std::atomic<bool> done_{true};
-  std::uint64_t generation_ = 0;
+  JobTracker jobs_;
 };
 
 }  // namespace ps::ui
