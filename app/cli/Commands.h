@@ -13,6 +13,7 @@ namespace ps::cli {
 using Action = std::function<int()>;
 
 Action addReportCommand(CLI::App& app);
+Action addCompareCommand(CLI::App& app);
 Action addDemoCommand(CLI::App& app);
 Action addSchedulesCommand(CLI::App& app);
 Action addSimCommand(CLI::App& app);

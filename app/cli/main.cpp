@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add(ps::cli::addSimCommand);
   add(ps::cli::addRunCommand);
   add(ps::cli::addReportCommand);
+  add(ps::cli::addCompareCommand);
   add(ps::cli::addImportCommand);
   add(ps::cli::addExportCommand);
   add(ps::cli::addDemoCommand);
