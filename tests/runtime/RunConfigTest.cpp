@@ -14,6 +14,7 @@
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunConfig.h"
+#include "runtime/schedules/Schedule.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
 
@@ -265,6 +266,24 @@ TEST_P(RunConfigKnob, RoundTripsByteForByteWithTheKnobSet) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryKnob, RunConfigKnob, ::testing::ValuesIn(knobCases()), caseName);
+
+// Every generator's placement (replicas, V shapes, bidirectional pairs) reads back from the
+// boundary list it wrote.
+TEST(RunConfig, EveryScheduleRoundTrips) {
+  for (const auto& info : scheduleRegistry()) {
+    SCOPED_TRACE(info.name);
+    RunPlanRequest r = baseRequest();
+    r.spec.schedule = info.name;
+    r.spec.layers = 16;
+    r.spec.steps = 2;
+    if (!buildPlan(r.spec)) r.spec.chunks = 2;  // the interleaved and V schedules
+    auto built = buildPlan(r.spec);
+    ASSERT_TRUE(built.ok()) << built.error();
+    auto parsed = requestFromConfigJson(built->configJson);
+    ASSERT_TRUE(parsed.ok()) << parsed.error();
+    EXPECT_EQ(configOf(*parsed), built->configJson);
+  }
+}
 
 TEST(RunConfig, ACostFileRunRerunsAfterTheFileIsGone) {
   test::TempDir dir;
