@@ -3,24 +3,57 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStringList>
+#include <QTimer>
+#include <QToolButton>
 
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/schedules/Schedule.h"
+#include "ui/PlanPanelTips.h"
 
 namespace ps::ui {
 namespace {
 
-QSpinBox* spin(QWidget* parent, const char* name, int lo, int hi, int value) {
+QSpinBox* spin(QWidget* parent, const char* name, int lo, int hi, const char* tip) {
   auto* s = new QSpinBox(parent);
   s->setObjectName(name);
   s->setRange(lo, hi);
-  s->setValue(value);
+  s->setToolTip(tip);
   return s;
+}
+
+QDoubleSpinBox* dspin(QWidget* parent, const char* name, double hi, int decimals,
+                      const char* suffix, const char* tip) {
+  auto* s = new QDoubleSpinBox(parent);
+  s->setObjectName(name);
+  s->setRange(0, hi);
+  s->setDecimals(decimals);
+  s->setSuffix(suffix);
+  s->setToolTip(tip);
+  return s;
+}
+
+// A combo as wide as the dock gives it, not as its longest entry ("cuda — no CUDA device ...").
+void narrow(QComboBox* c) {
+  c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  c->setMinimumContentsLength(6);
+}
+
+QComboBox* combo(QWidget* parent, const char* name, const QStringList& names, const char* tip) {
+  auto* c = new QComboBox(parent);
+  c->setObjectName(name);
+  for (const QString& n : names)
+    c->addItem(n, n);
+  narrow(c);
+  c->setToolTip(tip);
+  return c;
 }
 
 // The CUDA devices this process can use, asked once (the first query starts the CUDA runtime).
@@ -41,15 +74,11 @@ QString deviceList(const runtime::CudaAvailability& a) {
   return lines.join('\n');
 }
 
-}  // namespace
-
-PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
-  setObjectName("planPanel");
-  auto* form = new QFormLayout(this);
-  schedule_ = new QComboBox(this);
-  schedule_->setObjectName("scheduleCombo");
-  // Grouped by family: a disabled header row before each group.
-  auto* model = new QStandardItemModel(schedule_);
+// Grouped by family: a disabled header row before each group; the name in Qt::UserRole.
+QComboBox* scheduleCombo(QWidget* parent) {
+  auto* c = new QComboBox(parent);
+  c->setObjectName("scheduleCombo");
+  auto* model = new QStandardItemModel(c);
   QString family;
   for (const auto& s : runtime::scheduleRegistry()) {
     if (QString::fromStdString(s.family) != family) {
@@ -68,24 +97,111 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
         (s.constraints.empty() || s.constraints == "none" ? "" : "  [" + s.constraints + "]")));
     model->appendRow(item);
   }
-  schedule_->setModel(model);
-  for (int i = 0; i < model->rowCount(); ++i)
-    if (model->item(i)->data(Qt::UserRole).toString() == "1f1b") schedule_->setCurrentIndex(i);
-  form->addRow("Schedule", schedule_);
-  stages_ = spin(this, "stagesSpin", 1, 128, 4);
-  microbatches_ = spin(this, "microbatchesSpin", 1, 4096, 8);
-  chunks_ = spin(this, "chunksSpin", 1, 8, 1);
-  layers_ = spin(this, "layersSpin", 0, 4096, 0);
+  c->setModel(model);
+  narrow(c);
+  c->setToolTip(
+      "The pipeline schedule: the order each rank runs its forwards and backwards in "
+      "(hover an entry for what it is and what it needs).");
+  return c;
+}
+
+// Small secondary text (hints, summaries).
+QLabel* note(QWidget* parent, const char* name) {
+  auto* l = new QLabel(parent);
+  l->setObjectName(name);
+  l->setWordWrap(true);
+  QFont f = l->font();
+  f.setPointSizeF(f.pointSizeF() * 0.9);
+  l->setFont(f);
+  return l;
+}
+
+// The error's red follows the palette: a darker red on light windows, a lighter one on dark.
+void colourError(QLabel* label, const QPalette& palette) {
+  QPalette p = label->palette();
+  const bool dark = palette.color(QPalette::Window).lightness() < 128;
+  p.setColor(QPalette::WindowText, dark ? QColor(0xff, 0x7b, 0x72) : QColor(0xc6, 0x28, 0x28));
+  label->setPalette(p);
+}
+
+}  // namespace
+
+PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("planPanel");
+  auto* root = new QVBoxLayout(this);
+  root->setContentsMargins(4, 4, 4, 4);
+  root->setSpacing(4);
+  buildKnobs();
+  root->addLayout(form_);
+  buildMore();
+  auto* moreRow = new QHBoxLayout;
+  moreRow->addWidget(moreToggle_, 0, Qt::AlignLeft);
+  moreRow->addWidget(moreSummary_, 1);
+  root->addLayout(moreRow);
+  root->addWidget(more_);
+  buildButtons();
+  root->addWidget(notice_);
+  root->addWidget(simulateButton_);
+  root->addWidget(error_);
+  colourError(error_, palette());
+  auto* runRow = new QHBoxLayout;
+  runRow->addWidget(rerun_);
+  runRow->addStretch(1);
+  runRow->addWidget(run_);
+  root->addLayout(runRow);
+  root->addWidget(balance_);
+
+  rerunTimer_ = new QTimer(this);
+  rerunTimer_->setObjectName("rerunTimer");
+  rerunTimer_->setSingleShot(true);
+  rerunTimer_->setInterval(kRerunDelayMs);
+  connect(rerunTimer_, &QTimer::timeout, this, [this] {
+    if (rerun_->isChecked() && rerunnable_ && !problem_) emit runRequested(request());
+  });
+
+  // A shape knob moves the stages: hand-placed boundaries no longer apply.
+  for (QSpinBox* s : {stages_, chunks_, layers_})
+    connect(s, &QSpinBox::valueChanged, this, [this] { userChanged(true); });
+  for (QSpinBox* s : {microbatches_, steps_, hidden_})
+    connect(s, &QSpinBox::valueChanged, this, [this] { userChanged(false); });
+  for (QDoubleSpinBox* s : {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
+  connect(schedule_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
+  for (QComboBox* c : {backend_, model_, sync_, optimizer_})
+    connect(c, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
+  connect(recompute_, &QCheckBox::toggled, this, [this] { userChanged(false); });
+
+  showRequest([] {
+    runtime::RunPlanRequest r;
+    r.spec.uniform.actMb = 1;  // transfers and memory show from the first run on
+    r.exec = appModelOptions();
+    return r;
+  }());
+}
+
+void PlanPanel::buildKnobs() {
+  form_ = new QFormLayout;
+  form_->setContentsMargins(0, 0, 0, 0);
+  form_->setVerticalSpacing(3);
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  schedule_ = scheduleCombo(this);
+  form_->addRow("Schedule", schedule_);
+  stages_ = spin(this, "stagesSpin", 1, 128, tips::kStages);
+  microbatches_ = spin(this, "microbatchesSpin", 1, 4096, tips::kMicrobatches);
+  chunks_ = spin(this, "chunksSpin", 1, 8, tips::kChunks);
+  layers_ = spin(this, "layersSpin", 0, 4096, tips::kLayers);
   layers_->setSpecialValueText("P·V");
-  steps_ = spin(this, "stepsSpin", 1, 1000, 1);
-  form->addRow("Stages (ranks)", stages_);
-  form->addRow("Micro-batches", microbatches_);
-  form->addRow("Chunks per rank", chunks_);
-  form->addRow("Layers", layers_);
-  form->addRow("Steps", steps_);
-  backend_ = new QComboBox(this);
-  backend_->setObjectName("backendCombo");
-  backend_->addItems({"sim", "cpu", "cuda"});
+  steps_ = spin(this, "stepsSpin", 1, 1000, tips::kSteps);
+  form_->addRow("Stages (P)", stages_);
+  form_->addRow("Micro-batches (M)", microbatches_);
+  form_->addRow("Chunks (V)", chunks_);
+  form_->addRow("Layers", layers_);
+  layersHint_ = note(this, "layersHint");
+  layersHint_->setText("One layer per stage: boundaries cannot move. Raise Layers to move them.");
+  layersHint_->setToolTip(tips::kLayers);
+  form_->addRow(layersHint_);
+  form_->addRow("Steps", steps_);
+  backend_ = combo(this, "backendCombo", {"sim", "cpu", "cuda"}, tips::kBackend);
   if (auto* items = qobject_cast<QStandardItemModel*>(backend_->model())) {
     // cuda is offered when a device is present, and says why not otherwise.
     if (cuda().available()) {
@@ -97,81 +213,198 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
       items->item(2)->setText("cuda — " + reason);
     }
   }
-  form->addRow("Backend", backend_);
-  model_ = new QComboBox(this);
-  model_->setObjectName("modelCombo");
-  model_->addItems({"transformer", "mlp"});
-  form->addRow("Model (cpu, cuda)", model_);
-  hidden_ = spin(this, "hiddenSpin", 8, 4096, 64);
-  form->addRow("Hidden size (cpu, cuda)", hidden_);
-  linkGbps_ = new QDoubleSpinBox(this);
-  linkGbps_->setObjectName("linkSpin");
-  linkGbps_->setRange(0, 10000);
+  form_->addRow("Backend", backend_);
+  model_ = combo(this, "modelCombo", {"transformer", "mlp"}, tips::kModel);
+  form_->addRow("Model", model_);
+  hidden_ = spin(this, "hiddenSpin", 8, 4096, tips::kHidden);
+  form_->addRow("Hidden size", hidden_);
+  linkGbps_ = dspin(this, "linkSpin", 10000, 2, " Gb/s", tips::kLinkGbps);
   linkGbps_->setSpecialValueText("free");
-  linkGbps_->setSuffix(" Gb/s");
-  form->addRow("Link bandwidth", linkGbps_);
-  rerun_ = new QCheckBox("Rerun on change", this);
-  rerun_->setObjectName("rerunCheck");
-  form->addRow(rerun_);
-  run_ = new QPushButton("Run", this);
-  run_->setObjectName("runButton");
-  form->addRow(run_);
-  connect(run_, &QPushButton::clicked, this, [this] { emit runRequested(request()); });
-  for (QSpinBox* s : {stages_, microbatches_, chunks_, layers_, steps_, hidden_})
-    connect(s, &QSpinBox::valueChanged, this, &PlanPanel::knobChanged);
-  connect(linkGbps_, &QDoubleSpinBox::valueChanged, this, &PlanPanel::knobChanged);
-  for (QComboBox* c : {schedule_, backend_, model_})
-    connect(c, &QComboBox::currentIndexChanged, this, &PlanPanel::knobChanged);
+  form_->addRow("Link bandwidth", linkGbps_);
 }
 
-void PlanPanel::knobChanged() {
-  boundaries_.clear();  // a new shape invalidates hand-placed boundaries
-  if (rerun_->isChecked() && run_->isEnabled()) emit runRequested(request());
+void PlanPanel::buildMore() {
+  moreToggle_ = new QToolButton(this);
+  moreToggle_->setObjectName("moreToggle");
+  moreToggle_->setText("More");
+  moreToggle_->setAutoRaise(true);
+  moreToggle_->setArrowType(Qt::RightArrow);
+  moreToggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  moreToggle_->setToolTip(tips::kMore);
+  moreSummary_ = note(this, "moreSummary");
+  moreSummary_->setToolTip(tips::kMore);
+  more_ = new QWidget(this);
+  more_->setObjectName("moreGroup");
+  auto* form = new QFormLayout(more_);
+  form->setContentsMargins(12, 0, 0, 0);
+  form->setVerticalSpacing(3);
+  latency_ = dspin(more_, "latencySpin", 1e6, 2, " µs", tips::kLinkLatency);
+  form->addRow("Link latency", latency_);
+  actMb_ = dspin(more_, "actMbSpin", 1e6, 3, " MB", tips::kActMb);
+  form->addRow("Activations / layer", actMb_);
+  auto* fbw = new QHBoxLayout;
+  fbw->setSpacing(2);
+  fwd_ = dspin(more_, "fwdSpin", 1e9, 2, "", tips::kFwdUs);
+  bwd_ = dspin(more_, "bwdSpin", 1e9, 2, "", tips::kBwdUs);
+  wgrad_ = dspin(more_, "wgradSpin", 1e9, 2, "", tips::kWgradUs);
+  for (QDoubleSpinBox* s : {fwd_, bwd_, wgrad_}) {
+    s->setButtonSymbols(QAbstractSpinBox::NoButtons);  // three fit in a narrow dock
+    fbw->addWidget(s);
+  }
+  form->addRow("F / B / W µs", fbw);
+  sync_ = combo(more_, "optimizerSyncCombo", {"barrier", "none"}, tips::kOptimizerSync);
+  form->addRow("Optimizer sync", sync_);
+  recompute_ = new QCheckBox("Recompute activations", more_);
+  recompute_->setObjectName("recomputeCheck");
+  recompute_->setToolTip(tips::kRecompute);
+  form->addRow(recompute_);
+  optimizer_ = combo(more_, "optimizerCombo", {"adam", "sgd"}, tips::kOptimizer);
+  form->addRow("Optimizer", optimizer_);
+  more_->setVisible(false);
+  // Not a checkable button: a checked tool button draws sunken, which reads as "pressed".
+  connect(moreToggle_, &QToolButton::clicked, this, [this] { setMoreOpen(!moreOpen()); });
+}
+
+bool PlanPanel::moreOpen() const {
+  return !more_->isHidden();
+}
+
+void PlanPanel::setMoreOpen(bool open) {
+  moreToggle_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+  more_->setVisible(open);
+  moreSummary_->setVisible(!open);
+}
+
+void PlanPanel::buildButtons() {
+  notice_ = note(this, "planNotice");
+  notice_->setVisible(false);
+  simulateButton_ = new QPushButton("Simulate this schedule", this);
+  simulateButton_->setObjectName("simulateButton");
+  simulateButton_->setToolTip(
+      "Simulate the schedule of this CSV with the per-layer costs, as a "
+      "new run that can be rerun.");
+  simulateButton_->setVisible(false);
+  connect(simulateButton_, &QPushButton::clicked, this, [this] {
+    if (!simulate_) return;
+    const runtime::RunPlanRequest request = *simulate_;
+    showRequest(request);
+    emit runRequested(this->request());
+  });
+  error_ = new QLabel(this);
+  error_->setObjectName("planError");
+  error_->setWordWrap(true);
+  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  error_->setVisible(false);
+  rerun_ = new QCheckBox("Rerun on change", this);
+  rerun_->setObjectName("rerunCheck");
+  rerun_->setToolTip(tips::kRerun);
+  run_ = new QPushButton("Run", this);
+  run_->setObjectName("runButton");
+  run_->setToolTip(tips::kRun);
+  run_->setDefault(true);
+  connect(run_, &QPushButton::clicked, this, [this] {
+    rerunTimer_->stop();  // this click is the run a pending rerun would have made
+    emit runRequested(request());
+  });
+  balance_ = new QPushButton("Balance stages", this);
+  balance_->setObjectName("balanceButton");
+  connect(balance_, &QPushButton::clicked, this, [this] {
+    boundaries_.clear();
+    rerunTimer_->stop();
+    emit balanceRequested();
+  });
+}
+
+void PlanPanel::userChanged(bool shape) {
+  if (loading_) return;
+  if (shape) boundaries_.clear();
+  // A knob the user changes makes a new plan: an imported run's notice no longer applies.
+  if (!rerunnable_) {
+    rerunnable_ = true;
+    notice_->setVisible(false);
+    simulateButton_->setVisible(false);
+  }
+  refresh();
+  revalidate();
+  if (rerun_->isChecked()) rerunTimer_->start();  // restarted by every change: one run a burst
+}
+
+bool PlanPanel::trainsModel() const {
+  const auto backend = runtime::parseBackend(backend_->currentData().toString().toStdString());
+  return backend && runtime::trainsModel(*backend);
+}
+
+bool PlanPanel::layersAtPV() const {
+  const runtime::PlanSpec& s = shown_.spec;
+  if (!s.costsFile.empty() || s.costs || !s.scheduleFile.empty()) return false;
+  const int v = layers_->value();
+  return v == 0 || v == stages_->value() * chunks_->value();
+}
+
+void PlanPanel::refresh() {
+  const bool model = trainsModel();
+  form_->setRowVisible(model_, model);
+  form_->setRowVisible(hidden_, model);
+  optimizer_->setEnabled(model);
+  form_->setRowVisible(layersHint_, layersAtPV());
+  const bool fromCsv = !shown_.spec.scheduleFile.empty();
+  for (QWidget* w : {static_cast<QWidget*>(schedule_), static_cast<QWidget*>(stages_),
+                     static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(chunks_)})
+    w->setEnabled(!fromCsv);
+  const bool fromCosts = !shown_.spec.costsFile.empty() || shown_.spec.costs;
+  for (QDoubleSpinBox* s : {actMb_, fwd_, bwd_, wgrad_})
+    s->setEnabled(!fromCosts);
+  balance_->setEnabled(rerunnable_ && !layersAtPV());
+  balance_->setToolTip(layersAtPV() ? tips::kBalanceFixed : tips::kBalance);
+  moreSummary_->setText(moreSummary());
+  updateRunEnabled();
+}
+
+QString PlanPanel::moreSummary() const {
+  QStringList parts;
+  if (latency_->value() > 0) parts << QString("latency %1 µs").arg(latency_->value());
+  if (!shown_.spec.costsFile.empty())
+    parts << "costs from " + QString::fromStdString(shown_.spec.costsFile).section('/', -1);
+  else if (shown_.spec.costs)
+    parts << "the run's own costs";
+  else {
+    if (actMb_->value() != 1) parts << QString("act %1 MB").arg(actMb_->value());
+    if (fwd_->value() != 100 || bwd_->value() != 200 || wgrad_->value() != 100)
+      parts << QString("F/B/W %1/%2/%3 µs")
+                   .arg(fwd_->value())
+                   .arg(bwd_->value())
+                   .arg(wgrad_->value());
+  }
+  if (sync_->currentIndex() != 0) parts << "sync " + sync_->currentText();
+  if (recompute_->isChecked()) parts << "recompute";
+  if (trainsModel() && optimizer_->currentIndex() != 0) parts << optimizer_->currentText();
+  return parts.isEmpty() ? QString("defaults") : parts.join(", ");
+}
+
+void PlanPanel::updateRunEnabled() {
+  run_->setEnabled(!running_ && rerunnable_ && !problem_);
+}
+
+void PlanPanel::setRunning(bool running) {
+  running_ = running;
+  updateRunEnabled();
 }
 
 void PlanPanel::setBoundaries(const QString& boundaries) {
   boundaries_ = boundaries;
-  if (rerun_->isChecked() && run_->isEnabled()) emit runRequested(request());
 }
 
 void PlanPanel::setLayers(int layers) {
-  const QSignalBlocker block(layers_);
-  layers_->setValue(layers);
+  loading_ = true;
+  layers_->setValue(layers == stages_->value() * chunks_->value() ? 0 : layers);
+  loading_ = false;
+  refresh();
+  revalidate();
 }
 
-void PlanPanel::showKnobs(const std::string& schedule, int stages, int microbatches, int chunks,
-                          int layers, int steps) {
-  const QSignalBlocker b1(schedule_), b2(stages_), b3(microbatches_), b4(chunks_), b5(layers_),
-      b6(steps_);
-  const int index = schedule_->findData(QString::fromStdString(schedule), Qt::UserRole);
-  if (index >= 0) schedule_->setCurrentIndex(index);
-  stages_->setValue(stages);
-  microbatches_->setValue(microbatches);
-  chunks_->setValue(chunks);
-  layers_->setValue(layers == stages * chunks ? 0 : layers);
-  steps_->setValue(steps);
-  boundaries_.clear();
-}
-
-void PlanPanel::setRunning(bool running) {
-  run_->setEnabled(!running);
-}
-
-RunRequest PlanPanel::request() const {
-  RunRequest r;
-  r.spec.schedule = schedule_->currentData(Qt::UserRole).toString().toStdString();
-  r.spec.stages = stages_->value();
-  r.spec.microbatches = microbatches_->value();
-  r.spec.chunks = chunks_->value();
-  if (layers_->value() > 0) r.spec.layers = layers_->value();
-  r.spec.steps = steps_->value();
-  r.spec.boundaries = boundaries_.toStdString();
-  r.spec.uniform.actMb = 1;
-  if (linkGbps_->value() > 0) r.spec.uniform.linkGbps = linkGbps_->value();
-  r.backend = backend_->currentText().section(' ', 0, 0);
-  r.model = model_->currentText();
-  r.hidden = hidden_->value();
-  return r;
+void PlanPanel::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange && error_) colourError(error_, palette());
+  QWidget::changeEvent(event);
 }
 
 }  // namespace ps::ui

@@ -1,53 +1,140 @@
 #pragma once
-// The plan panel: every knob of a run (schedule, stages, micro-batches, chunks, layers, backend,
-// link speed, steps, model size) with a Run button and a "rerun on change" toggle. It only
-// describes the run; MainWindow runs it.
+// The plan panel: every knob of a run, shown from the run's full request so that Run reruns what
+// is on screen. The knobs it draws (schedule, P, M, V, layers, steps, backend, model, link speed,
+// and under "More" latency, activation size, F/B/W, optimizer sync, recompute, optimizer) are
+// checked as they change, with the message at the knob; the knobs it does not draw (costs file,
+// seed, lr, dtype, ...) are kept from the request shown and rerun as they were. It only
+// describes the run; the window runs it.
 
 #include <QWidget>
 
-#include "runtime/run/PlanBuilder.h"
+#include <optional>
+
+#include "runtime/run/RunPlan.h"
+#include "ui/PlanPanelCheck.h"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTimer;
+class QToolButton;
 
 namespace ps::ui {
 
+// The model options the app trains with unless a run says otherwise: transformer blocks of 64
+// with 4 heads, Adam at lr 0.001.
+runtime::CpuRunOptions appModelOptions();
+
+// Compatibility with the callers of the old panel (MainWindow, its tests): the old four fields
+// plus everything else of a runtime::RunPlanRequest, converting to and from one without loss.
+// New code uses runtime::RunPlanRequest itself.
 struct RunRequest {
   runtime::PlanSpec spec;
-  QString backend;  // "sim" | "cpu" | "cuda"
-  QString model;    // "mlp" | "transformer" (cpu, cuda)
+  QString backend = "sim";  // "sim" | "cpu" | "cuda"
+  QString model = "transformer";
   int hidden = 64;
+  runtime::RunPlanRequest rest;  // the rest (its spec, backend, block and hidden are above)
+
+  RunRequest();
+  // Implicit on purpose: lets the old slots take the panel's runtime::RunPlanRequest.
+  RunRequest(const runtime::RunPlanRequest& job);  // NOLINT(google-explicit-constructor)
+  // The request; an unknown backend name gives none.
+  std::optional<runtime::RunPlanRequest> job() const;
 };
 
 class PlanPanel : public QWidget {
   Q_OBJECT
  public:
   explicit PlanPanel(QWidget* parent = nullptr);
-  RunRequest request() const;
-  // Stage boundaries chosen in the editor ("" = balanced by the partitioner).
+
+  // What Run would run: the request shown, with the knobs on screen as they are now.
+  runtime::RunPlanRequest request() const;
+  // Shows every knob of `request` (a run's, from its config_json) without running anything;
+  // clears the notice and any run error.
+  void showRequest(const runtime::RunPlanRequest& request);
+  // The run shown cannot be rerun (an imported trace): Run is disabled and `why` shown, until
+  // the next showRequest or a knob the user changes (a new plan). With `simulate` (a torch CSV:
+  // its schedule), a "Simulate this schedule" button shows and runs that request.
+  void setNotRerunnable(const QString& why,
+                        const std::optional<runtime::RunPlanRequest>& simulate = std::nullopt);
+  // A run of the shown knobs failed: its message at the knob it names, Run disabled until a
+  // knob changes.
+  void showRunError(const QString& message);
+  // The check of the knobs on screen: none when they are valid.
+  const std::optional<KnobProblem>& problem() const { return problem_; }
+
+  // Stage boundaries chosen in the editor ("" = balanced by the partitioner). Never runs: the
+  // caller runs the result.
   void setBoundaries(const QString& boundaries);
   // Sets the layer count without triggering a rerun (the editor's layers).
   void setLayers(int layers);
-  // Shows the knobs a run was made with (from its config_json), without triggering a rerun.
+  // Old form of showRequest for the six plan-shape knobs; the others stay as they are.
   void showKnobs(const std::string& schedule, int stages, int microbatches, int chunks, int layers,
                  int steps);
+  // While a run is in flight the Run button is disabled (rerun-on-change still supersedes it).
   void setRunning(bool running);
 
+  // The "More" knobs shown (they open by themselves when one of them is in error).
+  bool moreOpen() const;
+  void setMoreOpen(bool open);
+
+  // How long Rerun on change waits after the last change.
+  static constexpr int kRerunDelayMs = 400;
+
  signals:
-  void runRequested(const ps::ui::RunRequest& request);
+  void runRequested(const ps::runtime::RunPlanRequest& request);
+  // Balance stages was pressed: boundaries are cleared, run request() to let the partitioner cut.
+  void balanceRequested();
+
+ protected:
+  void changeEvent(QEvent* event) override;
 
  private:
-  void knobChanged();
-  QComboBox* schedule_;
-  QSpinBox *stages_, *microbatches_, *chunks_, *layers_, *steps_, *hidden_;
-  QComboBox *backend_, *model_;
-  QDoubleSpinBox* linkGbps_;
-  QCheckBox* rerun_;
-  QPushButton* run_;
+  void buildKnobs();
+  void buildMore();
+  void buildButtons();
+  void userChanged(bool shape);
+  void refresh();  // visibility, hints, enabled states, summary
+  void revalidate();
+  void showProblem(const std::optional<KnobProblem>& problem);
+  QWidget* widgetFor(Knob knob) const;
+  bool layersAtPV() const;
+  bool trainsModel() const;
+  QString moreSummary() const;
+  void updateRunEnabled();
+
+  runtime::RunPlanRequest shown_;  // the request shown: what untouched knobs rerun as
   QString boundaries_;
+  bool loading_ = false;  // filling the widgets: no user change
+  bool running_ = false;
+  bool rerunnable_ = true;
+  std::optional<KnobProblem> problem_;
+  std::optional<runtime::RunPlanRequest> simulate_;
+
+  QFormLayout* form_ = nullptr;
+  QComboBox *schedule_ = nullptr, *backend_ = nullptr, *model_ = nullptr;
+  QSpinBox *stages_ = nullptr, *microbatches_ = nullptr, *chunks_ = nullptr, *layers_ = nullptr,
+           *steps_ = nullptr, *hidden_ = nullptr;
+  QLabel* layersHint_ = nullptr;
+  QDoubleSpinBox* linkGbps_ = nullptr;
+  QToolButton* moreToggle_ = nullptr;
+  QLabel* moreSummary_ = nullptr;
+  QWidget* more_ = nullptr;
+  QDoubleSpinBox *latency_ = nullptr, *actMb_ = nullptr, *fwd_ = nullptr, *bwd_ = nullptr,
+                 *wgrad_ = nullptr;
+  QComboBox *sync_ = nullptr, *optimizer_ = nullptr;
+  QCheckBox* recompute_ = nullptr;
+  QLabel *notice_ = nullptr, *error_ = nullptr;
+  QPushButton* simulateButton_ = nullptr;
+  QCheckBox* rerun_ = nullptr;
+  QPushButton *run_ = nullptr, *balance_ = nullptr;
+  QTimer* rerunTimer_ = nullptr;
 };
 
 }  // namespace ps::ui
+
+Q_DECLARE_METATYPE(ps::runtime::RunPlanRequest)

@@ -8,22 +8,6 @@
 #include "ui/ProgressThrottle.h"
 
 namespace ps::ui {
-namespace {
-
-// The model the app trains on the cpu and cuda backends: the panel's block and width, the
-// defaults for the rest.
-runtime::CpuRunOptions modelOptions(const RunRequest& request) {
-  runtime::CpuRunOptions options;
-  options.model.block =
-      request.model == "mlp" ? runtime::BlockType::Mlp : runtime::BlockType::Transformer;
-  options.model.hidden = request.hidden;
-  options.model.heads = 4;
-  options.optimizer.kind = runtime::OptimizerKind::Adam;
-  options.optimizer.lr = 0.001f;
-  return options;
-}
-
-}  // namespace
 
 RunController::RunController(QObject* parent) : QObject(parent) {}
 
@@ -41,18 +25,19 @@ void RunController::cancel() {
 }
 
 void RunController::start(const RunRequest& request, const QString& path) {
+  if (auto job = request.job()) return start(*job, path);
+  cancel();
+  joinWorker();
+  ++generation_;  // drops what the old job still posts
+  pending_ = false;
+  emit failed("unknown backend '" + request.backend + "'");
+}
+
+void RunController::start(const runtime::RunPlanRequest& request, const QString& path) {
   cancel();  // a new request supersedes the running one
   joinWorker();
   const std::uint64_t generation = ++generation_;
-  const auto backend = runtime::parseBackend(request.backend.toStdString());
-  if (!backend) {
-    pending_ = false;
-    return emit failed("unknown backend '" + request.backend + "'");
-  }
-  runtime::RunPlanRequest job;
-  job.spec = request.spec;
-  job.backend = *backend;
-  if (runtime::trainsModel(*backend)) job.exec = modelOptions(request);
+  runtime::RunPlanRequest job = request;
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   pending_ = true;
   // Posts `fn` to the GUI thread, dropped if a newer job has started since.

@@ -20,7 +20,10 @@ class RunController : public QObject {
   explicit RunController(QObject* parent = nullptr);
   ~RunController() override;
 
-  // Starts a run appending to `path`; finished or failed follow on the GUI thread.
+  // Starts a run appending to `path`; finished or failed follow on the GUI thread. A job still
+  // running is cancelled first and waited for.
+  void start(const runtime::RunPlanRequest& request, const QString& path);
+  // The old panel's request (compatibility: RunRequest::job, failed for an unknown backend).
   void start(const RunRequest& request, const QString& path);
   void cancel();
   // True from start() until the current job's finished/failed has been delivered.

@@ -1,0 +1,89 @@
+#include "ui/PlanPanelCheck.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "runtime/run/ModelRun.h"
+
+namespace ps::ui {
+
+Knob knobNamedIn(std::string_view message) {
+  // The flags buildPlan's errors name, and the "(m=2, p=4)" of the generators' constraints.
+  static constexpr std::array<std::pair<std::string_view, Knob>, 30> kTokens{{
+      {"--microbatches", Knob::Microbatches},
+      {"(m=", Knob::Microbatches},
+      {" m=", Knob::Microbatches},
+      {"microbatches must", Knob::Microbatches},
+      {"micro-batches", Knob::Microbatches},
+      {"--stages", Knob::Stages},
+      {"(p=", Knob::Stages},
+      {" p=", Knob::Stages},
+      {"ranks must", Knob::Stages},
+      {"--chunks", Knob::Chunks},
+      {"(v=", Knob::Chunks},
+      {" v=", Knob::Chunks},
+      {"chunks must", Knob::Chunks},
+      {"--layers", Knob::Layers},
+      {"--boundaries", Knob::Layers},  // the editor's cut, made for another layer count
+      {"--steps", Knob::Steps},
+      {"--fwd-us", Knob::FwdUs},
+      {"--bwd-us", Knob::BwdUs},
+      {"--wgrad-us", Knob::WgradUs},
+      {"--act-mb", Knob::ActMb},
+      {"--link-gbps", Knob::LinkGbps},
+      {"--link-latency-us", Knob::LinkLatency},
+      {"hidden", Knob::Hidden},
+      {"heads", Knob::Hidden},
+      {"unknown model", Knob::Model},
+      {"learning rate", Knob::Optimizer},
+      {"optimizer", Knob::Optimizer},
+      {"CUDA", Knob::Backend},
+      {"--backend", Knob::Backend},
+      {"unknown schedule", Knob::Schedule},
+  }};
+  std::size_t best = std::string_view::npos;
+  Knob knob = Knob::None;
+  for (const auto& [token, k] : kTokens) {
+    const std::size_t at = message.find(token);
+    if (at < best) {
+      best = at;
+      knob = k;
+    }
+  }
+  return knob;
+}
+
+std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
+                                        const std::string& cudaReason) {
+  auto problem = [](std::string message) -> std::optional<KnobProblem> {
+    const Knob knob = knobNamedIn(message);
+    return KnobProblem{std::move(message), knob};
+  };
+  const runtime::PlanSpec& spec = request.spec;
+  if (request.backend == runtime::Backend::Cuda && !cudaReason.empty())
+    return KnobProblem{cudaReason, Knob::Backend};
+  if (runtime::trainsModel(request.backend))
+    if (auto ok = runtime::checkModelOptions(request.backend, request.exec); !ok)
+      return problem(ok.error());
+  if (spec.costsFile.empty()) {
+    runtime::UniformCostFlags flags = spec.uniform;
+    flags.layers = spec.layers.value_or(1);
+    if (auto cost = runtime::uniformCostModel(flags); !cost) return problem(cost.error());
+  }
+  const long p = spec.stages.value_or(4), m = spec.microbatches.value_or(8);
+  if (spec.scheduleFile.empty() && spec.layers && *spec.layers < p * spec.chunks)
+    return problem("--layers: the model has " + std::to_string(*spec.layers) +
+                   " layers, fewer than the plan's " + std::to_string(p * spec.chunks) +
+                   " stages (P·V)");
+  // The whole plan, one step of it (steps only repeat what one step already checks).
+  if (spec.scheduleFile.empty() && p * m * spec.chunks > kFullCheckLimit) return std::nullopt;
+  const long stages = p * spec.chunks, layers = spec.layers.value_or(stages);
+  if (spec.boundaries.empty() && stages * layers * layers > kPartitionLimit) return std::nullopt;
+  runtime::PlanSpec oneStep = spec;
+  oneStep.steps = std::min(spec.steps, 1);  // a bad count keeps its message
+  if (auto built = runtime::buildPlan(oneStep); !built) return problem(built.error());
+  return std::nullopt;
+}
+
+}  // namespace ps::ui

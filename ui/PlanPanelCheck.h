@@ -1,0 +1,58 @@
+#pragma once
+// Checks a plan request before it runs, so that the plan panel can show what is wrong at the knob
+// that is wrong (DESIGN §7.7: the message is the runtime's own). Qt-free, so it is tested without
+// widgets.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "runtime/run/RunPlan.h"
+
+namespace ps::ui {
+
+// The panel's knobs, as far as a message can name one.
+enum class Knob {
+  None,
+  Schedule,
+  Stages,
+  Microbatches,
+  Chunks,
+  Layers,
+  Steps,
+  Backend,
+  Model,
+  Hidden,
+  Optimizer,
+  LinkGbps,
+  LinkLatency,
+  ActMb,
+  FwdUs,
+  BwdUs,
+  WgradUs,
+};
+
+// The knob a runtime message names first (by position in the message): "--microbatches" or "m="
+// the micro-batches, "p=" or "ranks" the stages, "--link-gbps" the bandwidth, "hidden" or
+// "heads" the hidden size, and so on; None when it names none of them.
+Knob knobNamedIn(std::string_view message);
+
+struct KnobProblem {
+  std::string message;
+  Knob knob = Knob::None;
+};
+
+// Plans with at most this many (stage, micro-batch) pairs, P·V·M, and, when the partitioner
+// places the layers, at most kPartitionLimit steps of its S·L² search (S = P·V stages, L
+// layers), are built in full on every change; larger ones only get the cheap checks (cost flags,
+// model options, layer count) and the rest is left to the run. Each limit is about 10 ms in the
+// Debug+ASan build.
+inline constexpr long kFullCheckLimit = 8192;
+inline constexpr long kPartitionLimit = 2000000;
+
+// What would stop `request` before it runs: the plan (buildPlan with one step), the cost flags,
+// the model options and, for cuda, a device (`cudaReason` non-empty: there is none, and why).
+std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
+                                        const std::string& cudaReason);
+
+}  // namespace ps::ui

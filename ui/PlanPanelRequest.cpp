@@ -1,0 +1,313 @@
+// The plan panel's request: shown into the knobs, read back from them, checked as they change.
+// A knob the user has not touched gives back the exact value it was shown (a spin box rounds to
+// its decimals and clamps to its range), so that an untouched panel reruns the run byte for byte.
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTimer>
+#include <QToolButton>
+#include <QVariant>
+
+#include "runtime/cuda/CudaBackend.h"
+#include "ui/PlanPanel.h"
+
+namespace ps::ui {
+namespace {
+
+constexpr const char* kShown = "shownValue";
+
+void snapshot(QSpinBox* s) {
+  s->setProperty(kShown, s->value());
+}
+void snapshot(QDoubleSpinBox* s) {
+  s->setProperty(kShown, s->value());
+}
+void snapshot(QComboBox* c) {
+  c->setProperty(kShown, c->currentIndex());
+}
+void snapshot(QCheckBox* c) {
+  c->setProperty(kShown, c->isChecked());
+}
+bool touched(const QSpinBox* s) {
+  return s->value() != s->property(kShown).toInt();
+}
+bool touched(const QDoubleSpinBox* s) {
+  return s->value() != s->property(kShown).toDouble();
+}
+bool touched(const QComboBox* c) {
+  return c->currentIndex() != c->property(kShown).toInt();
+}
+bool touched(const QCheckBox* c) {
+  return c->isChecked() != c->property(kShown).toBool();
+}
+
+// The combo entry whose name (Qt::UserRole) is `name`, or leaves it where it is.
+void select(QComboBox* c, std::string_view name) {
+  const int i = c->findData(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
+  if (i >= 0) c->setCurrentIndex(i);
+}
+
+std::string nameOf(const QComboBox* c) {
+  return c->currentData().toString().toStdString();
+}
+
+const std::string& cudaReason() {
+  static const std::string reason = [] {
+    const auto a = runtime::cudaAvailability();
+    return a.available() ? std::string() : "no CUDA device (" + a.reason + ")";
+  }();
+  return reason;
+}
+
+// A knob in error: tinted red, its text red, in the style's own drawing (a style sheet would
+// replace the native frame and arrows of that one widget).
+void markInvalid(QWidget* w, bool invalid) {
+  if (!invalid) {
+    w->setPalette(QPalette());
+    return;
+  }
+  QPalette p = w->palette();
+  const bool dark = p.color(QPalette::Window).lightness() < 128;
+  const QColor tint = dark ? QColor(0x5a, 0x1e, 0x1e) : QColor(0xfd, 0xe2, 0xe2);
+  const QColor text = dark ? QColor(0xff, 0xb4, 0xab) : QColor(0xb7, 0x1c, 0x1c);
+  for (auto role : {QPalette::Base, QPalette::Button})
+    p.setColor(role, tint);
+  for (auto role : {QPalette::Text, QPalette::ButtonText})
+    p.setColor(role, text);
+  w->setPalette(p);
+}
+
+}  // namespace
+
+runtime::CpuRunOptions appModelOptions() {
+  runtime::CpuRunOptions options;
+  options.model.block = runtime::BlockType::Transformer;
+  options.model.hidden = 64;
+  options.model.heads = 4;
+  options.optimizer.kind = runtime::OptimizerKind::Adam;
+  options.optimizer.lr = 0.001f;
+  return options;
+}
+
+RunRequest::RunRequest() {
+  rest.exec = appModelOptions();
+}
+
+RunRequest::RunRequest(const runtime::RunPlanRequest& job)
+    : spec(job.spec),
+      backend(QString::fromUtf8(runtime::backendName(job.backend).data())),
+      model(QString::fromUtf8(runtime::blockTypeName(job.exec.model.block).data())),
+      hidden(job.exec.model.hidden),
+      rest(job) {}
+
+std::optional<runtime::RunPlanRequest> RunRequest::job() const {
+  const auto b = runtime::parseBackend(backend.toStdString());
+  if (!b) return std::nullopt;
+  runtime::RunPlanRequest r = rest;
+  r.spec = spec;
+  r.backend = *b;
+  r.exec.model.block = model == "mlp" ? runtime::BlockType::Mlp : runtime::BlockType::Transformer;
+  r.exec.model.hidden = hidden;
+  return r;
+}
+
+void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
+  shown_ = request;
+  shown_.built.reset();  // the panel reruns from the knobs: the spec is the plan
+  // A simulation has no model options: should the user switch to cpu or cuda, the app's.
+  if (!runtime::trainsModel(request.backend)) shown_.exec = appModelOptions();
+  const runtime::PlanSpec& s = request.spec;
+  loading_ = true;
+  select(schedule_, s.schedule);
+  stages_->setValue(s.stages.value_or(4));
+  microbatches_->setValue(s.microbatches.value_or(8));
+  chunks_->setValue(s.chunks);
+  const int pv = stages_->value() * chunks_->value();
+  const bool givenCosts = s.costs || !s.costsFile.empty();
+  if (s.costs && !s.layers)
+    layers_->setValue(static_cast<int>(s.costs->layers.size()));  // the costs' layer count
+  else
+    layers_->setValue(!s.layers || (*s.layers == pv && !givenCosts) ? 0 : *s.layers);
+  steps_->setValue(s.steps);
+  select(backend_, runtime::backendName(request.backend));
+  select(model_, runtime::blockTypeName(shown_.exec.model.block));
+  hidden_->setValue(shown_.exec.model.hidden);
+  // The link a model backend emulates is its own option; the simulator's is the plan's.
+  const bool model = runtime::trainsModel(request.backend);
+  const std::optional<double> gbps = model ? request.exec.linkGbps : s.uniform.linkGbps;
+  linkGbps_->setValue(gbps.value_or(0));
+  latency_->setValue(model ? request.exec.linkLatencyUs : s.uniform.linkLatencyUs);
+  actMb_->setValue(s.uniform.actMb);
+  fwd_->setValue(s.uniform.fwdUs);
+  bwd_->setValue(s.uniform.bwdUs);
+  wgrad_->setValue(s.uniform.wgradUs);
+  select(sync_, runtime::optimizerSyncName(s.optimizerSync));
+  recompute_->setChecked(s.recompute);
+  select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
+  for (QSpinBox* w : {stages_, microbatches_, chunks_, layers_, steps_, hidden_})
+    snapshot(w);
+  for (QDoubleSpinBox* w : {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_})
+    snapshot(w);
+  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_})
+    snapshot(w);
+  snapshot(recompute_);
+  loading_ = false;
+  boundaries_ = QString::fromStdString(s.boundaries);
+  rerunnable_ = true;
+  simulate_.reset();
+  notice_->setVisible(false);
+  simulateButton_->setVisible(false);
+  if (!s.scheduleFile.empty()) {
+    notice_->setText("Schedule from " + QString::fromStdString(s.scheduleFile) +
+                     " (its stages and micro-batches).");
+    notice_->setVisible(true);
+  }
+  rerunTimer_->stop();  // showing a run is no change to rerun
+  refresh();
+  revalidate();
+}
+
+runtime::RunPlanRequest PlanPanel::request() const {
+  runtime::RunPlanRequest r = shown_;
+  // A rerun is a new run: named after its knobs and writing its own config.
+  r.name.clear();
+  r.configJson.clear();
+  runtime::PlanSpec& s = r.spec;
+  if (touched(schedule_)) s.schedule = nameOf(schedule_);
+  if (touched(stages_)) s.stages = stages_->value();
+  if (touched(microbatches_)) s.microbatches = microbatches_->value();
+  if (touched(chunks_)) s.chunks = chunks_->value();
+  if (touched(layers_) || touched(stages_) || touched(chunks_)) {
+    if (layers_->value() > 0)
+      s.layers = layers_->value();
+    else if (!s.layers || *s.layers != stages_->value() * chunks_->value())
+      s.layers.reset();  // "P·V" of the shape on screen
+  }
+  if (touched(steps_)) s.steps = steps_->value();
+  s.boundaries = boundaries_.toStdString();
+  if (touched(backend_))
+    r.backend = runtime::parseBackend(nameOf(backend_)).value_or(runtime::Backend::Sim);
+  if (touched(model_))
+    r.exec.model.block =
+        nameOf(model_) == "mlp" ? runtime::BlockType::Mlp : runtime::BlockType::Transformer;
+  if (touched(hidden_)) r.exec.model.hidden = hidden_->value();
+  if (touched(optimizer_))
+    r.exec.optimizer.kind =
+        nameOf(optimizer_) == "sgd" ? runtime::OptimizerKind::Sgd : runtime::OptimizerKind::Adam;
+  // One link setting, for the simulator's plan and a model backend's emulation alike.
+  if (touched(linkGbps_) || touched(latency_) || touched(backend_)) {
+    const bool model = runtime::trainsModel(shown_.backend);
+    std::optional<double> gbps = model ? shown_.exec.linkGbps : shown_.spec.uniform.linkGbps;
+    double latency = model ? shown_.exec.linkLatencyUs : shown_.spec.uniform.linkLatencyUs;
+    if (touched(linkGbps_))
+      gbps = linkGbps_->value() > 0 ? std::optional<double>(linkGbps_->value()) : std::nullopt;
+    if (touched(latency_)) latency = latency_->value();
+    s.uniform.linkGbps = r.exec.linkGbps = gbps;
+    s.uniform.linkLatencyUs = r.exec.linkLatencyUs = latency;
+  }
+  if (touched(actMb_)) s.uniform.actMb = actMb_->value();
+  if (touched(fwd_)) s.uniform.fwdUs = fwd_->value();
+  if (touched(bwd_)) s.uniform.bwdUs = bwd_->value();
+  if (touched(wgrad_)) s.uniform.wgradUs = wgrad_->value();
+  if (touched(sync_))
+    s.optimizerSync =
+        runtime::parseOptimizerSync(nameOf(sync_)).value_or(runtime::OptimizerSync::Barrier);
+  if (touched(recompute_)) s.recompute = recompute_->isChecked();
+  return r;
+}
+
+void PlanPanel::showKnobs(const std::string& schedule, int stages, int microbatches, int chunks,
+                          int layers, int steps) {
+  runtime::RunPlanRequest r = request();
+  r.spec.schedule = schedule;
+  r.spec.stages = stages;
+  r.spec.microbatches = microbatches;
+  r.spec.chunks = chunks;
+  r.spec.layers = layers > 0 ? std::optional<int>(layers) : std::nullopt;
+  r.spec.steps = steps;
+  r.spec.boundaries.clear();
+  showRequest(r);
+}
+
+void PlanPanel::setNotRerunnable(const QString& why,
+                                 const std::optional<runtime::RunPlanRequest>& simulate) {
+  rerunTimer_->stop();
+  rerunnable_ = false;
+  simulate_ = simulate;
+  notice_->setText(why);
+  notice_->setVisible(true);
+  simulateButton_->setVisible(simulate.has_value());
+  refresh();
+}
+
+void PlanPanel::showRunError(const QString& message) {
+  const std::string text = message.toStdString();
+  showProblem(KnobProblem{text, knobNamedIn(text)});
+}
+
+void PlanPanel::revalidate() {
+  showProblem(checkRequest(request(), cudaReason()));
+}
+
+QWidget* PlanPanel::widgetFor(Knob knob) const {
+  switch (knob) {
+    case Knob::None:
+      return nullptr;
+    case Knob::Schedule:
+      return schedule_;
+    case Knob::Stages:
+      return stages_;
+    case Knob::Microbatches:
+      return microbatches_;
+    case Knob::Chunks:
+      return chunks_;
+    case Knob::Layers:
+      return layers_;
+    case Knob::Steps:
+      return steps_;
+    case Knob::Backend:
+      return backend_;
+    case Knob::Model:
+      return model_;
+    case Knob::Hidden:
+      return hidden_;
+    case Knob::Optimizer:
+      return optimizer_;
+    case Knob::LinkGbps:
+      return linkGbps_;
+    case Knob::LinkLatency:
+      return latency_;
+    case Knob::ActMb:
+      return actMb_;
+    case Knob::FwdUs:
+      return fwd_;
+    case Knob::BwdUs:
+      return bwd_;
+    case Knob::WgradUs:
+      return wgrad_;
+  }
+  return nullptr;
+}
+
+void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {
+  problem_ = problem;
+  QWidget* bad = problem ? widgetFor(problem->knob) : nullptr;
+  for (int k = static_cast<int>(Knob::Schedule); k <= static_cast<int>(Knob::WgradUs); ++k) {
+    QWidget* w = widgetFor(static_cast<Knob>(k));
+    const bool invalid = w == bad;
+    if (w->property("invalid").toBool() == invalid) continue;
+    w->setProperty("invalid", invalid);
+    markInvalid(w, invalid);
+  }
+  // A knob under "More" with the problem: open it, so that the red frame shows.
+  if (bad && more_->isAncestorOf(bad)) setMoreOpen(true);
+  error_->setText(problem ? QString::fromStdString(problem->message) : QString());
+  error_->setVisible(problem.has_value());
+  updateRunEnabled();
+}
+
+}  // namespace ps::ui
