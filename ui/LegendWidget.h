@@ -1,17 +1,52 @@
 #pragma once
-// A one-line legend of the op kind colours and the bubble shade.
+// The legend of the op kind colours and the idle (bubble) shade: one entry per colour of
+// KindPalette, covering every trace::OpKind, wrapped onto more rows when the dock is narrow.
+// Swatches have a thin frame so that dark colours stay visible on the dark palette.
 
+#include <QColor>
+#include <QRect>
+#include <QString>
 #include <QWidget>
 
+#include <vector>
+
+#include "trace/OpKind.h"
+
 namespace ps::ui {
+
+struct LegendEntry {
+  QColor colour;
+  QString label;
+  std::vector<trace::OpKind> kinds;  // the kinds painted in this colour; none for the bubble
+};
+// Every entry in legend order, the last one the timeline's idle shade for `dark`.
+std::vector<LegendEntry> legendEntries(bool dark);
 
 class LegendWidget : public QWidget {
  public:
   explicit LegendWidget(QWidget* parent = nullptr);
   QSize sizeHint() const override;
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+  // Where entry i's swatch is painted at `width` (the widget's own by default).
+  std::vector<QRect> swatchRects(int width = -1) const;
+  const std::vector<LegendEntry>& entries() const { return entries_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+ private:
+  bool dark() const;
+  // Swatch rects and label origins for `width`.
+  struct Layout {
+    std::vector<QRect> swatches;
+    std::vector<QPoint> labels;
+    int height = 0;
+  };
+  Layout layoutFor(int width) const;
+
+  std::vector<LegendEntry> entries_;
 };
 
 }  // namespace ps::ui

@@ -10,8 +10,20 @@
 
 namespace ps::ui {
 namespace {
-constexpr int kGutter = 28;  // row / column rank labels
+constexpr int kMinGutter = 28;  // row / column rank labels: two digits
+
+// Secondary text: between the text and its background, readable on both palettes (a palette
+// set by hand often leaves PlaceholderText at the light palette's grey, invisible on dark).
+QColor faintText(const QPalette& p) {
+  const QColor fg = p.color(QPalette::Text), bg = p.color(QPalette::Base);
+  return QColor((fg.red() * 3 + bg.red() * 2) / 5, (fg.green() * 3 + bg.green() * 2) / 5,
+                (fg.blue() * 3 + bg.blue() * 2) / 5);
 }
+
+QString bytesText(std::int64_t b) {
+  return QString::fromStdString(trace::formatBytes(b));
+}
+}  // namespace
 
 LinkMatrixView::LinkMatrixView(QWidget* parent) : QWidget(parent) {
   setObjectName("linkMatrix");
@@ -27,17 +39,48 @@ void LinkMatrixView::setLinks(std::vector<trace::LinkSummary> links, int ranks,
   update();
 }
 
+int LinkMatrixView::gutter() const {
+  return std::max(kMinGutter,
+                  fontMetrics().horizontalAdvance(QString::number(std::max(0, ranks_ - 1))) + 10);
+}
+
 QRect LinkMatrixView::cellRect(int src, int dst) const {
-  const int n = std::max(ranks_, 1);
-  const int side = std::max(1, std::min((width() - kGutter) / n, (height() - kGutter) / n));
-  return {kGutter + dst * side, kGutter + src * side, side, side};
+  const int n = std::max(ranks_, 1), g = gutter();
+  const int side = std::max(1, std::min((width() - g) / n, (height() - g) / n));
+  return {g + dst * side, g + src * side, side, side};
+}
+
+int LinkMatrixView::labelStep() const {
+  // Labels k cells apart need k cells to hold a line (rows) and the widest number (columns).
+  const int side = cellRect(0, 0).width();
+  const int need = std::max(fontMetrics().height(),
+                            fontMetrics().horizontalAdvance(QString::number(ranks_ - 1)) + 4);
+  int k = 1;
+  while (k * side < need && k < ranks_)
+    k *= 2;
+  return k;
+}
+
+QRect LinkMatrixView::rowLabelRect(int rank) const {
+  const QRect row = cellRect(rank, 0);
+  const int fh = fontMetrics().height();
+  return {0, row.center().y() - fh / 2, gutter() - 4, fh};
+}
+
+QRect LinkMatrixView::columnLabelRect(int rank) const {
+  const QRect col = cellRect(0, rank);
+  const int tw = fontMetrics().horizontalAdvance(QString::number(rank));
+  const int fh = fontMetrics().height();
+  return {col.left() + col.width() / 2 - tw / 2, gutter() - 4 - fh, tw, fh};
 }
 
 std::pair<int, int> LinkMatrixView::cellAt(QPoint pos) const {
-  for (int s = 0; s < ranks_; ++s)
-    for (int d = 0; d < ranks_; ++d)
-      if (cellRect(s, d).contains(pos)) return {s, d};
-  return {-1, -1};
+  const QRect first = cellRect(0, 0);
+  const int side = first.width(), g = gutter();
+  if (ranks_ <= 0 || pos.x() < g || pos.y() < g) return {-1, -1};
+  const int s = (pos.y() - g) / side, d = (pos.x() - g) / side;
+  if (s >= ranks_ || d >= ranks_) return {-1, -1};
+  return {s, d};
 }
 
 const trace::LinkSummary* LinkMatrixView::link(int src, int dst) const {
@@ -50,7 +93,7 @@ void LinkMatrixView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   if (ranks_ <= 0) {
-    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.setPen(faintText(palette()));
     p.drawText(rect(), Qt::AlignCenter, "no links");
     return;
   }
@@ -60,12 +103,17 @@ void LinkMatrixView::paintEvent(QPaintEvent*) {
   const QColor hot(0x00, 0x72, 0xb2);  // Okabe–Ito blue, as the send/recv lanes
   const QColor text = palette().color(QPalette::Text);
   p.setPen(text);
-  for (int r = 0; r < ranks_; ++r) {
+  // Thinned labels (every k-th rank), with a tick at each labelled row and column.
+  const int step = labelStep(), g = gutter();
+  const QColor tick = palette().color(QPalette::Mid);
+  for (int r = 0; r < ranks_; r += step) {
     const QRect row = cellRect(r, 0), col = cellRect(0, r);
-    p.drawText(QRect(0, row.top(), kGutter - 4, row.height()), Qt::AlignRight | Qt::AlignVCenter,
-               QString::number(r));
-    p.drawText(QRect(col.left(), 0, col.width(), kGutter - 4), Qt::AlignCenter | Qt::AlignBottom,
-               QString::number(r));
+    p.drawText(rowLabelRect(r), Qt::AlignRight | Qt::AlignVCenter, QString::number(r));
+    p.drawText(columnLabelRect(r), Qt::AlignCenter, QString::number(r));
+    if (step > 1) {
+      p.fillRect(QRect(g - 3, row.top() + row.height() / 2, 3, 1), tick);
+      p.fillRect(QRect(col.left() + col.width() / 2, g - 3, 1, 3), tick);
+    }
   }
   for (int s = 0; s < ranks_; ++s)
     for (int d = 0; d < ranks_; ++d) {
@@ -75,7 +123,7 @@ void LinkMatrixView::paintEvent(QPaintEvent*) {
       if (l && l->bytes > 0) {
         const double share = static_cast<double>(l->bytes) / static_cast<double>(maxBytes);
         fill = hot;
-        fill.setAlphaF(0.15 + 0.85 * share);
+        fill.setAlphaF(0.3 + 0.7 * share);  // the lightest still shows on a dark base
       }
       p.fillRect(cell, fill);
       if (l && cell.width() >= 44 && cell.height() >= 28) {
@@ -90,26 +138,50 @@ void LinkMatrixView::paintEvent(QPaintEvent*) {
     }
 }
 
+QString LinkMatrixView::toolTipAt(QPoint pos) const {
+  if (ranks_ <= 0) return {};
+  const auto [s, d] = cellAt(pos);
+  if (s >= 0) {
+    const trace::LinkSummary* l = link(s, d);
+    if (!l || l->bytes <= 0) return QString("rank %1 → rank %2: nothing sent").arg(s).arg(d);
+    const double seconds = static_cast<double>(l->busy_ns) * 1e-9;
+    const double gbps = seconds > 0 ? static_cast<double>(l->bytes) * 8e-9 / seconds : 0.0;
+    const double busy =
+        spanNs_ > 0 ? 100.0 * static_cast<double>(l->busy_ns) / static_cast<double>(spanNs_) : 0.0;
+    return QString("rank %1 → rank %2\n%3 in %4 sends\nbusy %5 (%6 % of the run), %7 Gb/s achieved")
+        .arg(s)
+        .arg(d)
+        .arg(bytesText(l->bytes))
+        .arg(l->ops)
+        .arg(QString::fromStdString(trace::formatDuration(l->busy_ns)))
+        .arg(busy, 0, 'f', 1)
+        .arg(gbps, 0, 'f', 2);
+  }
+  // Over a label column or row: that rank's totals as sender (row) or receiver (column).
+  const int g = gutter();
+  const QRect grid = cellRect(0, 0).united(cellRect(ranks_ - 1, ranks_ - 1));
+  const bool row = pos.x() < g && pos.y() >= grid.top() && pos.y() <= grid.bottom();
+  const bool col = pos.y() < g && pos.x() >= grid.left() && pos.x() <= grid.right();
+  if (!row && !col) return {};
+  const int side = grid.width() / ranks_;
+  const int r = std::clamp(((row ? pos.y() : pos.x()) - g) / std::max(side, 1), 0, ranks_ - 1);
+  std::int64_t bytes = 0;
+  for (const auto& l : links_)
+    if ((row ? l.src : l.dst) == r) bytes += l.bytes;
+  return QString("rank %1 %2 %3 in total")
+      .arg(r)
+      .arg(row ? "sends" : "receives")
+      .arg(bytesText(bytes));
+}
+
 bool LinkMatrixView::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    const auto [s, d] = cellAt(help->pos());
-    const trace::LinkSummary* l = s >= 0 ? link(s, d) : nullptr;
-    if (!l) {
+    const QString text = toolTipAt(help->pos());
+    if (text.isEmpty())
       QToolTip::hideText();
-      return true;
-    }
-    const double seconds = static_cast<double>(l->busy_ns) * 1e-9;
-    const double gbps = seconds > 0 ? static_cast<double>(l->bytes) * 8e-9 / seconds : 0.0;
-    QToolTip::showText(help->globalPos(),
-                       QString("rank %1 → rank %2\n%3 in %4 sends\nbusy %5, %6 Gb/s achieved")
-                           .arg(s)
-                           .arg(d)
-                           .arg(QString::fromStdString(trace::formatBytes(l->bytes)))
-                           .arg(l->ops)
-                           .arg(QString::fromStdString(trace::formatDuration(l->busy_ns)))
-                           .arg(gbps, 0, 'f', 2),
-                       this);
+    else
+      QToolTip::showText(help->globalPos(), text, this);
     return true;
   }
   return QWidget::event(event);

@@ -1,7 +1,9 @@
 #pragma once
 // The link matrix of a run: one cell per (sender, receiver) rank pair, shaded by the bytes sent,
 // labelled with the bytes and the busy share of the run's span; hover for the exact figures.
-// Sits beside the link table in the Links dock.
+// Rows are senders, columns receivers. Past a dozen ranks the rank labels thin out to every
+// k-th (k = 1, 2, 4, ...) so they never overlap; every cell and label keeps its full figures in
+// its tooltip. Sits beside the link table in the Links dock.
 
 #include <QWidget>
 
@@ -21,6 +23,13 @@ class LinkMatrixView : public QWidget {
   // The cell a widget position falls in as (src, dst), or (-1, -1).
   std::pair<int, int> cellAt(QPoint pos) const;
   QSize sizeHint() const override { return {320, 240}; }
+  // Every labelStep()-th rank is labelled; the label rects as painted (rank r's row / column).
+  int labelStep() const;
+  QRect rowLabelRect(int rank) const;
+  QRect columnLabelRect(int rank) const;
+  // The tooltip at a widget position: a cell's figures ("rank 3 → rank 4 ...", also for a pair
+  // that sent nothing) or a rank label's totals; empty elsewhere.
+  QString toolTipAt(QPoint pos) const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -28,6 +37,7 @@ class LinkMatrixView : public QWidget {
 
  private:
   QRect cellRect(int src, int dst) const;
+  int gutter() const;  // row / column label width: two digits at least
   const trace::LinkSummary* link(int src, int dst) const;
 
   std::vector<trace::LinkSummary> links_;

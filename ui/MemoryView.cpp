@@ -1,16 +1,88 @@
 #include "ui/MemoryView.h"
 
+#include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
 
 #include "trace/Units.h"
 #include "trace/analysis/LaneQuery.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
+namespace {
+
+constexpr int kRightMargin = 8;  // as the timeline's: the plots share one time axis
+
+// Secondary text: between the text and its background, readable on both palettes (a palette
+// set by hand often leaves PlaceholderText at the light palette's grey, invisible on dark).
+QColor faintText(const QPalette& p) {
+  const QColor fg = p.color(QPalette::Text), bg = p.color(QPalette::Base);
+  return QColor((fg.red() * 3 + bg.red() * 2) / 5, (fg.green() * 3 + bg.green() * 2) / 5,
+                (fg.blue() * 3 + bg.blue() * 2) / 5);
+}
+
+QColor rankColour(int rank) {
+  static const QColor colours[] = {QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00),
+                                   QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
+                                   QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9)};
+  return colours[rank % 6];
+}
+
+QString bytesText(std::int64_t b) {
+  return QString::fromStdString(trace::formatBytes(b));
+}
+
+}  // namespace
+
+MemoryReadout memoryReadout(const trace::RunTrace& run, int rank, std::int64_t t) {
+  MemoryReadout out;
+  if (rank < 0 || rank >= static_cast<int>(run.ranks.size())) return out;
+  const auto& r = run.ranks[rank];
+  out.rank = rank;
+  out.t = t;
+  out.capacity = r.info.memory_capacity_bytes;
+  for (auto b : r.memory.bytes)
+    out.peak = std::max(out.peak, b);
+  const auto& ts = r.memory.t;
+  const auto it = std::upper_bound(ts.begin(), ts.end(), t);
+  if (it != ts.begin()) out.bytes = r.memory.bytes[static_cast<std::size_t>(it - ts.begin()) - 1];
+  return out;
+}
+
+QString memoryReadoutText(const MemoryReadout& m) {
+  if (m.rank < 0) return {};
+  QString text = QString("rank %1 · %2 · ")
+                     .arg(m.rank)
+                     .arg(QString::fromStdString(trace::formatDuration(m.t)));
+  text += m.bytes ? bytesText(*m.bytes) + " in use" : QString("no sample yet");
+  text += " · peak " + bytesText(m.peak);
+  if (m.capacity && *m.capacity > 0) text += " of " + bytesText(*m.capacity);
+  return text;
+}
 
 MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   setObjectName("memoryView");
   setMinimumHeight(90);
+  setMouseTracking(true);
+  // A thin bar in the plot's right margin: a full-width one would shift this plot's time axis
+  // away from the timeline's above it. Square ends: no blended pixels at any device ratio.
+  bar_ = new QScrollBar(Qt::Vertical, this);
+  bar_->setObjectName("memoryScrollBar");
+  bar_->setStyleSheet(
+      "QScrollBar:vertical{width:8px;background:transparent;margin:0;border:none}"
+      "QScrollBar::handle:vertical{background:palette(mid);min-height:16px;margin:0 1px}"
+      "QScrollBar::add-line:vertical,QScrollBar::sub-line:vertical{height:0;border:none}"
+      "QScrollBar::add-page:vertical,QScrollBar::sub-page:vertical{background:none}");
+  bar_->hide();
+  connect(bar_, &QScrollBar::valueChanged, this, [this](int v) {
+    scroll_ = v;
+    update();
+  });
 }
 
 void MemoryView::setRun(std::shared_ptr<const trace::RunTrace> run) {
@@ -23,6 +95,9 @@ void MemoryView::setRun(std::shared_ptr<const trace::RunTrace> run) {
       if (r.info.memory_capacity_bytes)
         scale_ = std::max(scale_, *r.info.memory_capacity_bytes / 8);
     }
+  hover_.reset();
+  hoverText_.clear();
+  updateScrollBar();
   update();
 }
 
@@ -43,59 +118,239 @@ double MemoryView::peakShare(int rank) const {
 
 void MemoryView::setVisibleRange(TimeRange range) {
   range_ = range;
+  if (hover_) hoverText_ = memoryReadoutText(readoutAt(*hover_).value_or(MemoryReadout{}));
   update();
+}
+
+int MemoryView::plotWidth() const {
+  return std::max(1, width() - TimelineView::kGutter - kRightMargin);
+}
+
+bool MemoryView::hasSamples() const {
+  if (!run_) return false;
+  for (const auto& r : run_->ranks)
+    if (r.memory.size() > 0) return true;
+  return false;
+}
+
+QString MemoryView::note() const {
+  if (run_ && !run_->ranks.empty() && !hasSamples()) return "no memory samples in this run";
+  return {};
+}
+
+int MemoryView::trackHeight() const {
+  const int ranks = run_ ? static_cast<int>(run_->ranks.size()) : 0;
+  // One line of text and its padding: below that the labels collide with each other.
+  const int minimum = fontMetrics().height() + 8;
+  if (ranks <= 0) return minimum;
+  return std::max(minimum, (height() - kHeader) / ranks);
+}
+
+int MemoryView::maxScroll() const {
+  const int ranks = run_ && hasSamples() ? static_cast<int>(run_->ranks.size()) : 0;
+  return std::max(0, ranks * trackHeight() - (height() - kHeader));
+}
+
+void MemoryView::scrollTo(int offset) {
+  bar_->setValue(std::clamp(offset, 0, maxScroll()));
+  scroll_ = bar_->value();
+  update();
+}
+
+void MemoryView::ensureRankVisible(int rank) {
+  const int top = rank * trackHeight(), view = height() - kHeader;
+  if (top < scroll_)
+    scrollTo(top);
+  else if (top + trackHeight() > scroll_ + view)
+    scrollTo(top + trackHeight() - view);
+}
+
+void MemoryView::updateScrollBar() {
+  const int most = maxScroll();
+  bar_->setGeometry(width() - kRightMargin, kHeader, kRightMargin, std::max(0, height() - kHeader));
+  bar_->setRange(0, most);
+  bar_->setPageStep(std::max(1, height() - kHeader));
+  bar_->setSingleStep(trackHeight());
+  bar_->setVisible(most > 0);
+  scroll_ = bar_->value();
+}
+
+void MemoryView::resizeEvent(QResizeEvent*) {
+  updateScrollBar();
+}
+
+void MemoryView::wheelEvent(QWheelEvent* e) {
+  // Plain wheel scrolls the tracks; ctrl+wheel (zoom on the timeline) is not ours to take.
+  if (maxScroll() == 0 || (e->modifiers() & Qt::ControlModifier)) {
+    e->ignore();
+    return;
+  }
+  scrollTo(scroll_ - e->angleDelta().y() * trackHeight() / 120);
+  e->accept();
+}
+
+QRect MemoryView::labelRect(int rank) const {
+  const int fh = fontMetrics().height(), track = trackHeight(), top = trackTop(rank);
+  const int gutter = TimelineView::kGutter;
+  if (track >= 2 * fh + 8) return {6, top + 2, gutter - 12, fh};
+  // One line: the label, then the bar beside it; every label as wide as the widest.
+  const int ranks = run_ ? static_cast<int>(run_->ranks.size()) : 1;
+  const QString widest = QString("rank %1").arg(std::max(0, ranks - 1));
+  const int w = std::min(gutter - 30, fontMetrics().horizontalAdvance(widest) + 2);
+  return {6, top + (track - fh) / 2, w, fh};
+}
+
+QRect MemoryView::peakBarRect(int rank) const {
+  const int fh = fontMetrics().height(), track = trackHeight(), top = trackTop(rank);
+  const int gutter = TimelineView::kGutter;
+  const QRect label = labelRect(rank);
+  if (track >= 2 * fh + 8)
+    return {6, label.bottom() + 3, gutter - 16, std::clamp(track - fh - 10, 3, 10)};
+  const int left = label.right() + 7;
+  return {left, top + (track - 6) / 2, std::max(4, gutter - 10 - left), 6};
+}
+
+int MemoryView::rankAt(QPoint pos) const {
+  if (!run_ || !hasSamples() || pos.y() < kHeader) return -1;
+  const int r = (pos.y() - kHeader + scroll_) / trackHeight();
+  return r >= 0 && r < static_cast<int>(run_->ranks.size()) ? r : -1;
+}
+
+std::optional<MemoryReadout> MemoryView::readoutAt(QPoint pos) const {
+  const int rank = rankAt(pos);
+  const int x = pos.x() - TimelineView::kGutter;
+  if (rank < 0 || x < 0 || x >= plotWidth()) return std::nullopt;
+  return memoryReadout(*run_, rank, pxToTime(range_, plotWidth(), x));
+}
+
+void MemoryView::mouseMoveEvent(QMouseEvent* e) {
+  hover_ = e->pos();
+  hoverText_ = memoryReadoutText(readoutAt(*hover_).value_or(MemoryReadout{}));
+  update();
+}
+
+void MemoryView::leaveEvent(QEvent*) {
+  hover_.reset();
+  hoverText_.clear();
+  update();
+}
+
+bool MemoryView::event(QEvent* event) {
+  // The gutter explains its bar; over the plot the readout is painted under the pointer.
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const int rank = rankAt(help->pos());
+    if (rank < 0 || help->pos().x() >= TimelineView::kGutter) {
+      QToolTip::hideText();
+      return true;
+    }
+    const MemoryReadout m = memoryReadout(*run_, rank, 0);
+    QString text = QString("rank %1: peak %2").arg(rank).arg(bytesText(m.peak));
+    if (m.capacity && *m.capacity > 0)
+      text += QString(" of %1 (%2 %)")
+                  .arg(bytesText(*m.capacity))
+                  .arg(100.0 * static_cast<double>(m.peak) / static_cast<double>(*m.capacity), 0,
+                       'f', 1);
+    else
+      text += " (no capacity known: bar against the run's largest peak)";
+    QToolTip::showText(help->globalPos(), text, this);
+    return true;
+  }
+  return QWidget::event(event);
 }
 
 void MemoryView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().color(QPalette::Base));
   drawnColumns_ = 0;
-  const int gutter = TimelineView::kGutter;
-  const int plotW = std::max(1, width() - gutter - 8);
   if (!run_ || run_->ranks.empty()) return;
-  const int ranks = static_cast<int>(run_->ranks.size());
-  const int band = std::max(12, (height() - 18) / ranks);
-  static const QColor colours[] = {QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00),
-                                   QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
-                                   QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9)};
-  p.setPen(palette().color(QPalette::WindowText));
-  p.drawText(
-      QRect(4, 0, width(), 16), Qt::AlignLeft | Qt::AlignVCenter,
-      QString("memory in use (scale %1)").arg(QString::fromStdString(trace::formatBytes(scale_))));
-  for (int r = 0; r < ranks; ++r) {
-    const int top = 18 + r * band, bottom = top + band - 3;
-    const auto cols = trace::queryMemory(run_->ranks[r].memory, range_.start, range_.end, plotW);
-    const QColor c = colours[r % 6];
-    p.setPen(palette().color(QPalette::WindowText));
-    const bool roomy = band >= 30;
-    p.drawText(QRect(6, top, gutter - 10, roomy ? band / 2 : band),
-               Qt::AlignLeft | Qt::AlignVCenter, QString("rank %1").arg(r));
-    // Peak-against-capacity bar in the gutter (the plot keeps the timeline's time axis).
-    const QRect bar(6, roomy ? top + band / 2 : bottom - 3, gutter - 16,
-                    roomy ? std::min(10, band / 2 - 4) : 3);
-    p.fillRect(bar, palette().color(QPalette::AlternateBase));
-    const double share = peakShare(r);
-    const bool over = share > 1.0;
-    p.fillRect(QRect(bar.left(), bar.top(), static_cast<int>(std::min(share, 1.0) * bar.width()),
-                     bar.height()),
-               over ? QColor(0xD5, 0x2A, 0x2A) : colours[r % 6]);
-
-    QColor fill = c;
-    fill.setAlpha(110);
-    for (int x = 0; x < plotW; ++x) {
-      if (!cols[x].valid) continue;
-      ++drawnColumns_;
-      const auto y = [&](std::int64_t b) {
-        return bottom -
-               static_cast<int>(static_cast<double>(b) / static_cast<double>(scale_) * (band - 4));
-      };
-      // Filled to the column's minimum, with the min..max spread in the full colour on top.
-      p.fillRect(QRect(gutter + x, y(cols[x].minBytes), 1, bottom - y(cols[x].minBytes)), fill);
-      p.fillRect(
-          QRect(gutter + x, y(cols[x].maxBytes), 1, y(cols[x].minBytes) - y(cols[x].maxBytes) + 1),
-          c);
-    }
+  if (const QString n = note(); !n.isEmpty()) {
+    // An imported trace without memory events: a scale with nothing under it read as "zero".
+    p.setPen(faintText(palette()));
+    p.drawText(rect(), Qt::AlignCenter, n);
+    return;
   }
+  p.setPen(palette().color(QPalette::WindowText));
+  const QString title = QString("memory in use per rank (scale %1)%2")
+                            .arg(bytesText(scale_))
+                            .arg(maxScroll() > 0 ? " · wheel scrolls" : "");
+  p.drawText(QRect(4, 0, width() - 8, kHeader), Qt::AlignLeft | Qt::AlignVCenter,
+             fontMetrics().elidedText(title, Qt::ElideRight, width() - 8));
+  p.setClipRect(QRect(0, kHeader, width(), height() - kHeader));
+  const int track = trackHeight();
+  const int first = std::max(0, scroll_ / track);
+  const int last =
+      std::min(static_cast<int>(run_->ranks.size()) - 1, (scroll_ + height() - kHeader) / track);
+  for (int r = first; r <= last; ++r)
+    paintTrack(p, r);
+  paintHover(p);
+}
+
+void MemoryView::paintTrack(QPainter& p, int r) {
+  const int gutter = TimelineView::kGutter, plotW = plotWidth();
+  const int track = trackHeight(), top = trackTop(r), bottom = top + track - 3;
+  // Alternate shading tells 64 thin tracks apart, as the timeline's rows do.
+  if (r % 2) p.fillRect(QRect(0, top, width(), track), palette().color(QPalette::AlternateBase));
+  const QColor c = rankColour(r);
+  const QRect label = labelRect(r);
+  p.setPen(palette().color(QPalette::WindowText));
+  p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter,
+             fontMetrics().elidedText(QString("rank %1").arg(r), Qt::ElideRight, label.width()));
+  // Peak-against-capacity bar in the gutter (the plot keeps the timeline's time axis).
+  const QRect bar = peakBarRect(r);
+  p.fillRect(bar, palette().color(r % 2 ? QPalette::Base : QPalette::AlternateBase));
+  const double share = peakShare(r);
+  p.fillRect(QRect(bar.left(), bar.top(), static_cast<int>(std::min(share, 1.0) * bar.width()),
+                   bar.height()),
+             share > 1.0 ? QColor(0xD5, 0x2A, 0x2A) : c);
+
+  const auto& series = run_->ranks[r].memory;
+  if (series.size() == 0) {
+    p.setPen(faintText(palette()));
+    p.drawText(QRect(gutter + 4, top, plotW - 4, track), Qt::AlignLeft | Qt::AlignVCenter,
+               "no samples");
+    return;
+  }
+  const auto cols = trace::queryMemory(series, range_.start, range_.end, plotW);
+  QColor fill = c;
+  fill.setAlpha(110);
+  const int plotH = std::max(2, track - 5);
+  const auto y = [&](std::int64_t b) {
+    return bottom - static_cast<int>(static_cast<double>(b) / static_cast<double>(scale_) * plotH);
+  };
+  for (int x = 0; x < plotW; ++x) {
+    if (!cols[x].valid) continue;
+    ++drawnColumns_;
+    // Filled to the column's minimum, with the min..max spread in the full colour on top.
+    p.fillRect(QRect(gutter + x, y(cols[x].minBytes), 1, bottom - y(cols[x].minBytes)), fill);
+    p.fillRect(
+        QRect(gutter + x, y(cols[x].maxBytes), 1, y(cols[x].minBytes) - y(cols[x].maxBytes) + 1),
+        c);
+  }
+}
+
+void MemoryView::paintHover(QPainter& p) {
+  if (!hover_ || hoverText_.isEmpty()) return;
+  const int r = rankAt(*hover_);
+  if (r < 0) return;
+  const int track = trackHeight(), top = trackTop(r), x = hover_->x();
+  const QColor fg = palette().color(QPalette::WindowText);
+  p.fillRect(QRect(x, top, 1, track), fg);
+  if (const auto m = readoutAt(*hover_); m && m->bytes) {
+    const int plotH = std::max(2, track - 5), bottom = top + track - 3;
+    const int vy = bottom - static_cast<int>(static_cast<double>(*m->bytes) /
+                                             static_cast<double>(scale_) * plotH);
+    p.fillRect(QRect(x - 2, vy - 2, 5, 5), fg);
+  }
+  // The readout beside the pointer, flipped to its left near the right edge.
+  const int w = fontMetrics().horizontalAdvance(hoverText_) + 10, h = fontMetrics().height() + 4;
+  int left = x + 10;
+  if (left + w > width() - 2) left = std::max(2, x - 10 - w);
+  const QRect box(left, std::max(kHeader, top + (track - h) / 2), w, h);
+  p.fillRect(box, palette().color(QPalette::ToolTipBase));
+  p.setPen(palette().color(QPalette::ToolTipText));
+  p.drawRect(box.adjusted(0, 0, -1, -1));
+  p.drawText(box, Qt::AlignCenter, hoverText_);
 }
 
 }  // namespace ps::ui
