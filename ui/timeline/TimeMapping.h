@@ -59,23 +59,25 @@ inline std::int64_t tickStep(const TimeRange& r, double width, double minPx) {
   }
 }
 
-// Axis label of tick t for ticks `step` apart: the unit that suits the step, no more decimals
-// than the step needs ("1.5 ms", "250 µs", "2 s").
-inline std::string tickLabel(std::int64_t t, std::int64_t step) {
+// Axis label of tick t for ticks `step` apart on an axis reaching `magnitude` ns (the largest |t|
+// in view; 0: the step alone decides): the unit suits the larger of the two, with as many decimals
+// as the step needs ("1.5 ms", "250 µs", "2 s", deep zoom: "1.64995 ms", never "1649950 ns").
+inline std::string tickLabel(std::int64_t t, std::int64_t step, std::int64_t magnitude = 0) {
   struct Unit {
     std::int64_t ns;
     const char* name;
   };
   static constexpr Unit units[] = {
       {1'000'000'000, "s"}, {1'000'000, "ms"}, {1'000, "µs"}, {1, "ns"}};
+  const std::int64_t scale = magnitude > step ? magnitude : step;
   const Unit* u = &units[3];
   for (const auto& candidate : units)
-    if (step >= candidate.ns / 2 && candidate.ns > 1) {
+    if (candidate.ns > 1 && (scale >= candidate.ns || step >= candidate.ns / 2)) {
       u = &candidate;
       break;
     }
   int decimals = 0;
-  for (std::int64_t s = u->ns; s > 1 && step % s != 0 && decimals < 3; s /= 10)
+  for (std::int64_t s = u->ns; s > 1 && step % s != 0 && decimals < 9; s /= 10)
     ++decimals;
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.*f %s", decimals,

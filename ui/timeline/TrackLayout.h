@@ -1,0 +1,70 @@
+#pragma once
+// Where each rank's track sits in the timeline: pinned tracks first, just under the time axis and
+// never scrolled, then the others in rank order, moved up by the vertical offset and clipped below
+// the pinned ones. A track is a compute band (one row per nesting depth) over a send/recv band,
+// or, collapsed, one thin row. Pure integer maths, no widget (tested on its own).
+
+#include <cstdint>
+#include <vector>
+
+namespace ps::ui {
+
+struct Track {
+  int rank = 0;
+  int top = 0;            // the track's first pixel (may be above clipTop when scrolled)
+  int computeTop = 0;     // first row of the compute band
+  int computeHeight = 0;  // all of its depth rows
+  int rowHeight = 0;      // one depth row
+  int depthRows = 1;
+  int commTop = 0;  // send row; the receive row follows; none when collapsed
+  int height = 0;
+  bool pinned = false;
+  bool collapsed = false;
+  int clipTop = 0, clipBottom = 0;  // the pixels of the view the track may paint: [top, bottom)
+  int computeBottom() const { return computeTop + computeHeight; }
+};
+
+class TrackLayout {
+ public:
+  static constexpr int kPad = 4;      // above the compute band, below the receive row
+  static constexpr int kRow = 24;     // one compute row
+  static constexpr int kComm = 7;     // the send row and the receive row
+  static constexpr int kThin = 6;     // a collapsed track's only row
+  static constexpr int kThinPad = 2;  // around it
+  static constexpr int kMaxDepthRows = 6;
+
+  // `ranks` tracks, all expanded, unpinned, one compute row each.
+  void reset(int ranks);
+  int ranks() const { return static_cast<int>(collapsed_.size()); }
+  void setDepthRows(int rank, int rows);
+  int depthRows(int rank) const;
+  void setCollapsed(int rank, bool collapsed);
+  bool isCollapsed(int rank) const;
+  void setPinned(int rank, bool pinned);
+  bool isPinned(int rank) const;
+  // Bumped by every change that moves a track (for caches keyed on the layout).
+  std::uint64_t generation() const { return generation_; }
+
+  int trackHeight(int rank) const;
+  int pinnedHeight() const;
+  int scrolledHeight() const;  // all unpinned tracks together
+  // The largest useful offset for scrolled tracks shown in `viewport` px below the pinned ones.
+  int maxOffset(int viewport) const;
+
+  // The tracks that show at least one pixel between `top` and `bottom`, pinned ones first.
+  std::vector<Track> place(int top, int bottom, int offset) const;
+  // The offset, closest to `offset`, at which `rank`'s whole track shows (pinned: `offset`).
+  int offsetShowing(int rank, int offset, int viewport) const;
+  // The unscrolled position of an unpinned rank's track within the scrolled tracks.
+  int scrolledTop(int rank) const;
+
+ private:
+  bool valid(int rank) const { return rank >= 0 && rank < ranks(); }
+  Track shape(int rank, int top) const;
+
+  std::vector<bool> collapsed_, pinned_;
+  std::vector<int> depth_;
+  std::uint64_t generation_ = 0;
+};
+
+}  // namespace ps::ui
