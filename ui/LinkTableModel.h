@@ -5,7 +5,6 @@
 #include <QAbstractTableModel>
 
 #include "trace/analysis/RunAnalysis.h"
-#include "ui/CompareModel.h"  // TODO(lead): MainWindow includes CompareModel.h itself
 
 namespace ps::ui {
 

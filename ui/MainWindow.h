@@ -1,18 +1,18 @@
 #pragma once
-// The main window: the bubble timeline in the centre, a run history and the stats in docks the
-// user can rearrange (their layout is kept in QSettings).
+// The main window: the bubble timeline in the centre (two when comparing), docks the user can
+// rearrange, close and reopen from the View menu (Plan, Run history, Stats, Links, Compare), a
+// status bar with staged progress and Cancel. Each dock is its own widget; this class wires them
+// together and owns what is open: the trace file and the primary (and compared) run.
 
 #include <QMainWindow>
 
 #include <memory>
 
-class QListWidget;
-class QPlainTextEdit;
-class QProgressBar;
-class QPushButton;
-class QTemporaryDir;
 class QDockWidget;
+class QLabel;
+class QProgressBar;
 class QProgressDialog;
+class QPushButton;
 
 namespace ps::trace {
 struct RunTrace;
@@ -20,17 +20,19 @@ struct RunTrace;
 
 namespace ps::ui {
 
-class TimelineView;
-class MemoryView;
-class PlanPanel;
-class StageEditor;
-class LinkTableModel;
-class LinkMatrixView;
 class CompareModel;
-class RunController;
 class ImportJob;
-struct RunRequest;
+class LinksPanel;
+class PlanPanel;
+class RunController;
+class RunHistoryPanel;
+class StageEditor;
+class StatsPanel;
+class TimelineArea;
+class TimelineView;
 struct ImportRequest;
+struct LoadedRun;
+struct RunRequest;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -39,24 +41,30 @@ class MainWindow : public QMainWindow {
   ~MainWindow() override;
 
   // Lists the runs of `path` and shows the latest; on failure shows the store's message (in a
-  // dialog unless told not to) and returns false.
+  // dialog unless told not to) and returns false. A profile of another tool (an Nsight Systems
+  // export) is pointed to File → Import instead.
   bool openTrace(const QString& path, bool showErrorDialog = true);
-  // Shows run `id` of the open file.
+  // Shows run `id` of the open file as the only selected run.
   bool showRun(qint64 id);
   // Simulates the demo (1F1B, 4 stages, 8 micro-batches) into `path` and opens it.
   bool openDemo(const QString& path);
+  // Started without a file: reopens the scratch session in the user's data location (its runs
+  // survive quitting), or starts it with the demo when it is new.
+  bool openScratchSession();
   QString lastError() const { return lastError_; }
-  TimelineView* timeline() const { return timeline_; }
-  // The file new runs are appended to (the open file, or a scratch file for the demo).
+  TimelineView* timeline() const;
+  // The file new runs are appended to.
   QString currentFile() const { return path_; }
   // Runs a request as if the Run button was pressed (tests, automation); the run happens on a
   // worker thread, runBusy() is true until its result has reached the window.
   void runRequest(const RunRequest& request);
   bool runBusy() const;
-  // Exports: the timeline as PNG or SVG (by the file's suffix), the stats as CSV.
+  // Exports: the timeline as PNG or SVG (by the file's suffix) with a title and the legend, the
+  // stats as CSV. A message in the status bar says where it went.
   bool exportTimeline(const QString& path);
   bool exportStatsCsv(const QString& path);
-  // Compares two runs of the open file: stacked timelines on one axis and a table of differences.
+  // Compares two runs of the open file: two labelled timelines on one axis, a table of
+  // differences; `a` is the primary run the other panes show.
   bool compareRuns(qint64 a, qint64 b);
   // File → Import without the dialog: imports into the open file on a worker thread, with a
   // progress dialog and Cancel; when done, shows the new run and what was recognised.
@@ -71,46 +79,51 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
-  void chooseAndOpen();
-  void rememberRecent(const QString& path);
-  void rebuildRecentMenu();
-  QMenu* recentMenu_ = nullptr;
+  // MainWindow.cpp: docks and what is shown.
+  QDockWidget* addDock(const QString& title, const char* name, QWidget* widget,
+                       Qt::DockWidgetArea area);
   void fail(const QString& message, bool dialog);
-
+  bool listRuns(bool showErrorDialog, qint64 current = -1);
+  void followHistorySelection();
+  void showLoaded(const std::shared_ptr<const LoadedRun>& run);
+  void endComparison();
+  void fitToScreen();
+  // MainWindowMenus.cpp
+  void buildMenus();
+  void chooseAndOpen();
+  void rebuildRecentMenu();
+  void setDarkPalette(bool on);
+  // MainWindowRuns.cpp: the plan panel, the stage editor and runs.
+  QWidget* buildPlanDock();
+  void showKnobsOf(const LoadedRun& run);
+  void onRunFinished(qint64 id);
+  void onRunFailed(const QString& message);
+  void onProgress(const QString& stage, int done, int total);
+  // MainWindowImport.cpp
   void chooseAndImport(const QStringList& files);
   void onImportFinished(qint64 id, const QString& summary);
   void onImportFailed(const QString& message);
+
+  TimelineArea* area_ = nullptr;
+  PlanPanel* plan_ = nullptr;
+  StageEditor* stageEditor_ = nullptr;
+  RunHistoryPanel* history_ = nullptr;
+  StatsPanel* stats_ = nullptr;
+  LinksPanel* links_ = nullptr;
+  CompareModel* compare_ = nullptr;
+  QDockWidget *planDock_ = nullptr, *historyDock_ = nullptr, *statsDock_ = nullptr,
+              *linksDock_ = nullptr, *compareDock_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  RunController* controller_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancel_ = nullptr;
   ImportJob* importJob_ = nullptr;
   QProgressDialog* importProgress_ = nullptr;
   QString importSummary_;
   bool importDialogs_ = true;
-
-  void onRunFinished(qint64 id);
-  void onRunFailed(const QString& message);
-  void onProgress(const QString& stage, int done, int total);
-  bool listRuns(bool showErrorDialog);
-  // Selects run `id` in the history list without triggering a comparison.
-  void selectInHistory(qint64 id);
-
-  TimelineView* timeline_ = nullptr;
-  MemoryView* memory_ = nullptr;
-  PlanPanel* plan_ = nullptr;
-  StageEditor* stageEditor_ = nullptr;
-  LinkTableModel* links_ = nullptr;
-  LinkMatrixView* linkMatrix_ = nullptr;
-  CompareModel* compare_ = nullptr;
-  TimelineView* compareTimeline_ = nullptr;
-  QDockWidget* compareDock_ = nullptr;
-  void compareSelected();
-  RunController* controller_ = nullptr;
-  QProgressBar* progress_ = nullptr;
-  QPushButton* cancel_ = nullptr;
-  std::unique_ptr<QTemporaryDir> scratch_;
-  QListWidget* runs_ = nullptr;
-  QPlainTextEdit* report_ = nullptr;
   QString path_;
   QString lastError_;
-  std::shared_ptr<const trace::RunTrace> run_;
+  std::shared_ptr<const LoadedRun> current_, compared_;
 };
 
 }  // namespace ps::ui

@@ -1,6 +1,5 @@
 // File → Import of the main window: the dialog, the worker job, progress and the summary.
 
-#include <QListWidget>
 #include <QProgressDialog>
 #include <QStatusBar>
 
@@ -52,8 +51,7 @@ void MainWindow::importTraces(const ImportRequest& request, bool dialogs) {
 void MainWindow::onImportFinished(qint64 id, const QString& summary) {
   importProgress_->hide();
   importSummary_ = summary;
-  if (!listRuns(false)) return;
-  selectInHistory(id);
+  if (!listRuns(false, id)) return;
   showRun(id);
   statusBar()->showMessage(QString("run %1 imported").arg(id), 5000);
   // Non-modal: what was recognised stays beside the timeline while the user looks.

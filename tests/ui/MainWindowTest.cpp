@@ -219,6 +219,7 @@ TEST(MainWindow, ExportsTimelineAsPngAndSvgAndStatsAsCsv) {
 #include <QAbstractItemModelTester>
 #include <QTableView>
 
+#include "ui/CompareModel.h"
 #include "ui/LinkTableModel.h"
 
 namespace ps::ui {

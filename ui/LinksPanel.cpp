@@ -1,0 +1,33 @@
+#include "ui/LinksPanel.h"
+
+#include <QHeaderView>
+#include <QTableView>
+
+#include "ui/LinkMatrixView.h"
+#include "ui/LinkTableModel.h"
+#include "ui/LoadedRun.h"
+
+namespace ps::ui {
+
+LinksPanel::LinksPanel(QWidget* parent) : QSplitter(Qt::Horizontal, parent) {
+  setObjectName("linksPanel");
+  matrix_ = new LinkMatrixView(this);
+  table_ = new LinkTableModel(this);
+  auto* view = new QTableView(this);
+  view->setObjectName("linkTable");
+  view->setModel(table_);
+  view->horizontalHeader()->setStretchLastSection(true);
+  view->verticalHeader()->hide();
+  addWidget(matrix_);
+  addWidget(view);
+  setStretchFactor(1, 1);
+}
+
+void LinksPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
+  if (!run) return;
+  const auto [first, last] = run->trace->timeExtent();
+  matrix_->setLinks(run->analysis.links, static_cast<int>(run->trace->ranks.size()), last - first);
+  table_->setAnalysis(run->analysis);
+}
+
+}  // namespace ps::ui

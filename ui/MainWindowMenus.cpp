@@ -1,0 +1,125 @@
+// The main window's menus: File (open, recent, import, save, exports, quit), View (fit, zoom
+// history, dark palette, every dock so a closed one can be reopened).
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+
+#include "trace/analysis/StatsCsv.h"
+#include "ui/DarkPalette.h"
+#include "ui/LoadedRun.h"
+#include "ui/MainWindow.h"
+#include "ui/SessionFiles.h"
+#include "ui/TimelineArea.h"
+#include "ui/TimelineExport.h"
+#include "ui/timeline/TimelineView.h"
+
+namespace ps::ui {
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseAndOpen);
+  recentMenu_ = file->addMenu("Open &recent");
+  recentMenu_->setObjectName("recentMenu");
+  rebuildRecentMenu();
+  QAction* scratch =
+      file->addAction("Open scratch &session", this, [this] { openScratchSession(); });
+  scratch->setToolTip("The runs made without a file, kept between starts");
+  QAction* import = file->addAction("&Import traces…", QKeySequence(Qt::CTRL | Qt::Key_I), this,
+                                    [this] { chooseAndImport({}); });
+  import->setObjectName("importAction");
+  file->addAction("&Save as…", QKeySequence::SaveAs, this, [this] {
+    const QString to =
+        QFileDialog::getSaveFileName(this, "Save trace", {}, "PipeScope traces (*.sqlite)");
+    if (to.isEmpty() || path_.isEmpty()) return;
+    QFile::remove(to);
+    if (!QFile::copy(path_, to))
+      fail(to + ": cannot write the file", true);
+    else
+      openTrace(to);
+  });
+  file->addSeparator();
+  file->addAction("Export timeline (PNG/SVG)…", this, [this] {
+    const QString to =
+        QFileDialog::getSaveFileName(this, "Export timeline", {}, "PNG (*.png);;SVG (*.svg)");
+    if (!to.isEmpty()) exportTimeline(to);
+  });
+  file->addAction("Export stats (CSV)…", this, [this] {
+    const QString to = QFileDialog::getSaveFileName(this, "Export stats", {}, "CSV (*.csv)");
+    if (!to.isEmpty()) exportStatsCsv(to);
+  });
+  file->addSeparator();
+  file->addAction("&Quit", QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* view = menuBar()->addMenu("&View");
+  view->addAction("&Fit timeline", QKeySequence(Qt::Key_F), timeline(), &TimelineView::fit);
+  QAction* dark = view->addAction("&Dark palette");
+  dark->setObjectName("darkPaletteAction");
+  dark->setCheckable(true);
+  connect(dark, &QAction::toggled, this, &MainWindow::setDarkPalette);
+  dark->setChecked(QSettings().value("darkPalette", false).toBool());
+  view->addSeparator();
+  for (QDockWidget* dock : {planDock_, historyDock_, statsDock_, linksDock_, compareDock_})
+    view->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::setDarkPalette(bool on) {
+  // Fusion with a palette of our own: the views take their colours from it, and the kind
+  // colours (Okabe–Ito) stay readable on both.
+  QApplication::setStyle("Fusion");
+  QApplication::setPalette(on ? darkPalette() : QApplication::style()->standardPalette());
+  QSettings().setValue("darkPalette", on);
+}
+
+void MainWindow::chooseAndOpen() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, "Open trace", {}, "PipeScope traces (*.sqlite *.db);;All files (*)");
+  if (!path.isEmpty()) openTrace(path);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  for (const QString& path : recentFiles())
+    recentMenu_->addAction(path, this, [this, path] { openTrace(path); });
+  recentMenu_->setEnabled(!recentMenu_->isEmpty());
+}
+
+bool MainWindow::exportTimeline(const QString& path) {
+  if (!current_) {
+    fail("no run to export", false);
+    return false;
+  }
+  if (auto done = exportTimelineFile(*timeline(), *current_, path); !done) {
+    fail(QString::fromStdString(done.error()), true);
+    return false;
+  }
+  statusBar()->showMessage("timeline exported to " + path, 8000);
+  return true;
+}
+
+bool MainWindow::exportStatsCsv(const QString& path) {
+  if (!current_) {
+    fail("no run to export", false);
+    return false;
+  }
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    fail(path + ": " + f.errorString(), true);
+    return false;
+  }
+  const std::string csv = trace::statsCsv(current_->analysis);
+  if (f.write(csv.data(), static_cast<qint64>(csv.size())) != static_cast<qint64>(csv.size())) {
+    fail(path + ": " + f.errorString(), true);
+    return false;
+  }
+  statusBar()->showMessage("stats exported to " + path, 8000);
+  return true;
+}
+
+}  // namespace ps::ui

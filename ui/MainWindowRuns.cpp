@@ -1,0 +1,112 @@
+// The main window's runs: the Plan dock (plan panel and stage editor), running what it asks for
+// through the one job tracker, staged progress with Cancel, and what a finished or failed run
+// shows (a failure at the knob it names, cleared by the next success).
+
+#include <QDockWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "runtime/run/RunConfig.h"
+#include "ui/LoadedRun.h"
+#include "ui/MainWindow.h"
+#include "ui/PlanPanel.h"
+#include "ui/RunController.h"
+#include "ui/RunHistoryPanel.h"
+#include "ui/StageEditor.h"
+
+namespace ps::ui {
+
+QWidget* MainWindow::buildPlanDock() {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(4, 4, 4, 4);
+  plan_ = new PlanPanel(box);
+  layout->addWidget(plan_);
+  stageEditor_ = new StageEditor(box);
+  layout->addWidget(stageEditor_);
+  layout->addStretch(1);
+  // Dragging a boundary reruns the shown plan with the new cut; Balance lets the partitioner cut.
+  connect(stageEditor_, &StageEditor::boundariesChanged, this, [this](const QString& b) {
+    plan_->setLayers(stageEditor_->layerCount());
+    plan_->setBoundaries(b);
+    runRequest(plan_->request());
+  });
+  auto balance = [this] {
+    plan_->setLayers(stageEditor_->layerCount());
+    plan_->setBoundaries({});
+    runRequest(plan_->request());
+  };
+  connect(plan_, &PlanPanel::balanceRequested, this, balance);
+  connect(stageEditor_, &StageEditor::balanceRequested, this, balance);
+  connect(plan_, &PlanPanel::runRequested, this,
+          [this](const runtime::RunPlanRequest& request) { runRequest(request); });
+  // Scrolls rather than forcing the window taller than a 1280×720 screen.
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName("planScroll");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(box);
+  scroll->setMinimumWidth(box->sizeHint().width() + 16);
+  return scroll;
+}
+
+// The plan panel and the stage editor follow the run on screen, so Run reruns what you see:
+// every knob from the run's config_json, or, for an imported trace, why it cannot be rerun.
+void MainWindow::showKnobsOf(const LoadedRun& run) {
+  stageEditor_->setRun(*run.trace);
+  auto request = runtime::requestFromConfigJson(run.trace->info.config_json);
+  if (request)
+    plan_->showRequest(*request);
+  else
+    plan_->setNotRerunnable(QString::fromStdString(request.error()));
+}
+
+void MainWindow::runRequest(const RunRequest& request) {
+  const auto job = request.job();
+  if (!job) return onRunFailed("unknown backend '" + request.backend + "'");
+  if (path_.isEmpty() && !openScratchSession()) return;
+  plan_->setRunning(true);
+  controller_->start(*job, path_);
+}
+
+bool MainWindow::runBusy() const {
+  return controller_->busy();
+}
+
+void MainWindow::onProgress(const QString& stage, int done, int total) {
+  progress_->setVisible(true);
+  cancel_->setVisible(controller_->busy());
+  progress_->setRange(0, total);
+  progress_->setValue(done);
+  progress_->setFormat(stage + " %v/%m");
+}
+
+void MainWindow::onRunFinished(qint64 id) {
+  plan_->setRunning(false);
+  cancel_->setVisible(false);
+  progress_->setRange(0, 0);  // busy indicator while the run loads
+  progress_->setFormat("load");
+  progress_->setVisible(true);
+  const struct HideProgress {
+    QProgressBar* bar;
+    ~HideProgress() { bar->setVisible(false); }
+  } hide{progress_};
+  if (!listRuns(false, id)) return;
+  statusBar()->clearMessage();
+  if (showRun(id)) statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
+}
+
+void MainWindow::onRunFailed(const QString& message) {
+  plan_->setRunning(false);
+  progress_->setVisible(false);
+  cancel_->setVisible(false);
+  lastError_ = message;
+  plan_->showRunError(message);
+  statusBar()->showMessage(message, 10000);
+}
+
+}  // namespace ps::ui

@@ -1,0 +1,84 @@
+#include "ui/RunHistoryPanel.h"
+
+#include <QListWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "trace/analysis/RunLabels.h"
+
+namespace ps::ui {
+
+RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("runHistoryPanel");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  list_ = new QListWidget(this);
+  list_->setObjectName("runHistory");
+  list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  list_->setTextElideMode(Qt::ElideMiddle);
+  list_->setToolTip("Click a run to show it; Ctrl+click a second run to compare the two.");
+  layout->addWidget(list_);
+  // Current-row and selection signals both fire for one click: emit once, after both.
+  auto changed = [this] {
+    if (pending_) return;
+    pending_ = true;
+    QTimer::singleShot(0, this, [this] {
+      pending_ = false;
+      emit selectionChanged();
+    });
+  };
+  connect(list_, &QListWidget::itemSelectionChanged, this, changed);
+  connect(list_, &QListWidget::currentRowChanged, this, changed);
+}
+
+void RunHistoryPanel::setRuns(const std::vector<trace::RunInfo>& runs, qint64 current) {
+  const QSignalBlocker block(list_);
+  runs_ = runs;
+  list_->clear();
+  const std::vector<std::string> labels = trace::historyLabels(runs);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    QString text = QString("%1  %2").arg(r.id).arg(QString::fromStdString(labels[i]));
+    if (r.status != trace::RunStatus::Complete)
+      text += QString("  [%1]").arg(QString::fromUtf8(trace::runStatusName(r.status).data()));
+    auto* item = new QListWidgetItem(text, list_);
+    item->setData(Qt::UserRole, static_cast<qlonglong>(r.id));
+    item->setToolTip(QString::fromStdString(trace::configSummary(r)));
+  }
+  if (!runs.empty()) selectRun(current >= 0 ? current : runs.back().id);
+}
+
+void RunHistoryPanel::selectRun(qint64 id) {
+  const QSignalBlocker block(list_);
+  for (int i = 0; i < list_->count(); ++i)
+    if (list_->item(i)->data(Qt::UserRole).toLongLong() == id) {
+      list_->setCurrentRow(i, QItemSelectionModel::ClearAndSelect);
+      list_->scrollToItem(list_->item(i));
+    }
+}
+
+qint64 RunHistoryPanel::currentRun() const {
+  const QListWidgetItem* item = list_->currentItem();
+  return item ? item->data(Qt::UserRole).toLongLong() : -1;
+}
+
+QList<qint64> RunHistoryPanel::selectedRuns() const {
+  QList<qint64> ids;
+  const qint64 current = currentRun();
+  for (const QListWidgetItem* item : list_->selectedItems())
+    ids << item->data(Qt::UserRole).toLongLong();
+  if (ids.removeAll(current) > 0) ids.prepend(current);
+  return ids;
+}
+
+int RunHistoryPanel::count() const {
+  return list_->count();
+}
+
+const trace::RunInfo* RunHistoryPanel::info(qint64 id) const {
+  for (const auto& r : runs_)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+}  // namespace ps::ui

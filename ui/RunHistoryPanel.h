@@ -1,0 +1,44 @@
+#pragma once
+// The Run history dock: every run of the open file, newest last, labelled so that runs can be
+// told apart (the knobs in which same-named runs differ; imported runs by their files' base
+// names), the whole config in a tooltip. One run selected = the primary run every pane shows;
+// two selected = a comparison (the current one is A, the other B).
+
+#include <QList>
+#include <QWidget>
+
+#include <vector>
+
+#include "trace/TraceRecords.h"
+
+class QListWidget;
+
+namespace ps::ui {
+
+class RunHistoryPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RunHistoryPanel(QWidget* parent = nullptr);
+
+  // Lists `runs` (in file order) and makes `current` (or the last run) the current one, without
+  // emitting selectionChanged.
+  void setRuns(const std::vector<trace::RunInfo>& runs, qint64 current = -1);
+  // Makes `id` the only selected run, without emitting selectionChanged.
+  void selectRun(qint64 id);
+  qint64 currentRun() const;
+  // The selected runs, the current one first.
+  QList<qint64> selectedRuns() const;
+  int count() const;
+  const trace::RunInfo* info(qint64 id) const;
+
+ signals:
+  // The selection or the current run changed (coalesced: one signal per user action).
+  void selectionChanged();
+
+ private:
+  QListWidget* list_;
+  std::vector<trace::RunInfo> runs_;
+  bool pending_ = false;
+};
+
+}  // namespace ps::ui

@@ -1,0 +1,71 @@
+#include "ui/StatsPanel.h"
+
+#include <QFontDatabase>
+#include <QPlainTextEdit>
+#include <QVBoxLayout>
+
+#include <cstdio>
+
+#include "trace/analysis/AnalyticBubble.h"
+#include "trace/analysis/ConfigJson.h"
+#include "trace/analysis/FigureCoverage.h"
+#include "trace/analysis/ReportFormat.h"
+#include "ui/LegendWidget.h"
+#include "ui/LoadedRun.h"
+
+namespace ps::ui {
+namespace {
+
+// The schedule's paper bubble beside the measured one, on the line after "bubble ratio".
+std::string withAnalyticBubble(std::string report, const trace::RunInfo& run) {
+  if (!run.schedule || !run.num_microbatches || run.source == "kineto" || run.source == "nsys")
+    return report;
+  const auto analytic = trace::analyticBubble(*run.schedule, run.num_ranks, *run.num_microbatches,
+                                              trace::chunksOf(run).value_or(1));
+  const auto line = report.find("bubble ratio");
+  if (!analytic || line == std::string::npos) return report;
+  const auto end = report.find('\n', line);
+  char text[160];
+  std::snprintf(text, sizeof text, "paper bubble   %.2f %%  %s with F = t, B = 2t, free links\n",
+                analytic->value * 100.0, analytic->formula.c_str());
+  report.insert(end == std::string::npos ? report.size() : end + 1, text);
+  return report;
+}
+
+}  // namespace
+
+QString statsText(const LoadedRun& run) {
+  std::string text = withAnalyticBubble(trace::reportText(run.analysis), run.trace->info);
+  const std::string coverage =
+      trace::coverageText(trace::figureCoverage(*run.trace, run.analysis), run.analysis);
+  if (!coverage.empty()) text += "\n" + coverage + "\n";
+  return QString::fromStdString(text);
+}
+
+StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("statsPanel");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(new LegendWidget(this));
+  report_ = new QPlainTextEdit(this);
+  report_->setObjectName("reportView");
+  report_->setReadOnly(true);
+  report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  report_->setPlaceholderText("Open a trace file (File → Open) to see its report.");
+  layout->addWidget(report_, 1);
+}
+
+void StatsPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
+  if (!run) return clear();
+  report_->setPlainText(statsText(*run));
+}
+
+void StatsPanel::clear() {
+  report_->clear();
+}
+
+QString StatsPanel::text() const {
+  return report_->toPlainText();
+}
+
+}  // namespace ps::ui

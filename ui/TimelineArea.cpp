@@ -1,0 +1,127 @@
+#include "ui/TimelineArea.h"
+
+#include <QLabel>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "ui/LoadedRun.h"
+#include "ui/MemoryView.h"
+#include "ui/inspect/OpSearchBar.h"
+#include "ui/timeline/TimelinePanel.h"
+#include "ui/timeline/TimelineView.h"
+
+namespace ps::ui {
+
+QString timelineTitle(const LoadedRun& run, const QString& prefix) {
+  const auto& info = run.trace->info;
+  QString text = QString("run %1 · %2 · %3")
+                     .arg(info.id)
+                     .arg(QString::fromStdString(info.name))
+                     .arg(QString::fromStdString(info.source));
+  return prefix.isEmpty() ? text : prefix + " · " + text;
+}
+
+TimelineArea::TimelineArea(QWidget* parent) : QWidget(parent) {
+  setObjectName("timelineArea");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->setObjectName("timelineSplitter");
+  split_->setChildrenCollapsible(false);
+  split_->setHandleWidth(6);
+  layout->addWidget(split_);
+
+  primary_ = new TimelinePanel(this);
+  search_ = new OpSearchBar(this);
+  search_->setTimeline(primary_->view());
+  primary_->setToolbar(search_);
+  compared_ = new TimelinePanel(this);
+  compared_->setObjectName("compareTimelinePanel");
+  compared_->view()->setObjectName("compareTimelineView");
+  // The primary header also holds the search bar: the same header height for both, so that
+  // equal panels mean equal timelines.
+  if (auto* title = compared_->findChild<QLabel*>("timelineTitle")) {
+    title->setObjectName("compareTimelineTitle");
+    title->setMinimumHeight(search_->sizeHint().height());
+  }
+  compared_->setVisible(false);
+  memory_ = new MemoryView(this);
+  split_->addWidget(primary_);
+  split_->addWidget(compared_);
+  split_->addWidget(memory_);
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 3);
+  split_->setStretchFactor(2, 1);
+
+  // One time axis: each view follows the other (the equality check ends the ping-pong).
+  auto follow = [](TimelineView* from, TimelineView* to) {
+    connect(from, &TimelineView::rangeChanged, to, [from, to](TimeRange r) {
+      if (to->isHidden() || !to->run() || !from->run()) return;
+      const TimeRange mine = to->visibleRange();
+      if (mine.start != r.start || mine.end != r.end) to->setVisibleRange(r);
+    });
+  };
+  follow(timeline(), compareTimeline());
+  follow(compareTimeline(), timeline());
+  connect(timeline(), &TimelineView::rangeChanged, memory_, &MemoryView::setVisibleRange);
+}
+
+TimelineView* TimelineArea::timeline() const {
+  return primary_->view();
+}
+
+TimelineView* TimelineArea::compareTimeline() const {
+  return compared_->view();
+}
+
+// Equal heights for the two timelines, the memory tracks keep a fifth. Before the first layout
+// (a window not shown yet) there is no height to share: the next resize does it.
+void TimelineArea::equalizeHeights() {
+  const int total = split_->height() - 2 * split_->handleWidth();
+  if (!equalizePending_ || total <= 0) return;
+  equalizePending_ = false;
+  const int memory = std::max(60, total / 5);
+  split_->setSizes({(total - memory) / 2, (total - memory) / 2, memory});
+}
+
+void TimelineArea::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (comparing()) {
+    equalizePending_ = true;
+    equalizeHeights();
+  }
+}
+
+bool TimelineArea::comparing() const {
+  return !compared_->isHidden();
+}
+
+void TimelineArea::showRun(const std::shared_ptr<const LoadedRun>& run) {
+  compared_->setVisible(false);
+  compareTimeline()->setRun(nullptr);
+  if (!run) return;
+  primary_->setTitle(timelineTitle(*run, {}));
+  timeline()->setRun(run->trace);
+  memory_->setRun(run->trace);
+  memory_->setVisibleRange(timeline()->visibleRange());
+}
+
+void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,
+                                  const std::shared_ptr<const LoadedRun>& b) {
+  primary_->setTitle(timelineTitle(*a, "A"));
+  compared_->setTitle(timelineTitle(*b, "B"));
+  if (timeline()->run() != a->trace.get()) timeline()->setRun(a->trace);
+  memory_->setRun(a->trace);
+  compareTimeline()->setRun(b->trace);
+  compared_->setVisible(true);
+  equalizePending_ = true;
+  equalizeHeights();
+  const auto [a0, a1] = a->trace->timeExtent();
+  const auto [b0, b1] = b->trace->timeExtent();
+  const TimeRange both{std::min(a0, b0), std::max(std::max(a1, b1), std::min(a0, b0) + 1)};
+  timeline()->setVisibleRange(both);
+  compareTimeline()->setVisibleRange(both);
+  memory_->setVisibleRange(both);
+}
+
+}  // namespace ps::ui

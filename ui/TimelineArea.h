@@ -1,0 +1,55 @@
+#pragma once
+// The centre of the window: the bubble timeline of the primary run (a header naming it, the op
+// search bar beside it), a second labelled timeline of equal height when two runs are compared
+// (one shared time axis: zooming or panning either moves both), and the memory tracks on the
+// same axis, following the primary run.
+
+#include <QWidget>
+
+#include <memory>
+
+class QLabel;
+class QSplitter;
+
+namespace ps::ui {
+
+struct LoadedRun;
+class MemoryView;
+class OpSearchBar;
+class TimelinePanel;
+class TimelineView;
+
+class TimelineArea : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimelineArea(QWidget* parent = nullptr);
+
+  // Shows one run; ends a comparison.
+  void showRun(const std::shared_ptr<const LoadedRun>& run);
+  // Shows `a` (primary: memory follows it) above `b`, on the union of their time extents.
+  void showComparison(const std::shared_ptr<const LoadedRun>& a,
+                      const std::shared_ptr<const LoadedRun>& b);
+  bool comparing() const;
+
+  TimelineView* timeline() const;
+  TimelineView* compareTimeline() const;
+  MemoryView* memory() const { return memory_; }
+  OpSearchBar* searchBar() const { return search_; }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void equalizeHeights();
+
+  QSplitter* split_;
+  TimelinePanel *primary_, *compared_;
+  OpSearchBar* search_;
+  MemoryView* memory_;
+  bool equalizePending_ = false;
+};
+
+// "A · run 3 · 1f1b p=4 m=8 · sim" (prefix empty when not comparing).
+QString timelineTitle(const LoadedRun& run, const QString& prefix);
+
+}  // namespace ps::ui
