@@ -19,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <tuple>
@@ -369,6 +370,37 @@ TEST(RunController, ANewRequestSupersedesTheOneInFlight) {
   EXPECT_EQ(failed.count(), 0);
 }
 
+// WCAG contrast ratio of two colours.
+double contrast(const QColor& a, const QColor& b) {
+  auto luminance = [](const QColor& c) {
+    auto channel = [](double v) {
+      return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+  };
+  const double la = luminance(a), lb = luminance(b);
+  return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+TEST(DarkPalette, DisabledLooksDisabledAndPlaceholdersAreReadable) {
+  const QPalette p = darkPalette();
+  // Disabled text is clearly dimmer than enabled text, on buttons and in fields.
+  for (auto role : {QPalette::ButtonText, QPalette::WindowText, QPalette::Text})
+    EXPECT_GT(contrast(p.color(QPalette::Active, role), p.color(QPalette::Button)),
+              1.8 * contrast(p.color(QPalette::Disabled, role), p.color(QPalette::Button)))
+        << role;
+  EXPECT_NE(p.color(QPalette::Disabled, QPalette::Button),
+            p.color(QPalette::Active, QPalette::Button));
+  // Placeholder text: readable on the field (WCAG AA for text, 4.5:1), dimmer than text.
+  EXPECT_GE(contrast(p.color(QPalette::Active, QPalette::PlaceholderText),
+                     p.color(QPalette::Active, QPalette::Base)),
+            4.5);
+  EXPECT_LT(contrast(p.color(QPalette::Active, QPalette::PlaceholderText),
+                     p.color(QPalette::Active, QPalette::Base)),
+            contrast(p.color(QPalette::Active, QPalette::Text),
+                     p.color(QPalette::Active, QPalette::Base)));
+}
+
 // PIPESCOPE_UI_SHOTS=DIR: the panel as a dock holds it, light and dark, More shut and open.
 TEST(PlanPanel, FitsTheDockWithMoreCollapsed) {
   QWidget dock;
@@ -413,7 +445,14 @@ TEST(PlanPanel, FitsTheDockWithMoreCollapsed) {
                            .arg(shots, dark ? "dark" : "light", open ? "more" : "collapsed"));
     }
   }
+  // A cpu run's knobs, and an imported torch CSV offered as a simulation.
   QApplication::setPalette(light);
+  panel->setMoreOpen(false);
+  panel->showRequest(oddCpuRequest());
+  panel->setNotRerunnable("run was imported from a torch CSV", oddSimRequest());
+  dock.resize(300, layout->sizeHint().height());
+  QApplication::processEvents();
+  dock.grab().save(QString("%1/plan-panel-light-cpu-imported.png").arg(shots));
 }
 
 }  // namespace
