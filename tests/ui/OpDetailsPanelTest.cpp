@@ -139,6 +139,7 @@ TEST(OpDetailsPanel, LongDependencyListsAreCut) {
   EXPECT_TRUE(contains(text, "Waits for (64)")) << text;
   EXPECT_TRUE(contains(text, "… and 52 more"));
   EXPECT_EQ(w.links().size(), OpDetailsPanel::kMaxLinks);
+  EXPECT_EQ(w.links().front(), "op:0:0:15") << "the input that ended last (rank 0's B7) leads";
 }
 
 TEST(OpDetailsPanel, Screenshots) {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <queue>
+#include <limits>
 
 namespace ps::trace {
 namespace {
@@ -232,26 +232,42 @@ std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query) {
   }
   if (segments.size() <= 2) return hits;
 
-  const auto startOf = [&run](const OpRef& o) {
-    return run.ranks[o.rank].lane(o.lane).start[o.index];
-  };
-  // Heap of (segment cursor), earliest start first; ties by segment order = (rank, lane).
-  using Cursor = std::pair<std::size_t, std::size_t>;  // position, segment end
-  const auto later = [&](const Cursor& a, const Cursor& b) {
-    const std::int64_t sa = startOf(hits[a.first]), sb = startOf(hits[b.first]);
-    return sa != sb ? sa > sb : a.first > b.first;
-  };
-  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
-  for (std::size_t s = 0; s + 1 < segments.size(); ++s)
-    heap.push({segments[s], segments[s + 1]});
-  std::vector<OpRef> merged;
-  merged.reserve(hits.size());
-  while (!heap.empty()) {
-    Cursor c = heap.top();
-    heap.pop();
-    merged.push_back(hits[c.first]);
-    if (++c.first < c.second) heap.push(c);
+  // Into time order: a counting sort by start into about one bucket per four hits, then each
+  // bucket sorted by (start, position), so ties stay in (rank, lane, index) order. About linear;
+  // a heap merge of the lanes took twice as long on 64 ranks whose ops interleave (10M hits:
+  // ~1 s, mostly cache misses either way).
+  const std::size_t n = hits.size();
+  std::vector<std::int64_t> starts(n);
+  std::int64_t lo = std::numeric_limits<std::int64_t>::max();
+  std::int64_t hi = std::numeric_limits<std::int64_t>::min();
+  for (std::size_t k = 0; k < n; ++k) {
+    starts[k] = run.ranks[hits[k].rank].lane(hits[k].lane).start[hits[k].index];
+    lo = std::min(lo, starts[k]);
+    hi = std::max(hi, starts[k]);
   }
+  const std::size_t buckets = std::max<std::size_t>(1, n / 4);
+  // Monotonic in t (rounding never reorders), which is all the buckets need.
+  const double scale = static_cast<double>(buckets) / (static_cast<double>(hi - lo) + 1.0);
+  const auto bucketOf = [&](std::int64_t t) {
+    return std::min(buckets - 1, static_cast<std::size_t>(static_cast<double>(t - lo) * scale));
+  };
+  std::vector<std::size_t> first(buckets + 1, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    ++first[bucketOf(starts[k]) + 1];
+  for (std::size_t b = 0; b < buckets; ++b)
+    first[b + 1] += first[b];
+  std::vector<std::size_t> order(n), fill(first.begin(), first.end() - 1);
+  for (std::size_t k = 0; k < n; ++k)
+    order[fill[bucketOf(starts[k])]++] = k;
+  const auto earlier = [&starts](std::size_t a, std::size_t b) {
+    return starts[a] != starts[b] ? starts[a] < starts[b] : a < b;
+  };
+  for (std::size_t b = 0; b < buckets; ++b)
+    if (first[b + 1] - first[b] > 1)
+      std::sort(order.begin() + first[b], order.begin() + first[b + 1], earlier);
+  std::vector<OpRef> merged(n);
+  for (std::size_t k = 0; k < n; ++k)
+    merged[k] = hits[order[k]];
   return merged;
 }
 

@@ -91,10 +91,15 @@ QString gapText(std::int64_t gap, bool input) {
 
 QString linkList(const trace::RunTrace& run, const trace::OpRef& self,
                  std::vector<trace::OpRef> ops, bool input, const QString& muted) {
-  std::sort(ops.begin(), ops.end(), [&run](const trace::OpRef& a, const trace::OpRef& b) {
-    return run.ranks[a.rank].lane(a.lane).start[a.index] <
-           run.ranks[b.rank].lane(b.lane).start[b.index];
-  });
+  // Inputs latest-ending first (the one that held the op up leads), outputs earliest-starting
+  // first; only the listed ones sorted: an optimizer step waits for every gradient op.
+  const auto shown = ops.begin() + std::min<std::ptrdiff_t>(ops.size(), OpDetailsPanel::kMaxLinks);
+  std::partial_sort(
+      ops.begin(), shown, ops.end(), [&run, input](const trace::OpRef& a, const trace::OpRef& b) {
+        const auto& ca = run.ranks[a.rank].lane(a.lane);
+        const auto& cb = run.ranks[b.rank].lane(b.lane);
+        return input ? ca.end[a.index] > cb.end[b.index] : ca.start[a.index] < cb.start[b.index];
+      });
   if (ops.empty()) return QString("<span style=\"color:%1\">none recorded</span>").arg(muted);
   const trace::OpColumns& sc = run.ranks[self.rank].lane(self.lane);
   QStringList lines;
