@@ -96,3 +96,35 @@ TEST(TimelineSearch, FlowsPairEachSendWithItsReceive) {
 
 }  // namespace
 }  // namespace ps::ui
+
+namespace ps::ui {
+namespace {
+
+// Screenshots for review: search highlights (micro-batch 3), a range band, flows, 8 ranks.
+TEST(TimelineSearch, Screenshots) {
+  if (!std::getenv("PIPESCOPE_UI_SHOTS")) GTEST_SKIP() << "PIPESCOPE_UI_SHOTS not set";
+  for (bool dark : {false, true}) {
+    testruns::usePalette(dark);
+    TimelineView view;
+    view.resize(1280, 420);
+    auto run = pipeline(8, 8);
+    view.setRun(run);
+    std::vector<Selection> matches;
+    for (int r = 0; r < 8; ++r) {
+      const auto& lane = run->ranks[r].lane(Lane::Compute);
+      for (std::size_t i = 0; i < lane.size(); ++i)
+        if (lane.microbatch[i] == 3) matches.push_back({r, Lane::Compute, i});
+    }
+    view.setHighlights(matches);
+    const TimeRange r = view.visibleRange();
+    view.setRangeBand({r.start + r.length() / 5, r.start + r.length() / 3});
+    view.setFlowsVisible(true);
+    view.select({4, Lane::Compute, 10});
+    view.show();
+    testruns::shot(view, QString("search-%1").arg(dark ? "dark" : "light"));
+  }
+  testruns::usePalette(false);
+}
+
+}  // namespace
+}  // namespace ps::ui
