@@ -2,6 +2,7 @@
 
 #include <QEvent>
 #include <QPainter>
+#include <QStringList>
 
 #include "ui/timeline/KindPalette.h"
 
@@ -9,24 +10,29 @@ namespace ps::ui {
 
 std::vector<LegendEntry> legendEntries(bool dark) {
   using trace::OpKind;
-  const std::vector<std::pair<QString, std::vector<OpKind>>> kinds = {
-      {"F forward", {OpKind::F}},
-      {"B backward", {OpKind::B}},
-      {"I input grad", {OpKind::I}},
-      {"W weight grad", {OpKind::W}},
-      {"R recompute", {OpKind::R}},
-      {"OPT optimizer", {OpKind::OPT}},
-      {"FILL fill work", {OpKind::FILL}},
-      {"send/recv F", {OpKind::SEND_F, OpKind::RECV_F}},
-      {"send/recv B", {OpKind::SEND_B, OpKind::RECV_B}},
-      {"AR/A2A collective", {OpKind::AR, OpKind::A2A}},
-      {"offload/reload", {OpKind::OFFLOAD, OpKind::RELOAD}},
-      {"OTHER imported", {OpKind::OTHER}},
+  struct Row {
+    const char* label;
+    const char* shortLabel;
+    std::vector<OpKind> kinds;
+  };
+  const std::vector<Row> rows = {
+      {"F forward", "F", {OpKind::F}},
+      {"B backward", "B", {OpKind::B}},
+      {"I input grad", "I", {OpKind::I}},
+      {"W weight grad", "W", {OpKind::W}},
+      {"R recompute", "R", {OpKind::R}},
+      {"OPT optimizer", "OPT", {OpKind::OPT}},
+      {"FILL fill work", "FILL", {OpKind::FILL}},
+      {"send/recv F", "F s/r", {OpKind::SEND_F, OpKind::RECV_F}},
+      {"send/recv B", "B s/r", {OpKind::SEND_B, OpKind::RECV_B}},
+      {"AR/A2A collective", "AR/A2A", {OpKind::AR, OpKind::A2A}},
+      {"offload/reload", "offload", {OpKind::OFFLOAD, OpKind::RELOAD}},
+      {"OTHER imported", "OTHER", {OpKind::OTHER}},
   };
   std::vector<LegendEntry> out;
-  for (const auto& [label, members] : kinds)
-    out.push_back({kindColor(members.front()), label, members});
-  out.push_back({bubbleColor(dark), "idle (bubble)", {}});
+  for (const Row& r : rows)
+    out.push_back({kindColor(r.kinds.front()), r.label, r.shortLabel, r.kinds});
+  out.push_back({bubbleColor(dark), "idle (bubble)", "idle", {}});
   return out;
 }
 
@@ -38,6 +44,10 @@ LegendWidget::LegendWidget(QWidget* parent) : QWidget(parent) {
   policy.setHeightForWidth(true);
   setSizePolicy(policy);
   entries_ = legendEntries(dark());
+  QStringList all;
+  for (const LegendEntry& e : entries_)
+    all << e.label;
+  setToolTip(all.join(" · "));
 }
 
 bool LegendWidget::dark() const {
@@ -54,19 +64,21 @@ void LegendWidget::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
 }
 
-LegendWidget::Layout LegendWidget::layoutFor(int width) const {
+LegendWidget::Layout LegendWidget::layoutFor(int width, bool compact) const {
   const QFontMetrics fm = fontMetrics();
   const int h = fm.height(), pitch = h + 6;
   Layout l;
   int x = 4, y = 4;
   for (const LegendEntry& e : entries_) {
-    const int w = h + 4 + fm.horizontalAdvance(e.label);
+    const QString& text = compact ? e.shortLabel : e.label;
+    const int w = h + 4 + fm.horizontalAdvance(text);
     if (x > 4 && x + w > width - 4) {  // wrap, unless it is the row's first entry
       x = 4;
       y += pitch;
     }
     l.swatches.emplace_back(x, y, h, h - 2);
     l.labels.emplace_back(x + h + 4, y - 2 + fm.ascent());
+    l.texts.push_back(text);
     x += w + 14;
   }
   l.height = y + h + 4;
@@ -75,22 +87,27 @@ LegendWidget::Layout LegendWidget::layoutFor(int width) const {
 
 QSize LegendWidget::sizeHint() const {
   // One row when there is room; the layout asks heightForWidth for the real height.
-  const Layout one = layoutFor(100000);
+  const Layout one = layoutFor(100000, false);
   const int w = one.labels.empty() ? 600 : one.labels.back().x() + 200;
   return {std::min(w, 1200), fontMetrics().height() + 8};
 }
 
 int LegendWidget::heightForWidth(int width) const {
-  return layoutFor(width).height;
+  return layoutFor(width, false).height;
+}
+
+bool LegendWidget::compact() const {
+  // Given less height than the full labels need (a PNG export sized to one row), short labels.
+  return layoutFor(width(), false).height > height();
 }
 
 std::vector<QRect> LegendWidget::swatchRects(int width) const {
-  return layoutFor(width < 0 ? this->width() : width).swatches;
+  return layoutFor(width < 0 ? this->width() : width, width < 0 && compact()).swatches;
 }
 
 void LegendWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
-  const Layout l = layoutFor(width());
+  const Layout l = layoutFor(width(), compact());
   const QColor fg = palette().color(QPalette::WindowText);
   // A frame halfway between text and background: visible round dark swatches on a dark window
   // and light ones on a light window, without competing with the colours.
@@ -106,7 +123,7 @@ void LegendWidget::paintEvent(QPaintEvent*) {
     p.fillRect(QRect(f.right(), f.top(), 1, f.height()), frame);
     p.fillRect(s, entries_[i].colour);
     p.setPen(fg);
-    p.drawText(l.labels[i], entries_[i].label);
+    p.drawText(l.labels[i], l.texts[i]);
   }
 }
 

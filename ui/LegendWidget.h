@@ -1,7 +1,8 @@
 #pragma once
 // The legend of the op kind colours and the idle (bubble) shade: one entry per colour of
 // KindPalette, covering every trace::OpKind, wrapped onto more rows when the dock is narrow.
-// Swatches have a thin frame so that dark colours stay visible on the dark palette.
+// Swatches have a thin frame so that dark colours stay visible on the dark palette. Given less
+// height than its width needs (an export sized to one row) it falls back to short labels.
 
 #include <QColor>
 #include <QRect>
@@ -17,6 +18,7 @@ namespace ps::ui {
 struct LegendEntry {
   QColor colour;
   QString label;
+  QString shortLabel;  // when the widget is given too little height for the full labels
   std::vector<trace::OpKind> kinds;  // the kinds painted in this colour; none for the bubble
 };
 // Every entry in legend order, the last one the timeline's idle shade for `dark`.
@@ -31,6 +33,8 @@ class LegendWidget : public QWidget {
   // Where entry i's swatch is painted at `width` (the widget's own by default).
   std::vector<QRect> swatchRects(int width = -1) const;
   const std::vector<LegendEntry>& entries() const { return entries_; }
+  // Painting the short labels: the widget has less height than the full ones need at its width.
+  bool compact() const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -42,9 +46,10 @@ class LegendWidget : public QWidget {
   struct Layout {
     std::vector<QRect> swatches;
     std::vector<QPoint> labels;
+    std::vector<QString> texts;
     int height = 0;
   };
-  Layout layoutFor(int width) const;
+  Layout layoutFor(int width, bool compact) const;
 
   std::vector<LegendEntry> entries_;
 };

@@ -73,16 +73,27 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   // away from the timeline's above it. Square ends: no blended pixels at any device ratio.
   bar_ = new QScrollBar(Qt::Vertical, this);
   bar_->setObjectName("memoryScrollBar");
-  bar_->setStyleSheet(
-      "QScrollBar:vertical{width:8px;background:transparent;margin:0;border:none}"
-      "QScrollBar::handle:vertical{background:palette(mid);min-height:16px;margin:0 1px}"
-      "QScrollBar::add-line:vertical,QScrollBar::sub-line:vertical{height:0;border:none}"
-      "QScrollBar::add-page:vertical,QScrollBar::sub-page:vertical{background:none}");
+  styleScrollBar();
   bar_->hide();
   connect(bar_, &QScrollBar::valueChanged, this, [this](int v) {
     scroll_ = v;
     update();
   });
+}
+
+void MemoryView::styleScrollBar() {
+  // The thumb in the secondary text colour: palette(mid) vanished on a hand-made dark palette.
+  bar_->setStyleSheet(
+      QString("QScrollBar:vertical{width:8px;background:transparent;margin:0;border:none}"
+              "QScrollBar::handle:vertical{background:%1;min-height:16px;margin:0 1px}"
+              "QScrollBar::add-line:vertical,QScrollBar::sub-line:vertical{height:0;border:none}"
+              "QScrollBar::add-page:vertical,QScrollBar::sub-page:vertical{background:none}")
+          .arg(faintText(palette()).name()));
+}
+
+void MemoryView::changeEvent(QEvent* e) {
+  if (e->type() == QEvent::PaletteChange) styleScrollBar();
+  QWidget::changeEvent(e);
 }
 
 void MemoryView::setRun(std::shared_ptr<const trace::RunTrace> run) {

@@ -71,6 +71,7 @@ class MemoryView : public QWidget {
   void wheelEvent(QWheelEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  void changeEvent(QEvent* event) override;
   bool event(QEvent* event) override;
   QSize sizeHint() const override { return {900, 160}; }
 
@@ -79,6 +80,7 @@ class MemoryView : public QWidget {
   int trackTop(int rank) const { return kHeader + rank * trackHeight() - scroll_; }
   bool hasSamples() const;
   void updateScrollBar();
+  void styleScrollBar();
   void paintTrack(QPainter& p, int rank);
   void paintHover(QPainter& p);
 

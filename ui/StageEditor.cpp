@@ -216,8 +216,12 @@ void StageEditor::paintEvent(QPaintEvent*) {
   p.setPen(fg);
   if (const QString why = hint(); !why.isEmpty()) {
     // Nothing can move: say why where the stage labels would be.
-    p.drawText(QRect(barLeft(), 0, barRight() - barLeft(), top), Qt::AlignCenter,
-               fontMetrics().elidedText(why, Qt::ElideRight, barRight() - barLeft()));
+    p.drawText(
+        QRect(barLeft(), 0, barRight() - barLeft(), top), Qt::AlignCenter,
+        fontMetrics().elidedText(fontMetrics().horizontalAdvance(why) <= barRight() - barLeft()
+                                     ? why
+                                     : QString("one layer per stage: raise Layers"),
+                                 Qt::ElideRight, barRight() - barLeft()));
   } else {
     for (const Label& l : stageLabels())
       p.drawText(l.rect, Qt::AlignCenter, l.text);

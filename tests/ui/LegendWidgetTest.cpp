@@ -103,5 +103,21 @@ TEST(Legend, WrapsOntoMoreRowsWhenNarrow) {
   expectSwatches(*legend, "legend-narrow-dark.png");
 }
 
+// A PNG export sizes the legend to one row of the timeline's width: short labels then, not a
+// second row cut off.
+TEST(Legend, OneRowOfHeightFallsBackToShortLabels) {
+  LegendWidget legend;
+  legend.resize(900, legend.sizeHint().height());
+  ASSERT_GT(legend.heightForWidth(900), legend.height()) << "full labels need two rows here";
+  EXPECT_TRUE(legend.compact());
+  for (const QRect& r : legend.swatchRects()) {
+    EXPECT_LT(r.bottom(), legend.height());
+    EXPECT_LE(r.right(), legend.width());
+  }
+  expectSwatches(legend, "legend-compact-light.png");
+  legend.resize(5000, legend.sizeHint().height());
+  EXPECT_FALSE(legend.compact());
+}
+
 }  // namespace
 }  // namespace ps::ui
