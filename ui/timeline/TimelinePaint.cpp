@@ -251,11 +251,19 @@ void TimelineView::drawBoxLabels(QPainter& p) {
     }
     const QSizeF size = text->size();
     if (size.width() + 4 > b.rect.width()) continue;
-    p.setPen(kindTextColor(b.kind));
+    p.setPen(labelColour(b));
     p.drawStaticText(QPointF(b.rect.x() + (b.rect.width() - size.width()) / 2,
                              b.rect.y() + (b.rect.height() - size.height()) / 2),
                      *text);
   }
+}
+
+// Readable on the box: on a dimmed one (outside a search) the text recedes with it.
+QColor TimelineView::labelColour(const Box& b) const {
+  if (!filtering_ || highlighted(b)) return kindTextColor(b.kind);
+  QColor c = palette().color(QPalette::WindowText);
+  c.setAlpha(90);
+  return c;
 }
 
 // Imported ops have names but no micro-batch: the name, elided, in boxes wide enough for it.
@@ -266,7 +274,7 @@ void TimelineView::drawNameLabel(QPainter& p, const Box& b) {
   const QString text =
       p.fontMetrics().elidedText(QString::fromStdString(*name), Qt::ElideRight, inner.width());
   if (text.size() < 2) return;
-  p.setPen(kindTextColor(b.kind));
+  p.setPen(labelColour(b));
   p.drawText(inner, Qt::AlignCenter, text);
 }
 

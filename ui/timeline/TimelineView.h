@@ -190,6 +190,7 @@ class TimelineView : public QWidget {
   QString rankTitle(int rank) const;
   QString rankDevice(int rank) const;
   void drawNameLabel(QPainter& p, const Box& b);
+  QColor labelColour(const Box& b) const;
 
   // TimelineOverlays.cpp
   void drawSelection(QPainter& p);
