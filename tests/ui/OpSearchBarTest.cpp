@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <QAction>
+#include <QApplication>
 #include <QCheckBox>
+#include <QContextMenuEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QTest>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -146,6 +150,21 @@ TEST(OpSearchBar, CtrlFFocusesTheBoxAndTheCheckboxTogglesFlows) {
   EXPECT_TRUE(w.view->flowsVisible());
   QTest::mouseClick(flows, Qt::LeftButton);
   EXPECT_FALSE(w.view->flowsVisible());
+
+  // The timeline's context menu toggles them too: the checkbox follows.
+  QTimer::singleShot(50, [] {
+    auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+    ASSERT_NE(menu, nullptr);
+    for (QAction* a : menu->actions())
+      if (a->text().startsWith("Show send")) a->trigger();
+    menu->close();
+  });
+  const QPoint at(TimelineView::kGutter + 50, TimelineView::kAxis + 10);
+  QContextMenuEvent menuEvent(QContextMenuEvent::Mouse, at, w.view->mapToGlobal(at));
+  QApplication::sendEvent(w.view, &menuEvent);
+  QTest::qWait(20);
+  EXPECT_TRUE(w.view->flowsVisible());
+  EXPECT_TRUE(flows->isChecked());
 }
 
 TEST(OpSearchBar, ANewRunIsSearchedAgain) {

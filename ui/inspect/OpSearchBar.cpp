@@ -95,12 +95,15 @@ OpSearchBar::OpSearchBar(QWidget* parent) : QWidget(parent) {
 }
 
 void OpSearchBar::setTimeline(TimelineView* timeline) {
-  if (timeline_) disconnect(timeline_, nullptr, this, nullptr);
+  if (timeline_) {
+    disconnect(timeline_, nullptr, this, nullptr);
+    timeline_->removeEventFilter(this);
+  }
   timeline_ = timeline;
   if (timeline_) {
     connect(timeline_, &TimelineView::selectionChanged, this, &OpSearchBar::followSelection);
-    const QSignalBlocker block(flows_);
-    flows_->setChecked(timeline_->flowsVisible());
+    timeline_->installEventFilter(this);  // its context menu also toggles the flows
+    syncFlows();
   }
   searchNow();
 }
@@ -242,7 +245,21 @@ void OpSearchBar::showCount() {
   next_->setEnabled(n > 0);
 }
 
+void OpSearchBar::syncFlows() {
+  if (!timeline_) return;
+  const QSignalBlocker block(flows_);
+  flows_->setChecked(timeline_->flowsVisible());
+}
+
 bool OpSearchBar::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == timeline_ && event->type() == QEvent::ContextMenu) {
+    // Its menu (which can toggle the flows) runs modally inside the timeline's own handler: run
+    // that here, then look. (The view has no signal for the flows; a queued look would run in
+    // the menu's event loop, before the choice.)
+    static_cast<QObject*>(timeline_.data())->event(event);
+    syncFlows();
+    return true;
+  }
   if (watched == edit_ && event->type() == QEvent::KeyPress) {
     auto* key = static_cast<QKeyEvent*>(event);
     if (key->key() == Qt::Key_Return || key->key() == Qt::Key_Enter) {

@@ -65,6 +65,7 @@ class OpSearchBar : public QWidget {
   void step(int delta);
   void showCount();
   void followSelection();
+  void syncFlows();
 
   QPointer<TimelineView> timeline_;
   QLineEdit* edit_;
