@@ -55,5 +55,28 @@ TEST(TimeMapping, TicksAreOneTwoFiveAndLabelsPickTheUnit) {
   EXPECT_EQ(tickLabel(40, 10), "40 ns");
 }
 
+struct LabelCase {
+  std::int64_t t, step, magnitude;
+  const char* label;
+};
+
+class TickLabels : public ::testing::TestWithParam<LabelCase> {};
+
+// The unit follows the axis' reach, the decimals the step: deep zooms far from 0 stay in the
+// range's unit ("1.64995 ms"), never a raw nanosecond count.
+TEST_P(TickLabels, UnitOfTheRangeDecimalsOfTheStep) {
+  const auto c = GetParam();
+  EXPECT_EQ(tickLabel(c.t, c.step, c.magnitude), c.label);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Extremes, TickLabels,
+    ::testing::Values(LabelCase{1'649'950, 50, 1'650'000, "1.64995 ms"},
+                      LabelCase{1'649'950, 50, 0, "1649950 ns"},
+                      LabelCase{3'000'000'001, 1, 3'000'000'100, "3.000000001 s"},
+                      LabelCase{-500'000, 100'000, 2'000'000, "-0.5 ms"},
+                      LabelCase{40, 10, 100, "40 ns"},
+                      LabelCase{7'000'000'000'000, 1'000'000'000, 7'100'000'000'000, "7000 s"}));
+
 }  // namespace
 }  // namespace ps::ui
