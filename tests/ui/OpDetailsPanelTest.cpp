@@ -114,6 +114,18 @@ TEST(OpDetailsPanel, ShowsBytesPeerAndBandwidthOfATransfer) {
   EXPECT_EQ(w.field("Peer"), "to rank 2");
 }
 
+TEST(OpDetailsPanel, ImportedRangesShowTheirNameAndNoRules) {
+  Window w(testruns::nested());
+  w.view->select({1, Lane::Other, 1});  // the "backward" range of rank 1
+  EXPECT_EQ(w.field("Kind"), "OTHER (imported work)") << w.shown();
+  EXPECT_EQ(w.field("Name"), "backward");
+  EXPECT_EQ(w.field("Stage"), "—");
+  EXPECT_EQ(w.field("Micro-batch"), "—");
+  EXPECT_EQ(w.field("Duration"), "6.000 µs");
+  EXPECT_TRUE(contains(w.shown(), "Waits for (0)\nnone recorded")) << w.shown();
+  EXPECT_TRUE(w.links().isEmpty());
+}
+
 TEST(OpDetailsPanel, FollowingADependencyLinkSelectsThatOpInTheTimeline) {
   Window w(testruns::pipeline(4, 4));
   w.host.activateWindow();

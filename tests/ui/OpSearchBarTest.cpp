@@ -195,6 +195,17 @@ TEST(OpSearchBar, BigRunsSearchAfterAPauseInTheTyping) {
   EXPECT_EQ(w.view->selection(), forward(2, 3));
 }
 
+TEST(OpSearchBar, FindsImportedOpsByTheirOriginalName) {
+  Window w(testruns::nested(2));
+  w.type("BACKWARD");
+  EXPECT_EQ(w.count->text(), "2 matches");
+  QTest::keyClick(w.edit, Qt::Key_Return);
+  EXPECT_EQ(w.view->selection(), (Selection{0, Lane::Other, 1}));
+  w.edit->clear();
+  w.type("sgemm rank:1 kind:B");
+  EXPECT_EQ(w.count->text(), "2 matches");
+}
+
 TEST(OpSearchBar, Screenshots) {
   if (!std::getenv("PIPESCOPE_UI_SHOTS")) GTEST_SKIP() << "PIPESCOPE_UI_SHOTS not set";
   for (const bool dark : {false, true}) {
