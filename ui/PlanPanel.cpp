@@ -147,9 +147,12 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   auto* runRow = new QHBoxLayout;
   runRow->addWidget(rerun_);
   runRow->addStretch(1);
+  runRow->addWidget(balance_);
   runRow->addWidget(run_);
+  // A narrow dock may squeeze the buttons below the style's 80 px minimum; their text still fits.
+  balance_->setMinimumWidth(balance_->fontMetrics().horizontalAdvance(balance_->text()) + 16);
+  run_->setMinimumWidth(run_->fontMetrics().horizontalAdvance(run_->text()) + 24);
   root->addLayout(runRow);
-  root->addWidget(balance_);
 
   rerunTimer_ = new QTimer(this);
   rerunTimer_->setObjectName("rerunTimer");
@@ -197,7 +200,7 @@ void PlanPanel::buildKnobs() {
   form_->addRow("Chunks (V)", chunks_);
   form_->addRow("Layers", layers_);
   layersHint_ = note(this, "layersHint");
-  layersHint_->setText("One layer per stage: boundaries cannot move. Raise Layers to move them.");
+  layersHint_->setText("1 layer per stage: raise Layers to move boundaries");
   layersHint_->setToolTip(tips::kLayers);
   form_->addRow(layersHint_);
   form_->addRow("Steps", steps_);
@@ -306,7 +309,7 @@ void PlanPanel::buildButtons() {
     rerunTimer_->stop();  // this click is the run a pending rerun would have made
     emit runRequested(request());
   });
-  balance_ = new QPushButton("Balance stages", this);
+  balance_ = new QPushButton("Balance", this);  // "Balance stages": the tooltip says the rest
   balance_->setObjectName("balanceButton");
   connect(balance_, &QPushButton::clicked, this, [this] {
     boundaries_.clear();

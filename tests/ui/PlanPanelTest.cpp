@@ -427,7 +427,8 @@ TEST(PlanPanel, FitsTheDockWithMoreCollapsed) {
   EXPECT_LE(panel->sizeHint().height(), 480);
   std::cout << "plan panel height, More collapsed: cpu " << panel->sizeHint().height();
   backend->setCurrentIndex(backend->findData("sim"));
-  std::cout << ", sim " << panel->sizeHint().height() << " px\n";
+  std::cout << ", sim " << panel->sizeHint().height() << " px; width " << panel->sizeHint().width()
+            << " px\n";
   const char* shots = std::getenv("PIPESCOPE_UI_SHOTS");
   if (!shots) return;
   const QPalette light = QApplication::palette();
