@@ -45,10 +45,10 @@ bool touched(const QCheckBox* c) {
   return c->isChecked() != c->property(kShown).toBool();
 }
 
-// The combo entry whose name (Qt::UserRole) is `name`, or leaves it where it is.
+// The combo entry whose name (Qt::UserRole) is `name`; blank when it has none (a schedule read
+// from a CSV file), rather than an entry that would not be what reruns.
 void select(QComboBox* c, std::string_view name) {
-  const int i = c->findData(QString::fromUtf8(name.data(), static_cast<int>(name.size())));
-  if (i >= 0) c->setCurrentIndex(i);
+  c->setCurrentIndex(c->findData(QString::fromUtf8(name.data(), static_cast<int>(name.size()))));
 }
 
 std::string nameOf(const QComboBox* c) {

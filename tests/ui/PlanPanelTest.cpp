@@ -116,6 +116,28 @@ TEST(PlanPanel, ARunsConfigShownInThePanelRerunsThatConfig) {
   }
 }
 
+TEST(PlanPanel, ATorchCsvRunRerunsItsScheduleFile) {
+  test::TempDir dir;
+  const std::string csv = dir.file("gpipe.csv");
+  test::writeFile(csv, "0F0,0F1,0B0,0B1\n,1F0,1B0,1F1,1B1\n");
+  runtime::RunPlanRequest original;
+  original.spec.scheduleFile = csv;
+  original.spec.uniform.linkGbps = 25;
+  const std::string config = configOf(original);
+  auto request = runtime::requestFromConfigJson(config);
+  ASSERT_TRUE(request) << request.error();
+  PlanPanel panel;
+  panel.showRequest(*request);
+  EXPECT_EQ(configOf(panel.request()), config);
+  // The CSV fixes the shape: those knobs are off, and the notice says where the schedule is from.
+  EXPECT_FALSE(panel.findChild<QSpinBox*>("stagesSpin")->isEnabled());
+  EXPECT_EQ(panel.findChild<QComboBox*>("scheduleCombo")->currentIndex(), -1);
+  auto* notice = panel.findChild<QLabel*>("planNotice");
+  EXPECT_TRUE(notice->isVisibleTo(&panel));
+  EXPECT_TRUE(notice->text().contains("gpipe.csv"));
+  EXPECT_TRUE(panel.findChild<QPushButton*>("runButton")->isEnabled());
+}
+
 TEST(PlanPanel, TheKnobsShowTheRequestAndAChangedKnobIsWhatChanges) {
   PlanPanel panel;
   panel.showRequest(oddSimRequest());
