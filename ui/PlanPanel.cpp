@@ -10,121 +10,22 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
-#include <QStringList>
 #include <QTimer>
 #include <QToolButton>
 
 #include "runtime/cuda/CudaBackend.h"
-#include "runtime/schedules/Schedule.h"
 #include "ui/PlanPanelTips.h"
+#include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
-namespace {
-
-QSpinBox* spin(QWidget* parent, const char* name, int lo, int hi, const char* tip) {
-  auto* s = new QSpinBox(parent);
-  s->setObjectName(name);
-  s->setRange(lo, hi);
-  s->setToolTip(tip);
-  return s;
-}
-
-QDoubleSpinBox* dspin(QWidget* parent, const char* name, double hi, int decimals,
-                      const char* suffix, const char* tip) {
-  auto* s = new QDoubleSpinBox(parent);
-  s->setObjectName(name);
-  s->setRange(0, hi);
-  s->setDecimals(decimals);
-  s->setSuffix(suffix);
-  s->setToolTip(tip);
-  return s;
-}
-
-// A combo as wide as the dock gives it, not as its longest entry ("cuda — no CUDA device ...").
-void narrow(QComboBox* c) {
-  c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  c->setMinimumContentsLength(6);
-}
-
-QComboBox* combo(QWidget* parent, const char* name, const QStringList& names, const char* tip) {
-  auto* c = new QComboBox(parent);
-  c->setObjectName(name);
-  for (const QString& n : names)
-    c->addItem(n, n);
-  narrow(c);
-  c->setToolTip(tip);
-  return c;
-}
-
-// The CUDA devices this process can use, asked once (the first query starts the CUDA runtime).
-const runtime::CudaAvailability& cuda() {
-  static const runtime::CudaAvailability availability = runtime::cudaAvailability();
-  return availability;
-}
-
-// "0: NVIDIA H200 (139.8 GiB, 132 SMs)", one line per device.
-QString deviceList(const runtime::CudaAvailability& a) {
-  QStringList lines;
-  for (const auto& d : a.devices)
-    lines << QString("%1: %2 (%3 GiB, %4 SMs)")
-                 .arg(d.index)
-                 .arg(QString::fromStdString(d.name))
-                 .arg(static_cast<double>(d.memoryBytes) / (1024.0 * 1024.0 * 1024.0), 0, 'f', 1)
-                 .arg(d.smCount);
-  return lines.join('\n');
-}
-
-// Grouped by family: a disabled header row before each group; the name in Qt::UserRole.
-QComboBox* scheduleCombo(QWidget* parent) {
-  auto* c = new QComboBox(parent);
-  c->setObjectName("scheduleCombo");
-  auto* model = new QStandardItemModel(c);
-  QString family;
-  for (const auto& s : runtime::scheduleRegistry()) {
-    if (QString::fromStdString(s.family) != family) {
-      family = QString::fromStdString(s.family);
-      auto* header = new QStandardItem(family);
-      header->setFlags(Qt::NoItemFlags);
-      QFont f = header->font();
-      f.setBold(true);
-      header->setFont(f);
-      model->appendRow(header);
-    }
-    auto* item = new QStandardItem("   " + QString::fromStdString(s.name));
-    item->setData(QString::fromStdString(s.name), Qt::UserRole);
-    item->setToolTip(QString::fromStdString(
-        s.summary +
-        (s.constraints.empty() || s.constraints == "none" ? "" : "  [" + s.constraints + "]")));
-    model->appendRow(item);
-  }
-  c->setModel(model);
-  narrow(c);
-  c->setToolTip(
-      "The pipeline schedule: the order each rank runs its forwards and backwards in "
-      "(hover an entry for what it is and what it needs).");
-  return c;
-}
-
-// Small secondary text (hints, summaries).
-QLabel* note(QWidget* parent, const char* name) {
-  auto* l = new QLabel(parent);
-  l->setObjectName(name);
-  l->setWordWrap(true);
-  QFont f = l->font();
-  f.setPointSizeF(f.pointSizeF() * 0.9);
-  l->setFont(f);
-  return l;
-}
-
-// The error's red follows the palette: a darker red on light windows, a lighter one on dark.
-void colourError(QLabel* label, const QPalette& palette) {
-  QPalette p = label->palette();
-  const bool dark = palette.color(QPalette::Window).lightness() < 128;
-  p.setColor(QPalette::WindowText, dark ? QColor(0xff, 0x7b, 0x72) : QColor(0xc6, 0x28, 0x28));
-  label->setPalette(p);
-}
-
-}  // namespace
+using panelwidgets::colourError;
+using panelwidgets::combo;
+using panelwidgets::cuda;
+using panelwidgets::deviceList;
+using panelwidgets::dspin;
+using panelwidgets::note;
+using panelwidgets::scheduleCombo;
+using panelwidgets::spin;
 
 PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   setObjectName("planPanel");

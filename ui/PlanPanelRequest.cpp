@@ -14,6 +14,7 @@
 
 #include "runtime/cuda/CudaBackend.h"
 #include "ui/PlanPanel.h"
+#include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
 namespace {
@@ -55,30 +56,9 @@ std::string nameOf(const QComboBox* c) {
   return c->currentData().toString().toStdString();
 }
 
-const std::string& cudaReason() {
-  static const std::string reason = [] {
-    const auto a = runtime::cudaAvailability();
-    return a.available() ? std::string() : "no CUDA device (" + a.reason + ")";
-  }();
-  return reason;
-}
-
-// A knob in error: tinted red, its text red, in the style's own drawing (a style sheet would
-// replace the native frame and arrows of that one widget).
-void markInvalid(QWidget* w, bool invalid) {
-  if (!invalid) {
-    w->setPalette(QPalette());
-    return;
-  }
-  QPalette p = w->palette();
-  const bool dark = p.color(QPalette::Window).lightness() < 128;
-  const QColor tint = dark ? QColor(0x5a, 0x1e, 0x1e) : QColor(0xfd, 0xe2, 0xe2);
-  const QColor text = dark ? QColor(0xff, 0xb4, 0xab) : QColor(0xb7, 0x1c, 0x1c);
-  for (auto role : {QPalette::Base, QPalette::Button})
-    p.setColor(role, tint);
-  for (auto role : {QPalette::Text, QPalette::ButtonText})
-    p.setColor(role, text);
-  w->setPalette(p);
+std::string cudaReason() {
+  const auto& a = panelwidgets::cuda();
+  return a.available() ? std::string() : "no CUDA device (" + a.reason + ")";
 }
 
 }  // namespace
@@ -301,7 +281,7 @@ void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {
     const bool invalid = w == bad;
     if (w->property("invalid").toBool() == invalid) continue;
     w->setProperty("invalid", invalid);
-    markInvalid(w, invalid);
+    panelwidgets::markInvalid(w, invalid);
   }
   // A knob under "More" with the problem: open it, so that the red frame shows.
   if (bad && more_->isAncestorOf(bad)) setMoreOpen(true);

@@ -1,0 +1,163 @@
+// The plan panel checks its knobs (issue 11, defects 8 and 9): a bad knob is shown at the knob
+// before Run and cleared once valid, quickly enough for every change; Rerun on change makes one
+// run per burst of changes.
+
+#include <gtest/gtest.h>
+
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <tuple>
+
+#include "runtime/run/RunConfig.h"
+#include "tests/common/TestUtil.h"
+#include "tests/ui/PlanPanelRequests.h"
+#include "ui/DarkPalette.h"
+#include "ui/PlanPanel.h"
+#include "ui/PlanPanelTips.h"
+#include "ui/RunController.h"
+
+namespace ps::ui {
+namespace {
+
+using test_requests::configOf;
+using test_requests::oddCpuRequest;
+using test_requests::oddSimRequest;
+
+TEST(PlanPanel, FourUpPressesWithRerunOnChangeMakeOneRun) {
+  PlanPanel panel;
+  panel.show();
+  auto* rerun = panel.findChild<QCheckBox*>("rerunCheck");
+  auto* m = panel.findChild<QSpinBox*>("microbatchesSpin");
+  ASSERT_TRUE(rerun && m);
+  rerun->setChecked(true);
+  QSignalSpy runs(&panel, &PlanPanel::runRequested);
+  m->setFocus();
+  for (int i = 0; i < 4; ++i) {
+    QTest::keyClick(m, Qt::Key_Up);
+    QTest::qWait(50);  // quicker than the delay: still one burst
+  }
+  EXPECT_EQ(m->value(), 12);
+  EXPECT_EQ(runs.count(), 0);
+  QTest::qWait(PlanPanel::kRerunDelayMs + 200);
+  ASSERT_EQ(runs.count(), 1);
+  EXPECT_EQ(runs[0][0].value<runtime::RunPlanRequest>().spec.microbatches, 12);
+  QTest::qWait(PlanPanel::kRerunDelayMs + 100);
+  EXPECT_EQ(runs.count(), 1);
+}
+
+TEST(PlanPanel, AnImpossiblePlanIsShownAtTheKnobAndClearedWhenValid) {
+  PlanPanel panel;
+  auto* schedule = panel.findChild<QComboBox*>("scheduleCombo");
+  auto* m = panel.findChild<QSpinBox*>("microbatchesSpin");
+  auto* error = panel.findChild<QLabel*>("planError");
+  auto* run = panel.findChild<QPushButton*>("runButton");
+  ASSERT_TRUE(schedule && m && error && run);
+  panel.findChild<QCheckBox*>("rerunCheck")->setChecked(true);
+  QSignalSpy runs(&panel, &PlanPanel::runRequested);
+  schedule->setCurrentIndex(schedule->findData("zb-h1"));
+  m->setValue(2);
+  // zb-h1 needs m >= p: said under the panel, the micro-batches marked, Run off.
+  EXPECT_TRUE(error->isVisibleTo(&panel));
+  EXPECT_TRUE(error->text().contains("m >= p")) << error->text().toStdString();
+  EXPECT_TRUE(m->property("invalid").toBool());
+  EXPECT_FALSE(panel.findChild<QSpinBox*>("stagesSpin")->property("invalid").toBool());
+  EXPECT_FALSE(run->isEnabled());
+  QTest::qWait(PlanPanel::kRerunDelayMs + 150);
+  EXPECT_EQ(runs.count(), 0) << "an invalid plan is not rerun";
+  m->setValue(4);
+  EXPECT_FALSE(error->isVisibleTo(&panel));
+  EXPECT_FALSE(m->property("invalid").toBool());
+  EXPECT_TRUE(run->isEnabled());
+}
+
+TEST(PlanPanel, BadCostsAndModelOptionsAreShownAtTheirKnob) {
+  PlanPanel panel;
+  panel.findChild<QDoubleSpinBox*>("wgradSpin")->setValue(500);  // more than B = 200
+  auto* wgrad = panel.findChild<QDoubleSpinBox*>("wgradSpin");
+  EXPECT_TRUE(wgrad->property("invalid").toBool());
+  EXPECT_TRUE(panel.findChild<QWidget*>("moreGroup")->isVisibleTo(&panel))
+      << "a bad knob under More opens it";
+  wgrad->setValue(50);
+  EXPECT_FALSE(panel.problem());
+  auto* backend = panel.findChild<QComboBox*>("backendCombo");
+  backend->setCurrentIndex(backend->findData("cpu"));
+  panel.findChild<QSpinBox*>("hiddenSpin")->setValue(30);  // 4 heads do not divide 30
+  EXPECT_TRUE(panel.findChild<QSpinBox*>("hiddenSpin")->property("invalid").toBool());
+  EXPECT_TRUE(panel.findChild<QLabel*>("planError")->text().contains("divisible"));
+}
+
+TEST(PlanPanel, ARunsErrorIsShownAtTheKnobItNamesUntilAKnobChanges) {
+  PlanPanel panel;
+  panel.showRunError("--link-gbps must be positive (got -1)");
+  EXPECT_TRUE(panel.findChild<QDoubleSpinBox*>("linkSpin")->property("invalid").toBool());
+  EXPECT_FALSE(panel.findChild<QPushButton*>("runButton")->isEnabled());
+  panel.findChild<QSpinBox*>("stepsSpin")->setValue(2);
+  EXPECT_FALSE(panel.findChild<QLabel*>("planError")->isVisibleTo(&panel));
+  EXPECT_TRUE(panel.findChild<QPushButton*>("runButton")->isEnabled());
+}
+
+TEST(PlanPanel, TheCheckOnEveryChangeIsQuick) {
+  // Plans at the full-check limits (P·V·M = kFullCheckLimit; 16 stages of 350 layers to
+  // partition), and larger ones (cheap checks only): each well under the 50 ms a GUI may freeze.
+  struct Case {
+    const char* schedule;
+    int p, v, m, layers;
+  };
+  const int m = static_cast<int>(kFullCheckLimit / 8);
+  const std::vector<Case> cases = {{"1f1b", 8, 1, m, 0},     {"interleaved-1f1b", 4, 2, m, 0},
+                                   {"zb-h1", 8, 1, m, 0},    {"zb-v", 4, 2, m, 0},
+                                   {"1f1b", 16, 1, 64, 350},  // 16 · 350² ≈ kPartitionLimit
+                                   {"1f1b", 8, 1, m, 4096},  // partition too large: left to the run
+                                   {"1f1b", 128, 1, 4096, 0}};  // plan too large: left to the run
+  for (const Case& c : cases) {
+    runtime::RunPlanRequest r;
+    r.spec.schedule = c.schedule;
+    r.spec.stages = c.p;
+    r.spec.chunks = c.v;
+    r.spec.microbatches = c.m;
+    if (c.layers) r.spec.layers = c.layers;
+    r.spec.steps = 100;
+    double best = 1e9;
+    for (int i = 0; i < 3; ++i) {  // the best of three: the check, not the machine's load
+      const auto start = std::chrono::steady_clock::now();
+      const auto problem = checkRequest(r, "");
+      best = std::min(
+          best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
+      ASSERT_FALSE(problem) << problem->message;
+    }
+    EXPECT_LT(best, 50) << c.schedule << " p=" << c.p << " m=" << c.m;
+    std::cout << c.schedule << " p=" << c.p << " v=" << c.v << " m=" << c.m << " layers "
+              << c.layers << ": " << best << " ms\n";
+  }
+}
+
+TEST(PlanPanel, MessagesNameTheirKnob) {
+  EXPECT_EQ(knobNamedIn("zb-h1: needs m >= p (m=2, p=4)"), Knob::Microbatches);
+  EXPECT_EQ(knobNamedIn("chimera: needs p even (p=3)"), Knob::Stages);
+  EXPECT_EQ(knobNamedIn("--layers: the model has 4 layers, fewer than the plan's 8 stages"),
+            Knob::Layers);
+  EXPECT_EQ(knobNamedIn("--wgrad-us must be between 0 and --bwd-us (got 5)"), Knob::WgradUs);
+  EXPECT_EQ(knobNamedIn("model hidden size 30 is not divisible by 4 heads"), Knob::Hidden);
+  EXPECT_EQ(knobNamedIn("no CUDA device (driver missing)"), Knob::Backend);
+  EXPECT_EQ(knobNamedIn("rank 2 needs 3 GiB"), Knob::None);
+}
+
+}  // namespace
+}  // namespace ps::ui

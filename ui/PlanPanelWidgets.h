@@ -1,0 +1,41 @@
+#pragma once
+// The plan panel's widget builders and looks (internal to ui/PlanPanel*.cpp): knobs with their
+// name, range and tooltip, the grouped schedule list, small notes, the red of errors.
+
+#include <QString>
+#include <QStringList>
+
+#include "runtime/cuda/CudaBackend.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPalette;
+class QSpinBox;
+class QWidget;
+
+namespace ps::ui::panelwidgets {
+
+QSpinBox* spin(QWidget* parent, const char* name, int lo, int hi, const char* tip);
+QDoubleSpinBox* dspin(QWidget* parent, const char* name, double hi, int decimals,
+                      const char* suffix, const char* tip);
+// A combo as wide as the dock gives it, not as its longest entry ("cuda — no CUDA device ...").
+void narrow(QComboBox* c);
+// Entries named `names` (each also its Qt::UserRole data).
+QComboBox* combo(QWidget* parent, const char* name, const QStringList& names, const char* tip);
+// Grouped by family: a disabled header row before each group; the name in Qt::UserRole.
+QComboBox* scheduleCombo(QWidget* parent);
+// Small secondary text (hints, summaries), word-wrapped.
+QLabel* note(QWidget* parent, const char* name);
+
+// The CUDA devices this process can use, asked once (the first query starts the CUDA runtime).
+const runtime::CudaAvailability& cuda();
+// "0: NVIDIA H200 (139.8 GiB, 132 SMs)", one line per device.
+QString deviceList(const runtime::CudaAvailability& a);
+
+// The error's red follows the palette: a darker red on light windows, a lighter one on dark.
+void colourError(QLabel* label, const QPalette& palette);
+// A knob in error: tinted red, its text red; or back to the inherited palette.
+void markInvalid(QWidget* w, bool invalid);
+
+}  // namespace ps::ui::panelwidgets
