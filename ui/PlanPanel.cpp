@@ -54,6 +54,7 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   balance_->setMinimumWidth(balance_->fontMetrics().horizontalAdvance(balance_->text()) + 16);
   run_->setMinimumWidth(run_->fontMetrics().horizontalAdvance(run_->text()) + 24);
   root->addLayout(runRow);
+  root->addStretch(1);  // extra height below the knobs, never between them
 
   rerunTimer_ = new QTimer(this);
   rerunTimer_->setObjectName("rerunTimer");
