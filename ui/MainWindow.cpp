@@ -15,6 +15,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 
 #include "runtime/run/RunPlan.h"
 #include "trace/store/TraceStore.h"
@@ -28,6 +29,7 @@
 #include "ui/TimelineArea.h"
 #include "ui/import/ImportJob.h"
 #include "ui/import/ImportRequest.h"
+#include "ui/inspect/OpDetailsPanel.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -52,11 +54,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* compareView = new QTableView(this);
   compareView->setObjectName("compareTable");
   compareView->setModel(compare_);
-  compareView->horizontalHeader()->setStretchLastSection(true);
+  compareView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   compareView->verticalHeader()->hide();
   compareDock_ = addDock("Compare", "compareDock", compareView, Qt::BottomDockWidgetArea);
+  details_ = new OpDetailsPanel(this);
+  details_->setTimeline(area_->timeline());
+  detailsDock_ = addDock("Details", "detailsDock", details_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(statsDock_, linksDock_);
   tabifyDockWidget(statsDock_, compareDock_);
+  tabifyDockWidget(statsDock_, detailsDock_);
   compareDock_->hide();
   statsDock_->raise();
 
@@ -238,10 +244,15 @@ bool MainWindow::compareRuns(qint64 a, qint64 b) {
     showKnobsOf(*current_);
   }
   compared_ = *runB;
+  history_->selectPair(a, b);
   area_->showComparison(current_, compared_);
   compare_->setRuns(current_->analysis, compared_->analysis);
   compareDock_->show();
   compareDock_->raise();
+  // A tabified dock shown before the window is laid out raises only once it is: again, later.
+  QTimer::singleShot(0, compareDock_, [this] {
+    if (compared_) compareDock_->raise();
+  });
   return true;
 }
 

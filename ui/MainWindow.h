@@ -1,6 +1,7 @@
 #pragma once
 // The main window: the bubble timeline in the centre (two when comparing), docks the user can
-// rearrange, close and reopen from the View menu (Plan, Run history, Stats, Links, Compare), a
+// rearrange, close and reopen from the View menu (Plan, Run history, Stats, Links, Compare,
+// Details of the selected op), a
 // status bar with staged progress and Cancel. Each dock is its own widget; this class wires them
 // together and owns what is open: the trace file and the primary (and compared) run.
 
@@ -14,8 +15,8 @@ class QProgressBar;
 class QProgressDialog;
 class QPushButton;
 
-namespace ps::trace {
-struct RunTrace;
+namespace ps::runtime {
+struct RunPlanRequest;
 }
 
 namespace ps::ui {
@@ -23,6 +24,7 @@ namespace ps::ui {
 class CompareModel;
 class ImportJob;
 class LinksPanel;
+class OpDetailsPanel;
 class PlanPanel;
 class RunController;
 class RunHistoryPanel;
@@ -32,7 +34,6 @@ class TimelineArea;
 class TimelineView;
 struct ImportRequest;
 struct LoadedRun;
-struct RunRequest;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -57,7 +58,7 @@ class MainWindow : public QMainWindow {
   QString currentFile() const { return path_; }
   // Runs a request as if the Run button was pressed (tests, automation); the run happens on a
   // worker thread, runBusy() is true until its result has reached the window.
-  void runRequest(const RunRequest& request);
+  void runRequest(const runtime::RunPlanRequest& request);
   bool runBusy() const;
   // Exports: the timeline as PNG or SVG (by the file's suffix) with a title and the legend, the
   // stats as CSV. A message in the status bar says where it went.
@@ -111,8 +112,9 @@ class MainWindow : public QMainWindow {
   StatsPanel* stats_ = nullptr;
   LinksPanel* links_ = nullptr;
   CompareModel* compare_ = nullptr;
+  OpDetailsPanel* details_ = nullptr;
   QDockWidget *planDock_ = nullptr, *historyDock_ = nullptr, *statsDock_ = nullptr,
-              *linksDock_ = nullptr, *compareDock_ = nullptr;
+              *linksDock_ = nullptr, *compareDock_ = nullptr, *detailsDock_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   RunController* controller_ = nullptr;
   QProgressBar* progress_ = nullptr;

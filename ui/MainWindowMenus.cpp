@@ -18,6 +18,7 @@
 #include "ui/SessionFiles.h"
 #include "ui/TimelineArea.h"
 #include "ui/TimelineExport.h"
+#include "ui/inspect/OpSearchBar.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -59,13 +60,15 @@ void MainWindow::buildMenus() {
 
   QMenu* view = menuBar()->addMenu("&View");
   view->addAction("&Fit timeline", QKeySequence(Qt::Key_F), timeline(), &TimelineView::fit);
+  view->addAction(area_->searchBar()->focusAction());
   QAction* dark = view->addAction("&Dark palette");
   dark->setObjectName("darkPaletteAction");
   dark->setCheckable(true);
   connect(dark, &QAction::toggled, this, &MainWindow::setDarkPalette);
   dark->setChecked(QSettings().value("darkPalette", false).toBool());
   view->addSeparator();
-  for (QDockWidget* dock : {planDock_, historyDock_, statsDock_, linksDock_, compareDock_})
+  for (QDockWidget* dock :
+       {planDock_, historyDock_, statsDock_, linksDock_, compareDock_, detailsDock_})
     view->addAction(dock->toggleViewAction());
 }
 

@@ -30,19 +30,16 @@ QWidget* MainWindow::buildPlanDock() {
   layout->addStretch(1);
   // Dragging a boundary reruns the shown plan with the new cut; Balance lets the partitioner cut.
   connect(stageEditor_, &StageEditor::boundariesChanged, this, [this](const QString& b) {
-    plan_->setLayers(stageEditor_->layerCount());
     plan_->setBoundaries(b);
     runRequest(plan_->request());
   });
   auto balance = [this] {
-    plan_->setLayers(stageEditor_->layerCount());
     plan_->setBoundaries({});
     runRequest(plan_->request());
   };
   connect(plan_, &PlanPanel::balanceRequested, this, balance);
   connect(stageEditor_, &StageEditor::balanceRequested, this, balance);
-  connect(plan_, &PlanPanel::runRequested, this,
-          [this](const runtime::RunPlanRequest& request) { runRequest(request); });
+  connect(plan_, &PlanPanel::runRequested, this, &MainWindow::runRequest);
   // Scrolls rather than forcing the window taller than a 1280×720 screen.
   auto* scroll = new QScrollArea(this);
   scroll->setObjectName("planScroll");
@@ -65,12 +62,10 @@ void MainWindow::showKnobsOf(const LoadedRun& run) {
     plan_->setNotRerunnable(QString::fromStdString(request.error()));
 }
 
-void MainWindow::runRequest(const RunRequest& request) {
-  const auto job = request.job();
-  if (!job) return onRunFailed("unknown backend '" + request.backend + "'");
+void MainWindow::runRequest(const runtime::RunPlanRequest& request) {
   if (path_.isEmpty() && !openScratchSession()) return;
   plan_->setRunning(true);
-  controller_->start(*job, path_);
+  controller_->start(request, path_);
 }
 
 bool MainWindow::runBusy() const {

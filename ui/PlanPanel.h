@@ -29,23 +29,6 @@ namespace ps::ui {
 // with 4 heads, Adam at lr 0.001.
 runtime::CpuRunOptions appModelOptions();
 
-// Compatibility with the callers of the old panel (MainWindow, its tests): the old four fields
-// plus everything else of a runtime::RunPlanRequest, converting to and from one without loss.
-// New code uses runtime::RunPlanRequest itself.
-struct RunRequest {
-  runtime::PlanSpec spec;
-  QString backend = "sim";  // "sim" | "cpu" | "cuda"
-  QString model = "transformer";
-  int hidden = 64;
-  runtime::RunPlanRequest rest;  // the rest (its spec, backend, block and hidden are above)
-
-  RunRequest();
-  // Implicit on purpose: lets the old slots take the panel's runtime::RunPlanRequest.
-  RunRequest(const runtime::RunPlanRequest& job);  // NOLINT(google-explicit-constructor)
-  // The request; an unknown backend name gives none.
-  std::optional<runtime::RunPlanRequest> job() const;
-};
-
 class PlanPanel : public QWidget {
   Q_OBJECT
  public:
@@ -72,9 +55,6 @@ class PlanPanel : public QWidget {
   void setBoundaries(const QString& boundaries);
   // Sets the layer count without triggering a rerun (the editor's layers).
   void setLayers(int layers);
-  // Old form of showRequest for the six plan-shape knobs; the others stay as they are.
-  void showKnobs(const std::string& schedule, int stages, int microbatches, int chunks, int layers,
-                 int steps);
   // While a run is in flight the Run button is disabled (rerun-on-change still supersedes it).
   void setRunning(bool running);
 

@@ -73,28 +73,6 @@ runtime::CpuRunOptions appModelOptions() {
   return options;
 }
 
-RunRequest::RunRequest() {
-  rest.exec = appModelOptions();
-}
-
-RunRequest::RunRequest(const runtime::RunPlanRequest& job)
-    : spec(job.spec),
-      backend(QString::fromUtf8(runtime::backendName(job.backend).data())),
-      model(QString::fromUtf8(runtime::blockTypeName(job.exec.model.block).data())),
-      hidden(job.exec.model.hidden),
-      rest(job) {}
-
-std::optional<runtime::RunPlanRequest> RunRequest::job() const {
-  const auto b = runtime::parseBackend(backend.toStdString());
-  if (!b) return std::nullopt;
-  runtime::RunPlanRequest r = rest;
-  r.spec = spec;
-  r.backend = *b;
-  r.exec.model.block = model == "mlp" ? runtime::BlockType::Mlp : runtime::BlockType::Transformer;
-  r.exec.model.hidden = hidden;
-  return r;
-}
-
 void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   shown_ = request;
   shown_.built.reset();  // the panel reruns from the knobs: the spec is the plan
@@ -198,19 +176,6 @@ runtime::RunPlanRequest PlanPanel::request() const {
         runtime::parseOptimizerSync(nameOf(sync_)).value_or(runtime::OptimizerSync::Barrier);
   if (touched(recompute_)) s.recompute = recompute_->isChecked();
   return r;
-}
-
-void PlanPanel::showKnobs(const std::string& schedule, int stages, int microbatches, int chunks,
-                          int layers, int steps) {
-  runtime::RunPlanRequest r = request();
-  r.spec.schedule = schedule;
-  r.spec.stages = stages;
-  r.spec.microbatches = microbatches;
-  r.spec.chunks = chunks;
-  r.spec.layers = layers > 0 ? std::optional<int>(layers) : std::nullopt;
-  r.spec.steps = steps;
-  r.spec.boundaries.clear();
-  showRequest(r);
 }
 
 void PlanPanel::setNotRerunnable(const QString& why,

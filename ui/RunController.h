@@ -1,16 +1,14 @@
 #pragma once
 // Runs what the plan panel asks for and appends it to the open file, on a worker thread for every
-// backend (sim, cpu, cuda), through the one runtime entry point (runtime/run/RunPlan.h). Jobs
-// carry a generation id: a new request cancels the old one, and results reach the GUI thread
-// through queued calls only while still current (DESIGN §7.6).
+// backend (sim, cpu, cuda), through the one runtime entry point (runtime/run/RunPlan.h), as a
+// JobTracker job: a new request cancels the old one, and results reach the GUI thread only while
+// still current (DESIGN §7.6). Progress is staged (plan → run → write) and throttled.
 
 #include <QObject>
+#include <QString>
 
-#include <atomic>
-#include <memory>
-#include <thread>
-
-#include "ui/PlanPanel.h"
+#include "runtime/run/RunPlan.h"
+#include "ui/JobTracker.h"
 
 namespace ps::ui {
 
@@ -23,11 +21,9 @@ class RunController : public QObject {
   // Starts a run appending to `path`; finished or failed follow on the GUI thread. A job still
   // running is cancelled first and waited for.
   void start(const runtime::RunPlanRequest& request, const QString& path);
-  // The old panel's request (compatibility: RunRequest::job, failed for an unknown backend).
-  void start(const RunRequest& request, const QString& path);
   void cancel();
   // True from start() until the current job's finished/failed has been delivered.
-  bool busy() const { return pending_; }
+  bool busy() const { return jobs_.busy(); }
 
  signals:
   void progress(const QString& stage, int done, int total);
@@ -35,12 +31,7 @@ class RunController : public QObject {
   void failed(const QString& message);
 
  private:
-  void joinWorker();
-
-  std::thread worker_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  bool pending_ = false;  // GUI thread only
-  std::uint64_t generation_ = 0;
+  JobTracker jobs_;
 };
 
 }  // namespace ps::ui

@@ -57,6 +57,22 @@ void RunHistoryPanel::selectRun(qint64 id) {
     }
 }
 
+void RunHistoryPanel::selectPair(qint64 a, qint64 b) {
+  const QSignalBlocker block(list_);
+  int rowA = -1, rowB = -1;
+  for (int i = 0; i < list_->count(); ++i) {
+    const qint64 id = list_->item(i)->data(Qt::UserRole).toLongLong();
+    if (id == a) rowA = i;
+    if (id == b) rowB = i;
+  }
+  if (rowA < 0 || rowB < 0) return;
+  if (list_->currentRow() == rowA && list_->item(rowA)->isSelected() &&
+      list_->item(rowB)->isSelected() && list_->selectedItems().size() == 2)
+    return;
+  list_->setCurrentRow(rowB, QItemSelectionModel::ClearAndSelect);
+  list_->setCurrentRow(rowA, QItemSelectionModel::Select);
+}
+
 qint64 RunHistoryPanel::currentRun() const {
   const QListWidgetItem* item = list_->currentItem();
   return item ? item->data(Qt::UserRole).toLongLong() : -1;

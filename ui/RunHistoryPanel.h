@@ -25,6 +25,8 @@ class RunHistoryPanel : public QWidget {
   void setRuns(const std::vector<trace::RunInfo>& runs, qint64 current = -1);
   // Makes `id` the only selected run, without emitting selectionChanged.
   void selectRun(qint64 id);
+  // Makes `a` current and selects `a` and `b` (a comparison), without emitting selectionChanged.
+  void selectPair(qint64 a, qint64 b);
   qint64 currentRun() const;
   // The selected runs, the current one first.
   QList<qint64> selectedRuns() const;

@@ -1,6 +1,8 @@
 #include "ui/TimelineArea.h"
 
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -45,10 +47,16 @@ TimelineArea::TimelineArea(QWidget* parent) : QWidget(parent) {
     title->setMinimumHeight(search_->sizeHint().height());
   }
   compared_->setVisible(false);
-  memory_ = new MemoryView(this);
+  // The memory plot lines up with the timelines' plots, which give the panel's scroll bar its
+  // width on the right.
+  auto* memoryBox = new QWidget(this);
+  auto* memoryLayout = new QHBoxLayout(memoryBox);
+  memoryLayout->setContentsMargins(0, 0, primary_->verticalScrollBar()->sizeHint().width(), 0);
+  memory_ = new MemoryView(memoryBox);
+  memoryLayout->addWidget(memory_);
   split_->addWidget(primary_);
   split_->addWidget(compared_);
-  split_->addWidget(memory_);
+  split_->addWidget(memoryBox);
   split_->setStretchFactor(0, 3);
   split_->setStretchFactor(1, 3);
   split_->setStretchFactor(2, 1);
@@ -101,7 +109,7 @@ void TimelineArea::showRun(const std::shared_ptr<const LoadedRun>& run) {
   compareTimeline()->setRun(nullptr);
   if (!run) return;
   primary_->setTitle(timelineTitle(*run, {}));
-  timeline()->setRun(run->trace);
+  timeline()->setRun(run->trace, run->analysis.steps);
   memory_->setRun(run->trace);
   memory_->setVisibleRange(timeline()->visibleRange());
 }
@@ -110,9 +118,9 @@ void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,
                                   const std::shared_ptr<const LoadedRun>& b) {
   primary_->setTitle(timelineTitle(*a, "A"));
   compared_->setTitle(timelineTitle(*b, "B"));
-  if (timeline()->run() != a->trace.get()) timeline()->setRun(a->trace);
+  if (timeline()->run() != a->trace.get()) timeline()->setRun(a->trace, a->analysis.steps);
   memory_->setRun(a->trace);
-  compareTimeline()->setRun(b->trace);
+  compareTimeline()->setRun(b->trace, b->analysis.steps);
   compared_->setVisible(true);
   equalizePending_ = true;
   equalizeHeights();

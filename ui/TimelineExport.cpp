@@ -48,7 +48,7 @@ QString exportTitle(const LoadedRun& run) {
 Status exportTimelineFile(TimelineView& view, const LoadedRun& run, const QString& path) {
   LegendWidget legend;
   legend.setPalette(view.palette());
-  legend.resize(view.width(), legend.sizeHint().height());
+  legend.resize(view.width(), legend.heightForWidth(view.width()));
   const QSize size(view.width(), kTitleHeight + view.height() + legend.height());
   const QString title = exportTitle(run);
   if (path.endsWith(".svg", Qt::CaseInsensitive)) {

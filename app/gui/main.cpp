@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QPixmap>
+#include <QSettings>
 #include <QTemporaryDir>
 
 #include <cstdio>
@@ -53,6 +54,11 @@ int main(int argc, char** argv) {
       return failWith("--size: expected WxH of at least 320x240, got '" + parser.value(size) + "'",
                       2);
   }
+  // A screenshot is the same on every machine: it neither reads nor writes the user's settings
+  // (window layout, palette, recent files).
+  QTemporaryDir settingsDir;
+  if (headless)
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
   ps::ui::MainWindow window;
   if (parser.isSet(dark))
     if (auto* action = window.findChild<QAction*>("darkPaletteAction")) action->setChecked(true);
@@ -68,6 +74,13 @@ int main(int argc, char** argv) {
     if (headless) return failWith(window.lastError(), 2);
     std::fprintf(stderr, "pipescope: error: %s\n", qPrintable(window.lastError()));
   }
+  if (headless) {
+    window.resize(windowSize);
+    window.show();
+    QApplication::processEvents();
+  } else {
+    window.show();
+  }
   if (parser.isSet(compare)) {
     const QStringList ids = parser.value(compare).split(',');
     bool okA = false, okB = false;
@@ -79,13 +92,11 @@ int main(int argc, char** argv) {
     if (!window.compareRuns(a, b)) return failWith("--compare: " + window.lastError(), 2);
   }
   if (headless) {
-    window.resize(windowSize);
-    window.show();
-    QApplication::processEvents();
+    for (int i = 0; i < 3; ++i)
+      QApplication::processEvents();
     const QString out = parser.value(screenshot);
     if (!window.grab().save(out)) return failWith(out + ": cannot write the screenshot", 2);
     return 0;
   }
-  window.show();
   return app.exec();
 }

@@ -178,6 +178,7 @@ TEST(DailyUse, ComparingTwoRunsShowsBothLabelledAtEqualHeight) {
   ASSERT_NE(memory, nullptr);
   auto* compareDock = w.findChild<QDockWidget*>("compareDock");
   EXPECT_TRUE(compareDock->isVisible());
+  EXPECT_FALSE(compareDock->visibleRegion().isEmpty()) << "the Compare tab is the one raised";
   // Back to one run: the second timeline and the table go away.
   list->setCurrentRow(0, QItemSelectionModel::ClearAndSelect);
   QTest::qWait(20);
@@ -290,6 +291,60 @@ TEST(DailyUse, ExportedTimelineHasATitleAndTheStatusBarSaysWhere) {
   ASSERT_FALSE(image.isNull());
   EXPECT_GT(image.height(), w.timeline()->height() + 20) << "title and legend around it";
   EXPECT_TRUE(w.statusBar()->currentMessage().contains(png));
+}
+
+}  // namespace
+}  // namespace ps::ui
+
+namespace ps::ui {
+namespace {
+
+// The memory plot and the timelines' plots share one time axis: the same width on screen.
+TEST(DailyUse, MemoryAndTimelinePlotsLineUp) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("align.sqlite"))));
+  w.resize(1280, 720);
+  w.show();
+  QTest::qWait(20);
+  auto* memory = w.findChild<MemoryView*>();
+  ASSERT_NE(memory, nullptr);
+  const QPoint timelineLeft = w.timeline()->mapTo(&w, QPoint(0, 0));
+  const QPoint memoryLeft = memory->mapTo(&w, QPoint(0, 0));
+  EXPECT_EQ(timelineLeft.x(), memoryLeft.x());
+  EXPECT_EQ(w.timeline()->width(), memory->width());
+}
+
+// A run's op labels are its own: "3·1" on an interleaved run, "3" on a 1F1B run, whichever was
+// shown before (the label cache once kept the texts of the run shown first).
+TEST(DailyUse, OpLabelsFollowTheRunShown) {
+  test::TempDir dir;
+  const QString file = QString::fromStdString(dir.file("labels.sqlite"));
+  auto grabTimeline = [](MainWindow& w) {
+    QTest::qWait(20);
+    return w.timeline()->grab().toImage();
+  };
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(file));
+  w.resize(1280, 720);
+  w.show();
+  const QImage oneFirst = grabTimeline(w);
+  auto interleaved = simRequest(8);
+  interleaved.spec.schedule = "interleaved-1f1b";
+  interleaved.spec.chunks = 2;
+  run(w, interleaved);
+  ASSERT_EQ(history(w)->count(), 2) << w.lastError().toStdString();
+  const QImage interleavedSecond = grabTimeline(w);
+  MainWindow other;  // opens on the latest run: the interleaved one first
+  ASSERT_TRUE(other.openTrace(file, false));
+  other.resize(1280, 720);
+  other.show();
+  const QImage interleavedFirst = grabTimeline(other);
+  ASSERT_TRUE(other.showRun(1));
+  const QImage oneSecond = grabTimeline(other);
+  EXPECT_NE(oneFirst, interleavedFirst);
+  EXPECT_TRUE(oneFirst == oneSecond) << "1F1B labels after an interleaved run";
+  EXPECT_TRUE(interleavedFirst == interleavedSecond) << "interleaved labels after a 1F1B run";
 }
 
 }  // namespace

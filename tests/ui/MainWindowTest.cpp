@@ -134,8 +134,8 @@ TEST(MainWindow, AnImpossiblePlanReportsItsConstraintAndAddsNothing) {
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("bad.sqlite"))));
   auto* history = w.findChild<QListWidget*>("runHistory");
-  RunRequest request;
-  request.backend = "sim";
+  runtime::RunPlanRequest request;
+  request.backend = runtime::Backend::Sim;
   request.spec.schedule = "interleaved-1f1b";
   request.spec.stages = 4;
   request.spec.microbatches = 6;
@@ -333,8 +333,8 @@ TEST(MainWindow, SimulationsRunOnTheWorkerThreadAndArriveLater) {
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("async.sqlite"))));
   auto* history = w.findChild<QListWidget*>("runHistory");
-  RunRequest request;
-  request.backend = "sim";
+  runtime::RunPlanRequest request;
+  request.backend = runtime::Backend::Sim;
   request.spec.schedule = "gpipe";
   request.spec.stages = 2;
   request.spec.microbatches = 4;
@@ -351,10 +351,11 @@ TEST(MainWindow, ACpuRunIsRecordedAndItsPlanKnobsAreShown) {
   test::TempDir dir;
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("cpu.sqlite"))));
-  RunRequest request;
-  request.backend = "cpu";
-  request.model = "mlp";
-  request.hidden = 16;
+  runtime::RunPlanRequest request = {};
+  request.exec = appModelOptions();
+  request.backend = runtime::Backend::Cpu;
+  request.exec.model.block = runtime::BlockType::Mlp;
+  request.exec.model.hidden = 16;
   request.spec.schedule = "gpipe";
   request.spec.stages = 2;
   request.spec.microbatches = 2;

@@ -139,30 +139,6 @@ TEST(PlanPanel, AnImportedRunIsNotRerunnableUntilAnotherIsShown) {
   EXPECT_TRUE(run->isEnabled());
 }
 
-TEST(PlanPanel, TheOldCallersStillWork) {
-  // RunRequest and showKnobs, kept until MainWindow takes the full request.
-  RunRequest old;
-  old.backend = "cpu";
-  old.model = "mlp";
-  old.hidden = 16;
-  old.spec.stages = 2;
-  const auto job = old.job();
-  ASSERT_TRUE(job);
-  EXPECT_EQ(job->backend, runtime::Backend::Cpu);
-  EXPECT_EQ(job->exec.model.block, runtime::BlockType::Mlp);
-  EXPECT_EQ(job->exec.model.hidden, 16);
-  EXPECT_EQ(job->exec.optimizer.kind, runtime::OptimizerKind::Adam);
-  EXPECT_EQ(configOf(*RunRequest(oddCpuRequest()).job()), configOf(oddCpuRequest()));
-  PlanPanel panel;
-  panel.showRequest(oddSimRequest());
-  panel.showKnobs("1f1b", 2, 4, 1, 0, 1);
-  const auto r = panel.request();
-  EXPECT_EQ(r.spec.schedule, "1f1b");
-  EXPECT_EQ(r.spec.stages, 2);
-  EXPECT_FALSE(r.spec.layers);
-  EXPECT_EQ(r.spec.uniform.linkGbps, 12.3456) << "the knobs showKnobs does not name are kept";
-}
-
 TEST(RunController, ANewRequestSupersedesTheOneInFlight) {
   test::TempDir dir;
   const QString path = QString::fromStdString(dir.file("runs.sqlite"));

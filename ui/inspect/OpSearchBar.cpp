@@ -252,7 +252,9 @@ void OpSearchBar::syncFlows() {
 }
 
 bool OpSearchBar::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == timeline_ && event->type() == QEvent::ContextMenu) {
+  // The type first: comparing with the QPointer casts to TimelineView, which an object being
+  // destroyed (its last events pass through here) no longer is.
+  if (event->type() == QEvent::ContextMenu && watched == timeline_) {
     // Its menu (which can toggle the flows) runs modally inside the timeline's own handler: run
     // that here, then look. (The view has no signal for the flows; a queued look would run in
     // the menu's event loop, before the choice.)

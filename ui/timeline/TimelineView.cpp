@@ -24,9 +24,17 @@ QSize TimelineView::sizeHint() const {
 }
 
 void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
+  std::vector<trace::StepStats> steps;
+  if (run) steps = trace::analyzeRun(*run).steps;
+  setRun(std::move(run), std::move(steps));
+}
+
+void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
+                          std::vector<trace::StepStats> steps) {
   run_ = std::move(run);
   selection_ = {};
-  steps_.clear();
+  steps_ = std::move(steps);
+  numberText_.clear();  // labels of the last run ("3·1" on an interleaved one)
   indexes_.clear();
   depth_.clear();
   highlights_.clear();
@@ -42,7 +50,6 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
   layout_.reset(ranks);
   chunks_ = run_ ? StageChunks(*run_) : StageChunks();
   if (run_) {
-    steps_ = trace::analyzeRun(*run_).steps;
     indexes_.resize(run_->ranks.size());
     depth_.reserve(run_->ranks.size());
     for (std::size_t r = 0; r < run_->ranks.size(); ++r) {

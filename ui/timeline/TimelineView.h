@@ -46,6 +46,9 @@ class TimelineView : public QWidget {
   explicit TimelineView(QWidget* parent = nullptr);
 
   void setRun(std::shared_ptr<const trace::RunTrace> run);
+  // The same with the run's steps already analysed (the window analyses a run once, for every
+  // pane).
+  void setRun(std::shared_ptr<const trace::RunTrace> run, std::vector<trace::StepStats> steps);
   const trace::RunTrace* run() const { return run_.get(); }
   TimeRange visibleRange() const { return range_; }
   // Shows `range` (not recorded in the zoom history: for syncing views).
