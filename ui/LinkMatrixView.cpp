@@ -1,12 +1,11 @@
 #include "ui/LinkMatrixView.h"
 
-#include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 
 #include <algorithm>
 
 #include "trace/Units.h"
+#include "ui/ToolTipEvent.h"
 
 namespace ps::ui {
 namespace {
@@ -175,15 +174,7 @@ QString LinkMatrixView::toolTipAt(QPoint pos) const {
 }
 
 bool LinkMatrixView::event(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = toolTipAt(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
+  if (showPositionalToolTip(this, event, [this](QPoint at) { return toolTipAt(at); })) return true;
   return QWidget::event(event);
 }
 

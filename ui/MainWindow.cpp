@@ -89,7 +89,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   fitToScreen();
   QSettings settings;
-  restoreGeometry(settings.value("mainWindow/geometry").toByteArray());
+  if (restoreGeometry(settings.value("mainWindow/geometry").toByteArray()))
+    opensMaximized_ = false;  // the user's own size and place win
   restoreState(settings.value("mainWindow/state").toByteArray());
 }
 
@@ -109,8 +110,17 @@ QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget
 void MainWindow::fitToScreen() {
   setMinimumSize(640, 400);
   QSize size(1400, 820);
-  if (const QScreen* screen = this->screen())
-    size = size.boundedTo(screen->availableGeometry().size());
+  // The window manager's frame (title bar, borders) comes on top of the size asked for: on a
+  // screen without room for both, ask for the screen, less a frame, and open maximised.
+  const QSize frame(16, 48);
+  if (const QScreen* screen = this->screen()) {
+    const QSize available = screen->availableGeometry().size();
+    if (available.width() < size.width() + frame.width() ||
+        available.height() < size.height() + frame.height()) {
+      size = size.boundedTo(available - frame);
+      opensMaximized_ = true;
+    }
+  }
   resize(size);
   resizeDocks({planDock_, historyDock_}, {300, 300}, Qt::Horizontal);
   resizeDocks({planDock_, historyDock_}, {size.height() * 3 / 5, size.height() / 5}, Qt::Vertical);

@@ -53,6 +53,9 @@ class MainWindow : public QMainWindow {
   // survive quitting), or starts it with the demo when it is new.
   bool openScratchSession();
   QString lastError() const { return lastError_; }
+  // True on a screen too small for the default size with its frame (1280×720) when no size was
+  // saved: show it maximised so that the status bar and the bottom docks are on the screen.
+  bool opensMaximized() const { return opensMaximized_; }
   TimelineView* timeline() const;
   // The file new runs are appended to.
   QString currentFile() const { return path_; }
@@ -123,6 +126,7 @@ class MainWindow : public QMainWindow {
   QProgressDialog* importProgress_ = nullptr;
   QString importSummary_;
   bool importDialogs_ = true;
+  bool opensMaximized_ = false;
   QString path_;
   QString lastError_;
   std::shared_ptr<const LoadedRun> current_, compared_;

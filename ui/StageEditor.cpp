@@ -1,15 +1,14 @@
 #include "ui/StageEditor.h"
 
-#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 
 #include <algorithm>
 #include <map>
 
 #include "trace/Units.h"
+#include "ui/ToolTipEvent.h"
 
 namespace ps::ui {
 namespace {
@@ -183,15 +182,7 @@ QString StageEditor::toolTipAt(QPoint pos) const {
 }
 
 bool StageEditor::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = toolTipAt(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
+  if (showPositionalToolTip(this, e, [this](QPoint at) { return toolTipAt(at); })) return true;
   return QWidget::event(e);
 }
 

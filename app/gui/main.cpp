@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
     window.resize(windowSize);
     window.show();
     QApplication::processEvents();
+  } else if (window.opensMaximized()) {
+    window.showMaximized();
   } else {
     window.show();
   }

@@ -10,19 +10,12 @@
 #include <cstdlib>
 #include <set>
 
+#include "ui/DarkPalette.h"
 #include "ui/LegendWidget.h"
 #include "ui/timeline/KindPalette.h"
 
 namespace ps::ui {
 namespace {
-
-QPalette darkPalette() {  // as MainWindow's View → Dark palette
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-  return p;
-}
 
 // Before: OTHER, AR, A2A, FILL, OFFLOAD and RELOAD had no entry (imported runs are mostly OTHER).
 TEST(Legend, EveryOpKindHasAnEntryInItsTimelineColour) {

@@ -5,20 +5,11 @@
 
 #include <cstdlib>
 
+#include "ui/DarkPalette.h"
 #include "ui/LinkMatrixView.h"
 
 namespace ps::ui {
 namespace {
-
-QPalette darkPalette() {  // as MainWindow's View → Dark palette
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-  p.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-  return p;
-}
 
 // A pipeline: each rank sends activations to the next and gradients back, 1 MiB per rank index.
 std::vector<trace::LinkSummary> pipeline(int ranks) {

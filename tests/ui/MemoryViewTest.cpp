@@ -10,22 +10,12 @@
 
 #include <cstdlib>
 
+#include "ui/DarkPalette.h"
 #include "ui/MemoryView.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
 namespace {
-
-QPalette darkPalette() {  // as MainWindow's View → Dark palette
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-  p.setColor(QPalette::AlternateBase, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Highlight, QColor(0x3d, 0x8e, 0xe6));
-  return p;
-}
 
 // `ranks` ranks, each a sawtooth of 10 steps over [0, 1000) ns rising to (rank + 1) MiB.
 std::shared_ptr<trace::RunTrace> sawtooth(int ranks) {

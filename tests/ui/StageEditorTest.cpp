@@ -13,19 +13,11 @@
 
 #include <cstdlib>
 
+#include "ui/DarkPalette.h"
 #include "ui/StageEditor.h"
 
 namespace ps::ui {
 namespace {
-
-QPalette darkPalette() {  // as MainWindow's View → Dark palette
-  QPalette p;
-  p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-  p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-  p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-  p.setColor(QPalette::Highlight, QColor(0x3d, 0x8e, 0xe6));
-  return p;
-}
 
 void shots(StageEditor& e, const QString& name) {
   const char* dir = std::getenv("PIPESCOPE_UI_SHOTS");
