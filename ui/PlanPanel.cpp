@@ -292,6 +292,9 @@ void PlanPanel::updateRunEnabled() {
 
 void PlanPanel::setRunning(bool running) {
   running_ = running;
+  // Disabling the focused Run button would hand focus to the next widget (the stage editor),
+  // and the dock's scroll area would jump to it: keep focus on the panel instead.
+  if (running && run_->hasFocus()) setFocus(Qt::OtherFocusReason);
   updateRunEnabled();
 }
 

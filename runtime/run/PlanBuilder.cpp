@@ -31,7 +31,14 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   params.microbatches = spec.microbatches.value_or(8);
   params.chunks = spec.chunks;
   params.steps = spec.steps;
-  return generateSchedule(spec.schedule, params);
+  auto plan = generateSchedule(spec.schedule, params);
+  // A schedule with its own V (one chunk per rank, or ZB-V's two) would run with another V
+  // than the one asked for, under the same knobs: say so instead.
+  if (plan && spec.chunks > 1 && plan->chunks != spec.chunks)
+    return Error{"--chunks " + std::to_string(spec.chunks) + ": " + spec.schedule + " runs " +
+                 std::to_string(plan->chunks) + " chunk(s) per rank, not " +
+                 std::to_string(spec.chunks) + " (interleaved-1f1b and looped-bfs take V)"};
+  return plan;
 }
 
 Result<CostModel> costModel(const PlanSpec& spec, int numStages) {

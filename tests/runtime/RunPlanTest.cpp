@@ -278,3 +278,30 @@ TEST(RunPlan, BackendNamesRoundTrip) {
 
 }  // namespace
 }  // namespace ps::runtime
+
+namespace ps::runtime {
+namespace {
+
+// A schedule with its own V once ran silently with it while the knobs said another: the plan
+// shown (chunks 3) was not the plan run (chunks 1).
+TEST(BuildPlan, RefusesAChunkCountTheScheduleDoesNotRun) {
+  PlanSpec spec;
+  spec.schedule = "1f1b";
+  spec.stages = 4;
+  spec.microbatches = 8;
+  spec.chunks = 3;
+  auto built = buildPlan(spec);
+  ASSERT_FALSE(built);
+  EXPECT_NE(built.error().find("--chunks 3: 1f1b runs 1 chunk(s) per rank"), std::string::npos)
+      << built.error();
+  spec.schedule = "interleaved-1f1b";
+  spec.chunks = 2;
+  EXPECT_TRUE(buildPlan(spec)) << "a schedule that takes V";
+  spec.schedule = "zb-v";
+  EXPECT_TRUE(buildPlan(spec)) << "ZB-V's own two chunks, asked for";
+  spec.chunks = 1;
+  EXPECT_TRUE(buildPlan(spec)) << "the default leaves a schedule its own V";
+}
+
+}  // namespace
+}  // namespace ps::runtime
