@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 
 namespace ps {
@@ -16,10 +17,7 @@ namespace {
 using test::TempDir;
 using ::testing::HasSubstr;
 
-test::CommandResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), PIPESCOPE_CLI);
-  return test::runCommand(args);
-}
+using test::cli;
 
 // Appends a simulated 1F1B p=4 m=8 run to `db`, plus `extra` flags.
 void sim(const std::string& db, std::vector<std::string> extra = {}) {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/FixtureSpec.h"
 #include "tests/trace/import/KinetoFixture.h"
@@ -22,10 +23,7 @@ using ::testing::HasSubstr;
 using trace::import::testing::FixtureEventKind;
 using trace::import::testing::FixtureRank;
 
-test::CommandResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), PIPESCOPE_CLI);
-  return runCommand(args);
-}
+using test::cli;
 
 // GPipe p = 2, m = 4 with torch-pipelining labels and NCCL send/recv kernels; rank 1's clock
 // is 80 µs ahead. Bubble (p-1)/(m+p-1) = 1/5.

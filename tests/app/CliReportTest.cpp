@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
 #include "trace/Synthetic.h"
@@ -17,10 +18,7 @@ using test::runCommand;
 using test::TempDir;
 using ::testing::HasSubstr;
 
-test::CommandResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), PIPESCOPE_CLI);
-  return runCommand(args);
-}
+using test::cli;
 
 TEST(CliReport, JsonGivesTheHandComputedBubble) {
   // Hand-made: 2 ranks, one step. rank 0 computes [0,40) and [60,100); rank 1 [20,80).

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "runtime/cuda/CudaBackend.h"
+#include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
 
@@ -34,10 +35,7 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
-test::CommandResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), PIPESCOPE_CLI);
-  return test::runCommand(args);
-}
+using test::cli;
 
 // A run long enough never to finish during a test (a few ms per step at least).
 std::vector<std::string> longRun(const std::string& db) {

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 
 namespace ps {
@@ -14,10 +15,7 @@ namespace {
 using test::TempDir;
 using ::testing::HasSubstr;
 
-test::CommandResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), PIPESCOPE_CLI);
-  return test::runCommand(args);
-}
+using test::cli;
 
 double jsonDouble(const std::string& json, const char* key) {
   simdjson::dom::parser parser;

@@ -1,5 +1,9 @@
 #include "tests/common/TestUtil.h"
 
+#include <gtest/gtest.h>
+
+#include "trace/store/TraceStore.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -114,6 +118,15 @@ std::string ChildProcess::out() const {
 
 std::string ChildProcess::err() const {
   return readFile(dir_.file("stderr"));
+}
+
+std::vector<trace::RunInfo> runsIn(const std::string& path) {
+  auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadOnly);
+  EXPECT_TRUE(store.ok()) << store.error();
+  if (!store) return {};
+  auto runs = store->listRuns();
+  EXPECT_TRUE(runs.ok()) << runs.error();
+  return runs ? *runs : std::vector<trace::RunInfo>{};
 }
 
 }  // namespace ps::test

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "trace/TraceRecords.h"
+
 namespace ps::test {
 
 // A fresh directory under the system temp dir, removed with everything in it at destruction.
@@ -31,6 +33,8 @@ struct CommandResult {
 CommandResult runCommand(const std::vector<std::string>& argv);
 
 std::string readFile(const std::string& path);
+// The runs a trace file lists (read-only); an empty list, and a test failure, when it cannot.
+std::vector<trace::RunInfo> runsIn(const std::string& path);
 void writeFile(const std::string& path, const std::string& content);
 
 }  // namespace ps::test

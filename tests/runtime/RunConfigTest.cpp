@@ -1,7 +1,7 @@
 // requestFromConfigJson is the inverse of what runPlan writes into config_json: for every knob, a
 // request with that knob changed gives a config that parses back to a request with the knob set
-// and regenerates byte for byte; a run written to a file reruns to the same config; imported runs
-// and bad text are clear errors.
+// and regenerates byte for byte (runs read from a file: RunConfigFileTest.cpp; imported runs and
+// bad text: RunConfigBadInputTest.cpp).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -16,37 +16,14 @@
 #include "runtime/run/RunConfig.h"
 #include "runtime/schedules/Schedule.h"
 #include "tests/common/TestUtil.h"
+#include "tests/runtime/RunConfigTestUtil.h"
 #include "trace/store/TraceStore.h"
 
 namespace ps::runtime {
 namespace {
 
 using ::testing::HasSubstr;
-
-const std::string kCsv = std::string(PIPESCOPE_RUNTIME_GOLDEN_DIR) + "/schedule_1f1b_p4_m8.csv";
-
-// The config_json runPlan writes for `r` (RunPlan.cpp: the plan's, or modelRunConfigJson of it).
-std::string configOf(const RunPlanRequest& r) {
-  auto built = buildPlan(r.spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built) return {};
-  if (r.backend == Backend::Sim) return built->configJson;
-  return modelRunConfigJson(built->configJson, r.backend, r.exec);
-}
-
-RunPlanRequest baseRequest() {
-  RunPlanRequest r;
-  r.spec.schedule = "1f1b";
-  r.spec.stages = 4;
-  r.spec.microbatches = 8;
-  return r;
-}
-
-RunPlanRequest modelRequest(Backend backend) {
-  RunPlanRequest r = baseRequest();
-  r.backend = backend;
-  return r;
-}
+using namespace test_config;
 
 struct KnobCase {
   std::string name;
@@ -314,73 +291,6 @@ TEST(RunConfig, ATorchCsvWhoseFileIsGoneFailsOnlyWhenBuilt) {
   EXPECT_THAT(built.error(), HasSubstr("sched.csv"));
 }
 
-std::vector<trace::RunInfo> runsIn(const std::string& path) {
-  auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadOnly);
-  EXPECT_TRUE(store.ok()) << store.error();
-  if (!store) return {};
-  auto runs = store->listRuns();
-  EXPECT_TRUE(runs.ok()) << runs.error();
-  return runs ? *runs : std::vector<trace::RunInfo>{};
-}
-
-TEST(RunConfig, ARunReadFromItsFileRerunsToTheSameConfig) {
-  test::TempDir dir;
-  const std::string db = dir.file("runs.sqlite");
-  RunPlanRequest r = baseRequest();
-  r.spec.layers = 12;
-  r.spec.boundaries = "2,5,9";
-  r.spec.uniform.linkGbps = 10;
-  r.spec.uniform.actMb = 1;
-  r.spec.steps = 2;
-  auto first = runPlan(r, {db});
-  ASSERT_TRUE(first.ok()) << first.error();
-  first->store.reset();
-  // A torch-csv import goes through runPlan too (ImportCommand.cpp).
-  RunPlanRequest csv;
-  csv.spec.scheduleFile = kCsv;
-  csv.source = "torch-csv";
-  ASSERT_TRUE(runPlan(csv, {db}).ok());
-
-  auto runs = runsIn(db);
-  ASSERT_EQ(runs.size(), 2u);
-  for (const auto& run : runs) {
-    auto parsed = requestFromConfigJson(run.config_json);
-    ASSERT_TRUE(parsed.ok()) << parsed.error();
-    auto again = runPlan(*parsed, {db});
-    ASSERT_TRUE(again.ok()) << again.error();
-    EXPECT_EQ(again->status, trace::RunStatus::Complete) << again->message;
-  }
-  runs = runsIn(db);
-  ASSERT_EQ(runs.size(), 4u);
-  EXPECT_EQ(runs[2].config_json, runs[0].config_json);
-  EXPECT_EQ(runs[3].config_json, runs[1].config_json);
-  EXPECT_EQ(runs[2].name, runs[0].name);
-}
-
-TEST(RunConfig, ACpuRunReadFromItsFileRerunsToTheSameConfig) {
-  test::TempDir dir;
-  const std::string db = dir.file("cpu.sqlite");
-  RunPlanRequest r = modelRequest(Backend::Cpu);
-  r.spec.stages = 2;
-  r.spec.microbatches = 2;
-  r.exec.model.hidden = 8;
-  r.exec.model.seq = 4;
-  r.exec.model.heads = 2;
-  r.exec.linkGbps = 50;
-  auto first = runPlan(r, {db});
-  ASSERT_TRUE(first.ok()) << first.error();
-  first->store.reset();
-  auto runs = runsIn(db);
-  ASSERT_EQ(runs.size(), 1u);
-  auto parsed = requestFromConfigJson(runs[0].config_json);
-  ASSERT_TRUE(parsed.ok()) << parsed.error();
-  EXPECT_EQ(parsed->exec.linkGbps, 50.0);
-  ASSERT_TRUE(runPlan(*parsed, {db}).ok());
-  runs = runsIn(db);
-  ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[1].config_json, runs[0].config_json);
-}
-
 TEST(RunConfig, AnOlderModelConfigEmulatesThePlansLink) {
   // Written before the emulated link was recorded: the CLI emulated the plan's --link-gbps.
   auto parsed = requestFromConfigJson(
@@ -415,70 +325,6 @@ TEST(RunConfig, APredictionRerunsWithItsCalibratedCosts) {
   EXPECT_DOUBLE_EQ(again->spec.costs->layers[0].fwdNs, 9999);
   EXPECT_EQ(configOf(*again), rerun);
 }
-
-struct BadConfig {
-  const char* name;
-  const char* json;
-  const char* message;
-};
-
-std::string badName(const ::testing::TestParamInfo<BadConfig>& param) {
-  return param.param.name;
-}
-
-class RunConfigBad : public ::testing::TestWithParam<BadConfig> {};
-
-TEST_P(RunConfigBad, IsAClearError) {
-  auto parsed = requestFromConfigJson(GetParam().json);
-  ASSERT_FALSE(parsed.ok());
-  EXPECT_THAT(parsed.error(), HasSubstr(GetParam().message));
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Configs, RunConfigBad,
-    ::testing::Values(
-        BadConfig{"nsys", R"({"import":{"format":"nsys","files":[]}})",
-                  "run was imported from nsys: it has no plan to rerun"},
-        BadConfig{"kineto", R"({"import":{"format":"kineto"}})",
-                  "run was imported from kineto: it has no plan to rerun"},
-        BadConfig{"empty_object", "{}", "has no \"schedule\""},
-        BadConfig{"empty_text", "", "not valid JSON"},
-        BadConfig{"broken", R"({"schedule":"1f1b",)", "not valid JSON"},
-        BadConfig{"array", "[1,2]", "not a JSON object"},
-        BadConfig{"stages_string", R"({"schedule":"1f1b","stages":"4"})",
-                  "\"stages\" must be an integer (got \"4\")"},
-        BadConfig{"stages_huge", R"({"schedule":"1f1b","stages":99999999999})",
-                  "\"stages\" must be an integer"},
-        BadConfig{"schedule_number", R"({"schedule":7})", "\"schedule\" must be a string"},
-        BadConfig{"boundaries_text", R"({"schedule":"1f1b","boundaries":"1,2"})",
-                  "\"boundaries\" must be an array of layer numbers"},
-        BadConfig{"boundaries_float", R"({"schedule":"1f1b","boundaries":[1.5]})",
-                  "\"boundaries\" must be an array of layer numbers"},
-        BadConfig{"link_text", R"({"schedule":"1f1b","link_gbps":"fast"})",
-                  "\"link_gbps\" must be a number"},
-        BadConfig{"recompute_int", R"({"schedule":"1f1b","recompute":1})",
-                  "\"recompute\" must be true or false"},
-        BadConfig{"sync_unknown", R"({"schedule":"1f1b","optimizer_sync":"eventually"})",
-                  "\"optimizer_sync\" must be \"barrier\" or \"none\" (got \"eventually\")"},
-        BadConfig{"costs_broken",
-                  R"({"schedule":"1f1b","costs_file":"c.json","costs":{"layers":"x"}})",
-                  "config_json \"costs\""},
-        BadConfig{"costs_not_object", R"({"schedule":"1f1b","costs_file":"c.json","costs":3})",
-                  "\"costs\" must be an object"},
-        BadConfig{"plan_not_object", R"({"plan":3,"backend":"cpu"})", "\"plan\" must be an object"},
-        BadConfig{"plan_without_backend", R"({"plan":{"schedule":"1f1b"}})", "no \"backend\""},
-        BadConfig{"backend_unknown", R"({"plan":{"schedule":"1f1b"},"backend":"tpu"})",
-                  "\"backend\" must be sim, cpu or cuda (got \"tpu\")"},
-        BadConfig{"model_unknown", R"({"plan":{"schedule":"1f1b"},"backend":"cpu","model":"rnn"})",
-                  "config_json: \"model\""},
-        BadConfig{"optimizer_unknown",
-                  R"({"plan":{"schedule":"1f1b"},"backend":"cpu","optimizer":"lion"})",
-                  "config_json: \"optimizer\""},
-        BadConfig{"dtype_unknown", R"({"plan":{"schedule":"1f1b"},"backend":"cuda","dtype":"fp8"})",
-                  "\"dtype\" must be \"fp32\" or \"bf16\" (got \"fp8\")"},
-        BadConfig{"plan_knob_wrong", R"({"plan":{"schedule":"1f1b","steps":true},"backend":"cpu"})",
-                  "config_json \"plan\": \"steps\" must be an integer (got true)"}),
-    badName);
 
 }  // namespace
 }  // namespace ps::runtime

@@ -38,14 +38,7 @@ RunPlanRequest request(Backend backend) {
   return r;
 }
 
-std::vector<trace::RunInfo> runsIn(const std::string& path) {
-  auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadOnly);
-  EXPECT_TRUE(store.ok()) << store.error();
-  if (!store) return {};
-  auto runs = store->listRuns();
-  EXPECT_TRUE(runs.ok()) << runs.error();
-  return runs ? *runs : std::vector<trace::RunInfo>{};
-}
+using test::runsIn;
 
 class RunPlanBackends : public ::testing::TestWithParam<Backend> {};
 

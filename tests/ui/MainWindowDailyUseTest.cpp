@@ -13,6 +13,7 @@
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTableView>
@@ -20,6 +21,7 @@
 
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
+#include "tests/ui/WindowTestUtil.h"
 #include "ui/MainWindow.h"
 #include "ui/MemoryView.h"
 #include "ui/PlanPanel.h"
@@ -29,10 +31,7 @@
 namespace ps::ui {
 namespace {
 
-void waitForRun(const MainWindow& w) {
-  for (int i = 0; i < 3000 && w.runBusy(); ++i)
-    QTest::qWait(10);
-}
+using test_window::waitForRun;
 
 // Appends a run of `request` and waits for it.
 void run(MainWindow& w, const runtime::RunPlanRequest& request) {
@@ -198,6 +197,8 @@ TEST(DailyUse, ComparingTwoRunsShowsBothLabelledAtEqualHeight) {
 // Defect 4: the window fits a 1280×720 screen with its status bar and bottom docks on it.
 TEST(DailyUse, TheWindowFitsA1280By720Screen) {
   test::TempDir dir;
+  // As on a first start: no size saved by an earlier window of this process.
+  QSettings().remove("mainWindow/geometry");
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("fit.sqlite"))));
   EXPECT_LE(w.minimumSizeHint().height(), 720 - 60);

@@ -4,6 +4,7 @@
 
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
+#include "tests/ui/WindowTestUtil.h"
 #include "trace/Synthetic.h"
 #include "ui/MainWindow.h"
 #include "ui/PlanPanel.h"
@@ -17,11 +18,7 @@
 namespace ps::ui {
 namespace {
 
-// Runs (the simulator's too) happen on a worker thread: waits until the window has the result.
-void waitForRun(const MainWindow& w) {
-  for (int i = 0; i < 3000 && w.runBusy(); ++i)
-    QTest::qWait(10);
-}
+using test_window::waitForRun;
 
 TEST(MainWindow, OpensATraceAndShowsItsReport) {
   test::TempDir dir;
