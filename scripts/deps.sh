@@ -7,7 +7,7 @@ PIPESCOPE_DEBIAN_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libsqlite3-dev sqlite3 zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev libsimdjson-dev
+  libcli11-dev libsimdjson-dev libre2-dev
   libopenblas-dev libopenmpi-dev openmpi-bin
   qt6-base-dev libqt6svg6-dev libqt6charts6-dev libgl-dev
   xvfb xauth fonts-dejavu-core
