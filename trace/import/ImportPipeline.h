@@ -31,6 +31,9 @@ struct ImportOptions {
   std::map<std::string, int> explicitRanks;  // --rank FILE=N
   std::string rulesFile;                     // for config_json; the rules are in `recognizer`
   OpRecognizer recognizer;
+  // A single-process trace whose pipeline stages run on threads (one process, several threads
+  // holding compute) imports each such thread as a rank, ordered by thread id.
+  bool threadsAsRanks = false;
 };
 
 struct ImportedFile {
