@@ -5,8 +5,9 @@
 
 namespace ps::runtime::sim {
 
-EventSimulation::EventSimulation(const Plan& p, const OpGraph& g, const CostModel& c)
-    : p_(p), g_(g), costs_(p, c), mem_(p, c) {}
+EventSimulation::EventSimulation(const Plan& p, const OpGraph& g, const CostModel& c,
+                                 const std::atomic<bool>* cancel)
+    : p_(p), cancel_(cancel), g_(g), costs_(p, c), mem_(p, c) {}
 
 Result<SimResult> EventSimulation::run() {
   const std::size_t n = g_.size();
@@ -52,7 +53,10 @@ Result<SimResult> EventSimulation::run() {
       stack_.pop_back();
     }
     complete(e.node, e.time);
-    ++completed;
+    // A relaxed load every 4096 events costs nothing measurable and answers Ctrl-C in well under
+    // a millisecond.
+    if ((++completed & 4095) == 0 && cancel_ && cancel_->load(std::memory_order_relaxed))
+      return Error{"simulation cancelled"};
   }
   if (completed != n)
     return Error{"simulation stalled after " + std::to_string(completed) + " of " +

@@ -11,6 +11,7 @@
 // (ready time, pending count, rank, data-flow class) is packed into 16 bytes; successors are CSR;
 // nothing is allocated per op.
 
+#include <atomic>
 #include <cstdint>
 #include <queue>
 #include <vector>
@@ -27,7 +28,8 @@ namespace ps::runtime::sim {
 
 class EventSimulation {
  public:
-  EventSimulation(const Plan& p, const OpGraph& g, const CostModel& c);
+  EventSimulation(const Plan& p, const OpGraph& g, const CostModel& c,
+                  const std::atomic<bool>* cancel = nullptr);
   Result<SimResult> run();
 
  private:
@@ -55,6 +57,7 @@ class EventSimulation {
                         int dst, std::int64_t t);
 
   const Plan& p_;
+  const std::atomic<bool>* cancel_;
   const OpGraph& g_;
   OpCosts costs_;
   MemoryTracker mem_;

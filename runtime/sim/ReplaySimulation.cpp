@@ -18,8 +18,9 @@ int firstParked(std::int64_t endSlot) {
 
 }  // namespace
 
-ReplaySimulation::ReplaySimulation(const Plan& p, const OpGraph& g, const CostModel& c)
-    : p_(p), g_(g), costs_(p, c), mem_(p, c) {}
+ReplaySimulation::ReplaySimulation(const Plan& p, const OpGraph& g, const CostModel& c,
+                                   const std::atomic<bool>* cancel)
+    : p_(p), cancel_(cancel), g_(g), costs_(p, c), mem_(p, c) {}
 
 Result<SimResult> ReplaySimulation::run() {
   const auto ranks = static_cast<std::size_t>(p_.numRanks);
@@ -46,6 +47,7 @@ Result<SimResult> ReplaySimulation::run() {
     const int r = work.back();
     work.pop_back();
     advance(r, work);
+    if (cancelled_) return Error{"simulation cancelled"};
   }
   std::size_t placed = 0;
   for (int r = 0; r < p_.numRanks; ++r)
@@ -146,6 +148,11 @@ void ReplaySimulation::advance(int r, std::vector<int>& work) {
     }
     streamFree_[r] = t;
     head_[r] = h + unit;
+    // A relaxed load every 4096 units: answers Ctrl-C in well under a millisecond.
+    if ((++units_ & 4095) == 0 && cancel_ && cancel_->load(std::memory_order_relaxed)) {
+      cancelled_ = true;
+      return;
+    }
   }
 }
 

@@ -13,6 +13,7 @@
 // schedule); EventSimulation remains for links of finite bandwidth, whose FIFO queues need time
 // order.
 
+#include <atomic>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -30,7 +31,8 @@ namespace ps::runtime::sim {
 class ReplaySimulation {
  public:
   // The cost model's links must all be free (OpCosts::freeLinks).
-  ReplaySimulation(const Plan& p, const OpGraph& g, const CostModel& c);
+  ReplaySimulation(const Plan& p, const OpGraph& g, const CostModel& c,
+                   const std::atomic<bool>* cancel = nullptr);
   Result<SimResult> run();
 
  private:
@@ -45,6 +47,7 @@ class ReplaySimulation {
   static constexpr int kMaxIncoming = 8;  // transfers into one unit noted on the way
 
   const Plan& p_;
+  const std::atomic<bool>* cancel_;
   const OpGraph& g_;
   OpCosts costs_;
   MemoryTracker mem_;
@@ -62,6 +65,8 @@ class ReplaySimulation {
   std::vector<std::int32_t> virtualScan_;
   std::vector<std::int64_t> virtualLatest_, virtualEnd_;
   std::int32_t blocker_ = -1;
+  std::uint64_t units_ = 0;  // units placed, for polling cancel_
+  bool cancelled_ = false;
   // Plans where an op may send to several ops on one rank (stage DAGs, token slices, extra
   // edges) share one transfer per (producer, rank), as EventSimulation does: its index and the
   // consumer it names (the lowest node id).

@@ -107,7 +107,8 @@ std::int64_t boundaryBytes(const Plan& plan, const CostModel& cost, int stage) {
   return last.outputBytes > 0 ? last.outputBytes : last.actBytes;
 }
 
-Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostModel& cost) {
+Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostModel& cost,
+                           const std::atomic<bool>* cancel) {
   if (static_cast<int>(cost.layers.size()) < plan.numLayers)
     return Error{"the cost model has " + std::to_string(cost.layers.size()) +
                  " layers but the plan has " + std::to_string(plan.numLayers)};
@@ -120,8 +121,8 @@ Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostMod
                      std::to_string(replica[s].lastLayer) + " outside the model's " +
                      std::to_string(cost.layers.size()) + " layers"};
   // Free links: no transfer waits for another, and the event-free replay gives the same times.
-  if (sim::allLinksFree(cost)) return sim::ReplaySimulation(plan, graph, cost).run();
-  return sim::EventSimulation(plan, graph, cost).run();
+  if (sim::allLinksFree(cost)) return sim::ReplaySimulation(plan, graph, cost, cancel).run();
+  return sim::EventSimulation(plan, graph, cost, cancel).run();
 }
 
 }  // namespace ps::runtime

@@ -8,6 +8,7 @@
 // transfer waits for another and ReplaySimulation places the ops without events; links of
 // finite bandwidth queue first come, first served and take EventSimulation (time-ordered).
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -64,8 +65,10 @@ std::int64_t activationBytes(const Plan& plan, const CostModel& cost, int stage)
 // Bytes crossing the boundary out of `stage` for one micro-batch (its last layer's activations).
 std::int64_t boundaryBytes(const Plan& plan, const CostModel& cost, int stage);
 
-// `graph` must be validatePlan(plan)'s.
-Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostModel& cost);
+// `graph` must be validatePlan(plan)'s. `cancel`, when given, is polled every few thousand ops
+// (Ctrl-C, a superseded GUI request); once set the result is Error{"simulation cancelled"}.
+Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostModel& cost,
+                           const std::atomic<bool>* cancel = nullptr);
 
 // The run header (ranks, stages, layers) for a simulated or executed plan.
 trace::RunHeader planRunHeader(const Plan& plan, const CostModel& cost, const std::string& source,
