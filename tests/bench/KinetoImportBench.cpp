@@ -19,7 +19,7 @@
 #include <fstream>
 #include <string>
 
-#include "trace/import/KinetoReader.h"
+#include "trace/import/kineto/KinetoReader.h"
 
 namespace {
 

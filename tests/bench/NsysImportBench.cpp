@@ -13,7 +13,7 @@
 #include <string>
 
 #include "tests/trace/import/NsysFixture.h"
-#include "trace/import/NsysReader.h"
+#include "trace/import/nsys/NsysReader.h"
 
 namespace {
 

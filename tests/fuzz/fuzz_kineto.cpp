@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "trace/import/KinetoReader.h"
+#include "trace/import/kineto/KinetoReader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <string>
 
-#include "trace/import/NsysReader.h"
+#include "trace/import/nsys/NsysReader.h"
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "trace/import/KinetoReader.h"
-#include "trace/import/NsysReader.h"
+#include "trace/import/kineto/KinetoReader.h"
+#include "trace/import/nsys/NsysReader.h"
 
 namespace ps::trace::import {
 

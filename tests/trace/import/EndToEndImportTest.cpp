@@ -12,8 +12,8 @@
 #include "trace/Synthetic.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/import/ImportPipeline.h"
-#include "trace/import/KinetoReader.h"
-#include "trace/import/NsysReader.h"
+#include "trace/import/kineto/KinetoReader.h"
+#include "trace/import/nsys/NsysReader.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
 

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <map>
 
-#include "trace/import/KinetoReader.h"
+#include "trace/import/kineto/KinetoReader.h"
 
 namespace ps::trace::import {
 namespace {

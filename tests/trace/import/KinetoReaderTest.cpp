@@ -1,4 +1,4 @@
-#include "trace/import/KinetoReader.h"
+#include "trace/import/kineto/KinetoReader.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/KinetoFixture.h"
-#include "trace/import/KinetoNumber.h"
+#include "trace/import/kineto/KinetoNumber.h"
 
 namespace ps::trace::import {
 namespace {

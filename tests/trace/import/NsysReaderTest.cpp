@@ -1,7 +1,7 @@
 // The nsys reader against exports written by NsysFixture (planted ops, exact expected values) and,
 // when PIPESCOPE_EXTERNAL_TRACES is set, against real exports of several nsys versions.
 
-#include "trace/import/NsysReader.h"
+#include "trace/import/nsys/NsysReader.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/NsysFixture.h"
-#include "trace/import/NsysTracks.h"
+#include "trace/import/nsys/NsysTracks.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace::import {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "trace/import/NsysTracks.h"
+#include "trace/import/nsys/NsysTracks.h"
 #include "trace/import/RawTrace.h"
 
 namespace ps::trace::import::nsys {

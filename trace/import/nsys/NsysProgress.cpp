@@ -1,4 +1,4 @@
-#include "trace/import/NsysProgress.h"
+#include "trace/import/nsys/NsysProgress.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
-#include "trace/import/NsysEnums.h"
+#include "trace/import/nsys/NsysEnums.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "trace/import/NsysSchema.h"
+#include "trace/import/nsys/NsysSchema.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace::import::nsys {

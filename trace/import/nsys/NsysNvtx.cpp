@@ -4,7 +4,7 @@
 #include <charconv>
 #include <limits>
 
-#include "trace/import/NsysScans.h"
+#include "trace/import/nsys/NsysScans.h"
 
 namespace ps::trace::import::nsys {
 

@@ -1,9 +1,9 @@
-#include "trace/import/NsysReader.h"
+#include "trace/import/nsys/NsysReader.h"
 
 #include <algorithm>
 
-#include "trace/import/NsysProjection.h"
-#include "trace/import/NsysScans.h"
+#include "trace/import/nsys/NsysProjection.h"
+#include "trace/import/nsys/NsysScans.h"
 
 namespace ps::trace::import {
 

@@ -1,4 +1,4 @@
-#include "trace/import/KinetoEventParser.h"
+#include "trace/import/kineto/KinetoEventParser.h"
 
 #include <simdjson.h>
 
@@ -6,8 +6,8 @@
 
 #include <cstring>
 
-#include "trace/import/KinetoEvent.h"
-#include "trace/import/KinetoTraceBuilder.h"
+#include "trace/import/kineto/KinetoEvent.h"
+#include "trace/import/kineto/KinetoTraceBuilder.h"
 
 namespace ps::trace::import {
 

@@ -4,7 +4,7 @@
 // calls a thread made inside a range carry correlation ids; kernels, copies and memsets with the
 // same ids in the same process are the range's GPU work.
 
-#include "trace/import/NsysProcess.h"
+#include "trace/import/nsys/NsysProcess.h"
 
 namespace ps::trace::import::nsys {
 

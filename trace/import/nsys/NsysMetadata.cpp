@@ -2,7 +2,7 @@
 
 #include <charconv>
 
-#include "trace/import/NsysScans.h"
+#include "trace/import/nsys/NsysScans.h"
 
 namespace ps::trace::import::nsys {
 

@@ -1,4 +1,4 @@
-#include "trace/import/KinetoScanner.h"
+#include "trace/import/kineto/KinetoScanner.h"
 
 #include <cstring>
 

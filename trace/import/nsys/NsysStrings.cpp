@@ -1,8 +1,8 @@
-#include "trace/import/NsysStrings.h"
+#include "trace/import/nsys/NsysStrings.h"
 
 #include <utility>
 
-#include "trace/import/NsysSchema.h"
+#include "trace/import/nsys/NsysSchema.h"
 
 namespace ps::trace::import::nsys {
 

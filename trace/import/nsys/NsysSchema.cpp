@@ -1,4 +1,4 @@
-#include "trace/import/NsysSchema.h"
+#include "trace/import/nsys/NsysSchema.h"
 
 #include "trace/store/Sqlite.h"
 

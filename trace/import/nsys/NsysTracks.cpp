@@ -1,4 +1,4 @@
-#include "trace/import/NsysTracks.h"
+#include "trace/import/nsys/NsysTracks.h"
 
 #include <limits>
 

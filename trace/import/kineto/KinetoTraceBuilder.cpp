@@ -1,10 +1,10 @@
-#include "trace/import/KinetoTraceBuilder.h"
+#include "trace/import/kineto/KinetoTraceBuilder.h"
 
 #include <algorithm>
 #include <limits>
 #include <numeric>
 
-#include "trace/import/KinetoNumber.h"
+#include "trace/import/kineto/KinetoNumber.h"
 
 namespace ps::trace::import {
 

@@ -1,4 +1,4 @@
-#include "trace/import/NsysProjection.h"
+#include "trace/import/nsys/NsysProjection.h"
 
 #include <algorithm>
 #include <tuple>

@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "trace/import/KinetoEvent.h"
-#include "trace/import/KinetoMetadata.h"
+#include "trace/import/kineto/KinetoEvent.h"
+#include "trace/import/kineto/KinetoMetadata.h"
 #include "trace/import/RawTrace.h"
 
 namespace ps::trace::import {

@@ -1,4 +1,4 @@
-#include "trace/import/KinetoNumber.h"
+#include "trace/import/kineto/KinetoNumber.h"
 
 #include <limits>
 

@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "trace/import/NsysEnums.h"
-#include "trace/import/NsysProcess.h"
-#include "trace/import/NsysProgress.h"
-#include "trace/import/NsysSchema.h"
-#include "trace/import/NsysStrings.h"
+#include "trace/import/nsys/NsysEnums.h"
+#include "trace/import/nsys/NsysProcess.h"
+#include "trace/import/nsys/NsysProgress.h"
+#include "trace/import/nsys/NsysSchema.h"
+#include "trace/import/nsys/NsysStrings.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace::import::nsys {

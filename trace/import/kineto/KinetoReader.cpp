@@ -1,12 +1,12 @@
-#include "trace/import/KinetoReader.h"
+#include "trace/import/kineto/KinetoReader.h"
 
 #include <cstdio>
 
 #include "trace/import/GzipInput.h"
-#include "trace/import/KinetoEventParser.h"
-#include "trace/import/KinetoMetadata.h"
-#include "trace/import/KinetoScanner.h"
-#include "trace/import/KinetoTraceBuilder.h"
+#include "trace/import/kineto/KinetoEventParser.h"
+#include "trace/import/kineto/KinetoMetadata.h"
+#include "trace/import/kineto/KinetoScanner.h"
+#include "trace/import/kineto/KinetoTraceBuilder.h"
 
 namespace ps::trace::import {
 

@@ -1,4 +1,4 @@
-#include "trace/import/KinetoMetadata.h"
+#include "trace/import/kineto/KinetoMetadata.h"
 
 #include <simdjson.h>
 
@@ -6,8 +6,8 @@
 
 #include <limits>
 
-#include "trace/import/KinetoNumber.h"
-#include "trace/import/KinetoScanner.h"
+#include "trace/import/kineto/KinetoNumber.h"
+#include "trace/import/kineto/KinetoScanner.h"
 
 namespace ps::trace::import {
 

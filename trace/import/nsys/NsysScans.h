@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "trace/import/NsysContext.h"
+#include "trace/import/nsys/NsysContext.h"
 
 namespace ps::trace::import::nsys {
 

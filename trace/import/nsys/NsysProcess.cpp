@@ -1,9 +1,9 @@
-#include "trace/import/NsysProcess.h"
+#include "trace/import/nsys/NsysProcess.h"
 
 #include <algorithm>
 #include <string>
 
-#include "trace/import/NsysStrings.h"
+#include "trace/import/nsys/NsysStrings.h"
 
 namespace ps::trace::import::nsys {
 
