@@ -15,6 +15,11 @@ namespace ps::trace {
 
 inline constexpr std::int32_t kNoValue = -1;  // null stage / micro-batch / peer / name
 
+// The times a load accepts: |t| <= 2^52 ns (about 52 days either side of the run's start). Every
+// time is then exact in a double (the timeline's maths) and differences and sums of a few spans
+// stay far inside int64. The loader drops ops and memory samples outside it, with a warning.
+inline constexpr std::int64_t kMaxAbsTimeNs = std::int64_t{1} << 52;
+
 // The ops of one lane of one rank, sorted by start_ns (ties keep file order).
 struct OpColumns {
   std::vector<std::int64_t> start;
@@ -67,6 +72,9 @@ struct RunTrace {
   std::vector<StageRecord> stages;
   std::vector<LayerRecord> layers;
   std::vector<MetricRecord> metrics;  // ordered by (name, step, file order)
+  // What the loader dropped, clamped or could not read, one line each naming the file ("PATH:
+  // run N: ..."); the CLI and the app show them. Empty for a clean file.
+  std::vector<std::string> warnings;
 
   std::size_t opCount() const;
   // [earliest start, latest end] over every op and memory sample; {0,0} when empty.

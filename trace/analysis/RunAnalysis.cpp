@@ -19,25 +19,34 @@ struct UnionAccumulator {
       curEnd = e;
       open = true;
     } else if (s > curEnd) {
-      total += curEnd - curStart;
+      total = satAdd(total, satSub(curEnd, curStart));
       curStart = s;
       curEnd = e;
     } else {
       curEnd = std::max(curEnd, e);
     }
   }
-  std::int64_t finish() const { return open ? total + (curEnd - curStart) : total; }
+  std::int64_t finish() const { return open ? satAdd(total, satSub(curEnd, curStart)) : total; }
 };
 
+// One sort over every rank's steps (sorting per rank made it quadratic in the rank count).
 std::vector<int> distinctSteps(const RunTrace& run) {
   std::vector<int> steps;
   for (const auto& r : run.ranks) {
     const auto& lane = r.lane(Lane::Compute);
     steps.insert(steps.end(), lane.step.begin(), lane.step.end());
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   return steps;
+}
+
+// Mean of int64 values held as a double, back to int64 without the UB of an out-of-range cast.
+std::int64_t roundToInt64(double v) {
+  constexpr double kMax = 9.2233720368547748e18;  // largest double below 2^63
+  if (!(v < kMax)) return std::numeric_limits<std::int64_t>::max();
+  if (!(v > -kMax)) return std::numeric_limits<std::int64_t>::min();
+  return static_cast<std::int64_t>(v + 0.5);
 }
 
 std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>& steps) {
@@ -51,18 +60,23 @@ std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>&
     out[i].end_ns = std::numeric_limits<std::int64_t>::min();
     out[i].rank_busy_ns.assign(R, 0);
   }
+  // Per rank, only the steps it has ops in are touched: linear in ops, not ranks x steps.
   std::vector<UnionAccumulator> acc(steps.size());
+  std::vector<std::size_t> touched;
   for (std::size_t r = 0; r < R; ++r) {
-    std::fill(acc.begin(), acc.end(), UnionAccumulator{});
     const auto& lane = run.ranks[r].lane(Lane::Compute);
     for (std::size_t i = 0; i < lane.size(); ++i) {
       const std::size_t k = index[lane.step[i]];
+      if (!acc[k].open) touched.push_back(k);
       acc[k].add(lane.start[i], lane.end[i]);
       out[k].start_ns = std::min(out[k].start_ns, lane.start[i]);
       out[k].end_ns = std::max(out[k].end_ns, lane.end[i]);
     }
-    for (std::size_t k = 0; k < steps.size(); ++k)
+    for (std::size_t k : touched) {
       out[k].rank_busy_ns[r] = acc[k].finish();
+      acc[k] = UnionAccumulator{};
+    }
+    touched.clear();
   }
   for (auto& s : out) {
     const double span = static_cast<double>(s.span_ns());
@@ -87,7 +101,7 @@ std::vector<LinkSummary> computeLinks(const RunTrace& run) {
       auto& [link, acc] = byDst[lane.peer[i]];
       link.src = r.info.rank;
       link.dst = lane.peer[i];
-      if (lane.bytes[i] > 0) link.bytes += lane.bytes[i];
+      if (lane.bytes[i] > 0) link.bytes = satAdd(link.bytes, lane.bytes[i]);
       ++link.ops;
       acc.add(lane.start[i], lane.end[i]);
     }
@@ -128,7 +142,7 @@ std::optional<double> steadyStateBubble(const RunTrace& run, const std::vector<i
     UnionAccumulator acc;
     for (std::size_t i = lane.lowerBoundStart(from); i < lane.size() && lane.start[i] < to; ++i)
       acc.add(lane.start[i], std::min(lane.end[i], to));
-    sum += 1.0 - static_cast<double>(acc.finish()) / static_cast<double>(to - from);
+    sum += 1.0 - static_cast<double>(acc.finish()) / static_cast<double>(satSub(to, from));
     ++counted;
   }
   if (!counted) return std::nullopt;
@@ -147,7 +161,7 @@ RunAnalysis analyzeRun(const RunTrace& run) {
       spanSum += static_cast<double>(s.span_ns());
       bubbleSum += s.bubble_ratio;
     }
-    a.step_time_ns = static_cast<std::int64_t>(spanSum / static_cast<double>(a.steps.size()) + 0.5);
+    a.step_time_ns = roundToInt64(spanSum / static_cast<double>(a.steps.size()));
     a.bubble_ratio = bubbleSum / static_cast<double>(a.steps.size());
   }
   a.steady_bubble_ratio = steadyStateBubble(run, steps);

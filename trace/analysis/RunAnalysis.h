@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trace/RunTrace.h"
+#include "trace/analysis/Saturating.h"
 
 namespace ps::trace {
 
@@ -19,7 +20,7 @@ struct StepStats {
   std::vector<std::int64_t> rank_busy_ns;  // union of compute intervals, per rank
   std::vector<double> rank_bubble;         // 1 - busy/span, per rank
   double bubble_ratio = 0.0;               // mean over ranks
-  std::int64_t span_ns() const { return end_ns - start_ns; }
+  std::int64_t span_ns() const { return satSub(end_ns, start_ns); }
 };
 
 struct RankSummary {
@@ -56,7 +57,7 @@ RunAnalysis analyzeRun(const RunTrace& run);
 // first compute op of step 1 to its first compute op of step N-1, averaged over ranks.
 std::optional<double> steadyStateBubble(const RunTrace& run, const std::vector<int>& steps);
 
-// Length of the union of [start, end) intervals given sorted by start.
+// Length of the union of [start, end) intervals given sorted by start (saturating at INT64_MAX).
 std::int64_t unionLength(const std::vector<std::int64_t>& start,
                          const std::vector<std::int64_t>& end);
 

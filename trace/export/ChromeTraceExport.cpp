@@ -6,10 +6,12 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <queue>
 #include <tuple>
 #include <vector>
 
 #include "trace/JsonWriter.h"
+#include "trace/analysis/Saturating.h"
 
 namespace ps::trace {
 namespace {
@@ -39,19 +41,31 @@ std::string opLabel(const RunTrace& run, const OpColumns& lane, std::size_t i) {
   return label;
 }
 
-// Greedy interval packing: each op goes to the first row whose last op ended by its start.
+// Greedy interval packing: each op goes to the lowest-numbered row whose last op ended by its
+// start. Rows free by then move from a heap ordered by end time to a heap of free row numbers,
+// so it is O(n log n) however many ops overlap (scanning the rows per op was quadratic).
 std::vector<int> packRows(const OpColumns& lane, int& rowCount) {
   std::vector<int> rows(lane.size());
-  std::vector<std::int64_t> rowEnd;
+  using Busy = std::pair<std::int64_t, std::size_t>;  // (end, row)
+  std::priority_queue<Busy, std::vector<Busy>, std::greater<>> busy;
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> free;
+  std::size_t used = 0;
   for (std::size_t i = 0; i < lane.size(); ++i) {
-    std::size_t r = 0;
-    while (r < rowEnd.size() && rowEnd[r] > lane.start[i])
-      ++r;
-    if (r == rowEnd.size()) rowEnd.push_back(0);
-    rowEnd[r] = lane.end[i];
+    while (!busy.empty() && busy.top().first <= lane.start[i]) {
+      free.push(busy.top().second);
+      busy.pop();
+    }
+    std::size_t r = used;
+    if (!free.empty()) {
+      r = free.top();
+      free.pop();
+    } else {
+      ++used;
+    }
+    busy.push({lane.end[i], r});
     rows[i] = static_cast<int>(std::min<std::size_t>(r, kRowsPerLane - 1));
   }
-  rowCount = static_cast<int>(std::max<std::size_t>(rowEnd.size(), 1));
+  rowCount = static_cast<int>(std::clamp<std::size_t>(used, 1, kRowsPerLane));
   return rows;
 }
 
@@ -140,7 +154,7 @@ ChromeExportStats writeChromeTrace(const RunTrace& run, std::ostream& out) {
         j.key("pid").value(pid);
         j.key("tid").value(l * kRowsPerLane + rowsOf[r][l][i]);
         j.key("ts").raw(micros(lane.start[i]));
-        j.key("dur").raw(micros(lane.end[i] - lane.start[i]));
+        j.key("dur").raw(micros(satSub(lane.end[i], lane.start[i])));
         j.key("args").beginObject();
         j.key("kind").value(opKindName(lane.kind[i]));
         if (lane.stage[i] >= 0) j.key("stage").value(lane.stage[i]);

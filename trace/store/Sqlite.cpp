@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <filesystem>
 #include <utility>
 
@@ -138,6 +139,37 @@ std::optional<std::string> SqliteStatement::optText(int col) const {
   return std::string(text(col));
 }
 
+namespace {
+
+// "file:" URI of a path with every byte outside [A-Za-z0-9/._-] percent-encoded, so that '?',
+// '#' and '%' in a file name stay part of it.
+std::string immutableUri(const std::string& path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '.' || c == '_' || c == '-') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+// A read of the schema: the first statement that opens the -wal and -shm of a WAL-mode file.
+int probeRead(sqlite3* db) {
+  return sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+}
+
+// Failures of a read-only open that mean "the -shm/-wal cannot be created or written here".
+bool walAccessFailure(int rc) {
+  return (rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY;
+}
+
+}  // namespace
+
 Result<SqliteDb> SqliteDb::open(const std::string& path, Mode mode) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -156,13 +188,34 @@ Result<SqliteDb> SqliteDb::open(const std::string& path, Mode mode) {
   }
   sqlite3_extended_result_codes(db.db_, 1);
   sqlite3_busy_timeout(db.db_, 5000);
+  if (db.readOnly_ && walAccessFailure(probeRead(db.db_))) {
+    // Retry immutable: SQLite then reads the main file as it is and never looks for a -shm.
+    sqlite3* fallback = nullptr;
+    const int rc2 =
+        sqlite3_open_v2(immutableUri(path).c_str(), &fallback,
+                        SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc2 == SQLITE_OK && probeRead(fallback) == SQLITE_OK) {
+      sqlite3_close_v2(db.db_);
+      db.db_ = fallback;
+      db.immutable_ = true;
+      sqlite3_extended_result_codes(db.db_, 1);
+      if (fs::file_size(path + "-wal", ec) > 0 && !ec)
+        db.openWarning_ = path +
+                          ": opened read-only without its -wal file (its -shm cannot be created "
+                          "here); writes not yet checkpointed into the file are not shown";
+    } else {
+      sqlite3_close_v2(fallback);  // keep the first connection: its errors say more
+    }
+  }
   return db;
 }
 
 SqliteDb::SqliteDb(SqliteDb&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
       path_(std::move(other.path_)),
-      readOnly_(other.readOnly_) {}
+      readOnly_(other.readOnly_),
+      immutable_(other.immutable_),
+      openWarning_(std::move(other.openWarning_)) {}
 
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
   if (this != &other) {
@@ -170,6 +223,8 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
     db_ = std::exchange(other.db_, nullptr);
     path_ = std::move(other.path_);
     readOnly_ = other.readOnly_;
+    immutable_ = other.immutable_;
+    openWarning_ = std::move(other.openWarning_);
   }
   return *this;
 }
@@ -204,6 +259,18 @@ Error SqliteDb::lastError(std::string_view what) const {
 
 std::int64_t SqliteDb::lastInsertRowId() const {
   return sqlite3_last_insert_rowid(db_);
+}
+
+int SqliteDb::lastErrorCode() const {
+  return sqlite3_extended_errcode(db_);
+}
+
+Result<bool> SqliteDb::hasColumn(std::string_view table, std::string_view column) {
+  auto stmt = prepare("SELECT 1 FROM pragma_table_info(?) WHERE name=?");
+  if (!stmt) return std::move(stmt).takeError();
+  stmt->bind(1, table);
+  stmt->bind(2, column);
+  return stmt->step();
 }
 
 Result<SqliteTransaction> SqliteTransaction::begin(SqliteDb& db) {

@@ -72,7 +72,10 @@ class SqliteDb {
  public:
   enum class Mode { ReadOnly, ReadWriteCreate };
 
-  // Opens (ReadOnly: the file must exist and is never modified).
+  // Opens (ReadOnly: the file must exist and is never modified). A ReadOnly open of a WAL-mode
+  // file whose -shm cannot be created or written (read-only media, a copied file with a stale
+  // -wal) falls back to SQLite's immutable mode, which reads the main file only; `immutable()` and
+  // `openWarning()` then say so.
   static Result<SqliteDb> open(const std::string& path, Mode mode);
 
   SqliteDb() = default;
@@ -91,12 +94,22 @@ class SqliteDb {
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
   bool readOnly() const { return readOnly_; }
+  bool immutable() const { return immutable_; }
+  // "PATH: ..." when the open succeeded in a degraded way (immutable fallback with a non-empty
+  // -wal that is not read); empty otherwise.
+  const std::string& openWarning() const { return openWarning_; }
   std::int64_t lastInsertRowId() const;
+  // Extended result code of the last failed call.
+  int lastErrorCode() const;
+  // Whether `table` has `column` (PRAGMA table_info); false for a missing table.
+  Result<bool> hasColumn(std::string_view table, std::string_view column);
 
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
   bool readOnly_ = true;
+  bool immutable_ = false;
+  std::string openWarning_;
 };
 
 // An IMMEDIATE transaction that rolls back unless committed: every write path uses it, so a

@@ -1,5 +1,6 @@
 #include "trace/store/TraceReader.h"
 
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 
@@ -7,6 +8,8 @@
 
 namespace ps::trace {
 namespace {
+
+constexpr std::int64_t kMaxRank = 1'000'000;  // the highest rank index a row may name
 
 // Interns op names so each op carries an int32 instead of a string.
 class NameTable {
@@ -60,6 +63,27 @@ RankTrace& rankSlot(RunTrace& run, int rank) {
   return run.ranks[rank];
 }
 
+// What the loader left out or adjusted, counted while reading and reported once per kind.
+struct LoadCounts {
+  std::int64_t opsOutOfRange = 0;  // a start or end beyond ±kMaxAbsTimeNs
+  std::int64_t opsBackwards = 0;   // end < start: end set to start
+  std::int64_t opsBadStep = 0;     // step outside 0..INT32_MAX
+  std::int64_t memoryOutOfRange = 0;
+  std::int64_t memoryBadRank = 0;
+};
+
+bool inTimeRange(std::int64_t t) {
+  return t >= -kMaxAbsTimeNs && t <= kMaxAbsTimeNs;
+}
+
+// Stage, micro-batch and peer are int32 in memory: anything negative or wider is "none" rather
+// than a truncated, wrong number.
+std::int32_t smallId(const SqliteStatement& s, int col) {
+  const std::int64_t v = s.int64Or(col, kNoValue);
+  return v >= 0 && v <= std::numeric_limits<std::int32_t>::max() ? static_cast<std::int32_t>(v)
+                                                                 : kNoValue;
+}
+
 Status cancelled(const TraceStore& store) {
   return Error{store.path() + ": loading cancelled"};
 }
@@ -86,7 +110,7 @@ Result<std::optional<std::pair<std::int64_t, std::int64_t>>> rowidRange(SqliteDb
   return Range{std::pair{edges[0], edges[1]}};
 }
 
-Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
+Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt, LoadCounts& counts) {
   SqliteDb& db = store.db();
   auto range = rowidRange(db, "op", run.info.id);
   if (!range) return std::move(range).takeError();
@@ -112,11 +136,26 @@ Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
     if (next == 0) break;
     if (opt.cancel && (++count & 0xffff) == 0 && opt.cancel->load(std::memory_order_relaxed))
       return cancelled(store);
+    const std::int64_t start = stmt->int64(5);
+    std::int64_t end = stmt->int64(6);
+    const std::int64_t step = stmt->int64(4);
+    if (!inTimeRange(start) || !inTimeRange(end)) {
+      ++counts.opsOutOfRange;
+      continue;
+    }
+    if (step < 0 || step > std::numeric_limits<std::int32_t>::max()) {
+      ++counts.opsBadStep;
+      continue;
+    }
+    if (end < start) {
+      end = start;  // a negative duration is a recorder bug; keep the op visible
+      ++counts.opsBackwards;
+    }
     const std::int64_t rank = stmt->int64(0);
     bool unknownKind = false;
     const OpKind kind = kindFromText(stmt->cText(1), unknownKind);
     if (rank != lastRank || laneOf(kind) != lastLane || !lane) {
-      if (rank < 0 || rank > 1'000'000)
+      if (rank < 0 || rank > kMaxRank)
         return Error{store.path() + ": run " + std::to_string(run.info.id) + " has an op on rank " +
                      std::to_string(rank) + ", which is not a valid rank"};
       lastRank = rank;
@@ -128,13 +167,8 @@ Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
       name = names.intern(stmt->text(1));
     else if (!stmt->isNull(9))
       name = names.intern(stmt->text(9));
-    const std::int64_t start = stmt->int64(5);
-    std::int64_t end = stmt->int64(6);
-    if (end < start) end = start;  // a negative duration is a recorder bug; keep the op visible
-    lane->push(start, end, kind, static_cast<std::int32_t>(stmt->int64Or(2, kNoValue)),
-               static_cast<std::int32_t>(stmt->int64Or(3, kNoValue)),
-               static_cast<std::int32_t>(stmt->int64(4)),
-               static_cast<std::int32_t>(stmt->int64Or(7, kNoValue)), stmt->int64Or(8, kNoValue),
+    lane->push(start, end, kind, smallId(*stmt, 2), smallId(*stmt, 3),
+               static_cast<std::int32_t>(step), smallId(*stmt, 7), stmt->int64Or(8, kNoValue),
                name);
   }
   for (auto& r : run.ranks)
@@ -143,7 +177,7 @@ Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt) {
   return {};
 }
 
-Status loadMemory(TraceStore& store, RunTrace& run) {
+Status loadMemory(TraceStore& store, RunTrace& run, LoadCounts& counts) {
   auto range = rowidRange(store.db(), "memory", run.info.id);
   if (!range) return std::move(range).takeError();
   if (!*range) return {};
@@ -158,9 +192,17 @@ Status loadMemory(TraceStore& store, RunTrace& run) {
     if (next < 0) return stmt->lastStepError();
     if (next == 0) break;
     const std::int64_t rank = stmt->int64(0);
-    if (rank < 0 || rank > 1'000'000) continue;
+    if (rank < 0 || rank > kMaxRank) {
+      ++counts.memoryBadRank;
+      continue;
+    }
+    const std::int64_t t = stmt->int64(1);
+    if (!inTimeRange(t)) {
+      ++counts.memoryOutOfRange;
+      continue;
+    }
     MemorySeries& m = rankSlot(run, static_cast<int>(rank)).memory;
-    m.t.push_back(stmt->int64(1));
+    m.t.push_back(t);
     m.bytes.push_back(stmt->int64(2));
   }
   for (auto& r : run.ranks)
@@ -220,24 +262,65 @@ Status loadSmallTables(TraceStore& store, RunTrace& run) {
 
 }  // namespace
 
+namespace {
+
+void addWarnings(const TraceStore& store, RunTrace& run, const LoadCounts& c, int headerRanks) {
+  const std::string prefix = store.path() + ": run " + std::to_string(run.info.id) + ": ";
+  const std::string range = " outside ±" + std::to_string(kMaxAbsTimeNs) +
+                            " ns (±2^52, about 52 days) of the run's start: not loaded";
+  if (c.opsOutOfRange)
+    run.warnings.push_back(prefix + std::to_string(c.opsOutOfRange) + " op(s) start or end" +
+                           range);
+  if (c.opsBadStep)
+    run.warnings.push_back(prefix + std::to_string(c.opsBadStep) +
+                           " op(s) with a step outside 0..2147483647: not loaded");
+  if (c.opsBackwards)
+    run.warnings.push_back(prefix + std::to_string(c.opsBackwards) +
+                           " op(s) end before they start: end set to start");
+  if (c.memoryOutOfRange)
+    run.warnings.push_back(prefix + std::to_string(c.memoryOutOfRange) + " memory sample(s)" +
+                           range);
+  if (c.memoryBadRank)
+    run.warnings.push_back(prefix + std::to_string(c.memoryBadRank) +
+                           " memory sample(s) on a rank outside 0.." + std::to_string(kMaxRank) +
+                           ": not loaded");
+  const int dataRanks = static_cast<int>(run.ranks.size());
+  if (headerRanks != dataRanks)
+    run.warnings.push_back(prefix + "the run says " + std::to_string(headerRanks) +
+                           (headerRanks == 1 ? " rank" : " ranks") +
+                           " but its ops, rank rows and memory name " + std::to_string(dataRanks) +
+                           ": " + std::to_string(dataRanks) + " loaded");
+}
+
+}  // namespace
+
 Result<RunTrace> loadRun(TraceStore& store, std::int64_t runId, const LoadOptions& options) {
   auto info = store.run(runId);
   if (!info) return std::move(info).takeError();
   RunTrace run;
   run.info = std::move(*info);
+  run.warnings = store.warnings();
   auto ranks = store.ranks(runId);
   if (!ranks) return std::move(ranks).takeError();
-  for (int r = 0; r < run.info.num_ranks && r <= 1'000'000; ++r)
-    rankSlot(run, r);
+  // Ranks come from the rows (rank, op, memory), never from the header's num_ranks alone: a
+  // header claiming 2^31-1 ranks must not allocate them (checked against the data below).
   for (auto& rank : *ranks)
-    if (rank.rank >= 0 && rank.rank <= 1'000'000) rankSlot(run, rank.rank).info = rank;
+    if (rank.rank >= 0 && rank.rank <= kMaxRank) rankSlot(run, rank.rank).info = rank;
+  LoadCounts counts;
   // Reads happen in one transaction so a concurrent writer's step never shows half-written.
   PS_TRY(store.db().exec("BEGIN"));
-  Status s = options.withOps ? loadOps(store, run, options) : Status{};
-  if (s && options.withMemory) s = loadMemory(store, run);
+  Status s = options.withOps ? loadOps(store, run, options, counts) : Status{};
+  if (s && options.withMemory) s = loadMemory(store, run, counts);
   if (s) s = loadSmallTables(store, run);
   (void)store.db().exec("COMMIT");
   if (!s) return std::move(s).takeError();
+  // Without ops or memory loaded the rows seen are only the rank rows: trust the header then.
+  if (options.withOps && options.withMemory) {
+    addWarnings(store, run, counts, run.info.num_ranks);
+    run.info.num_ranks = static_cast<int>(run.ranks.size());
+  } else {
+    addWarnings(store, run, counts, static_cast<int>(run.ranks.size()));
+  }
   return run;
 }
 

@@ -1,6 +1,13 @@
 #include "trace/store/TraceStore.h"
 
+#include <sqlite3.h>
+
+#include <algorithm>
 #include <charconv>
+#include <chrono>
+#include <filesystem>
+#include <limits>
+#include <thread>
 
 #include "trace/store/Schema.h"
 
@@ -43,60 +50,115 @@ std::string idList(const std::vector<RunInfo>& runs) {
 
 }  // namespace
 
-RunInfo readRunRow(const SqliteStatement& s) {
+namespace {
+
+// Header counts are INTEGER in the file but int in memory: clamp rather than truncate, so a
+// hostile 2^40 stays huge (and is then checked against the data) instead of wrapping to 0.
+int clampToInt(std::int64_t v) {
+  constexpr std::int64_t lo = std::numeric_limits<int>::min();
+  constexpr std::int64_t hi = std::numeric_limits<int>::max();
+  return static_cast<int>(std::clamp(v, lo, hi));
+}
+
+constexpr std::string_view kBaseRunColumns =
+    "id, name, created_utc, source, schedule, num_ranks, num_stages, num_microbatches, "
+    "config_json, status";
+
+constexpr int kWalSwitchTries = 200;  // x 25 ms: 5 s on top of the busy timeout of each try
+
+}  // namespace
+
+RunInfo readRunRow(const SqliteStatement& s, bool withStatusMessage) {
   RunInfo info;
   info.id = s.int64(0);
   info.name = std::string(s.text(1));
   info.created_utc = std::string(s.text(2));
   info.source = std::string(s.text(3));
   info.schedule = s.optText(4);
-  info.num_ranks = static_cast<int>(s.int64(5));
-  if (auto v = s.optInt64(6)) info.num_stages = static_cast<int>(*v);
-  if (auto v = s.optInt64(7)) info.num_microbatches = static_cast<int>(*v);
+  info.num_ranks = clampToInt(s.int64(5));
+  if (auto v = s.optInt64(6)) info.num_stages = clampToInt(*v);
+  if (auto v = s.optInt64(7)) info.num_microbatches = clampToInt(*v);
   info.config_json = std::string(s.text(8));
   info.status = parseRunStatus(s.text(9)).value_or(RunStatus::Running);
-  info.status_message = std::string(s.text(10));
+  if (withStatusMessage) info.status_message = std::string(s.text(10));
   return info;
 }
 
 Result<TraceStore> TraceStore::open(const std::string& path, Mode mode) {
+  // Run locks first: their descriptors must outlive the connection (RunLocks).
+  RunLocks locks;
+  if (mode == Mode::ReadWrite && !std::filesystem::is_directory(path))
+    locks = RunLocks::acquire(path);
   auto db = SqliteDb::open(
       path, mode == Mode::ReadOnly ? SqliteDb::Mode::ReadOnly : SqliteDb::Mode::ReadWriteCreate);
   if (!db) return std::move(db).takeError();
-  TraceStore store(std::move(*db));
+  TraceStore store(std::move(*db), std::move(locks));
+  if (!store.db_.openWarning().empty()) store.warnings_.push_back(store.db_.openWarning());
   if (mode == Mode::ReadOnly) {
-    PS_TRY(store.checkOurs());
+    auto names = tableNames(store.db_);
+    if (!names) return std::move(names).takeError();
+    PS_TRY(store.checkOurs(*names));
+    PS_TRY(store.readOptionalColumns());
   } else {
     PS_TRY(store.initWritable());
   }
   return store;
 }
 
-TraceStore::~TraceStore() {
-  // Leave the file in rollback-journal mode at rest, so that a later read-only open needs no
-  // -wal/-shm files and reading never touches the directory. Fails harmlessly while another
-  // connection (say the app) still has the file open.
-  if (db_.handle() && !db_.readOnly()) (void)db_.exec("PRAGMA journal_mode=DELETE");
+TraceStore::TraceStore(TraceStore&& other) noexcept
+    : locks_(std::move(other.locks_)),
+      db_(std::move(other.db_)),
+      schemaVersion_(other.schemaVersion_),
+      hasStatusMessage_(other.hasStatusMessage_),
+      writable_(std::exchange(other.writable_, false)),
+      warnings_(std::move(other.warnings_)) {}
+
+TraceStore& TraceStore::operator=(TraceStore&& other) noexcept {
+  if (this != &other) {
+    // The old connection closes before the old descriptors (RunLocks).
+    db_ = std::move(other.db_);
+    locks_ = std::move(other.locks_);
+    schemaVersion_ = other.schemaVersion_;
+    hasStatusMessage_ = other.hasStatusMessage_;
+    writable_ = std::exchange(other.writable_, false);
+    warnings_ = std::move(other.warnings_);
+  }
+  return *this;
 }
 
-Status TraceStore::checkOurs() {
-  auto names = tableNames(db_);
-  if (!names) return std::move(names).takeError();
-  if (!contains(*names, "meta")) return Error{path() + ": not a PipeScope trace (no 'meta' table)"};
+TraceStore::~TraceStore() {
+  // Leave the file in rollback-journal mode at rest, so that a later read-only open needs no
+  // -wal/-shm files and reading never touches the directory. Fails harmlessly (and at once: no
+  // busy wait) while another connection (say the app) still has the file open. Only a store that
+  // passed its checks does this: a refused file is left exactly as it was.
+  if (db_.handle() && writable_) {
+    sqlite3_busy_timeout(db_.handle(), 0);
+    (void)db_.exec("PRAGMA journal_mode=DELETE");
+  }
+}
+
+Status TraceStore::checkOurs(const std::vector<std::string>& names) {
+  if (!contains(names, "meta")) return Error{path() + ": not a PipeScope trace (no 'meta' table)"};
   auto stmt = db_.prepare("SELECT value FROM meta WHERE key='schema_version'");
   if (!stmt) return std::move(stmt).takeError();
   auto row = stmt->step();
   if (!row) return std::move(row).takeError();
   if (!*row) return Error{path() + ": not a PipeScope trace (meta has no schema_version)"};
-  const std::string_view text = stmt->text(0);
+  const std::string text(stmt->text(0));
+  stmt->reset();  // release the read before a migration writes
   int version = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
   if (ec != std::errc() || ptr != text.data() + text.size() || version < 1)
-    return Error{path() + ": schema_version '" + std::string(text) + "' is not a version number"};
+    return Error{path() + ": schema_version '" + text + "' is not a version number"};
   if (version > kSchemaVersion)
     return Error{path() + ": schema version " + std::to_string(version) +
                  " is newer than this PipeScope supports (" + std::to_string(kSchemaVersion) +
                  "); update PipeScope to read it"};
+  std::string missing;
+  for (auto table : requiredTables())
+    if (!contains(names, table)) missing += (missing.empty() ? "" : ", ") + std::string(table);
+  if (!missing.empty())
+    return Error{path() + ": not a complete PipeScope trace (missing tables: " + missing + ")"};
   schemaVersion_ = version;
   if (version < kSchemaVersion) {
     if (db_.readOnly())
@@ -105,74 +167,161 @@ Status TraceStore::checkOurs() {
     PS_TRY(migrate(db_, version, migrations()));
     schemaVersion_ = kSchemaVersion;
   }
-  std::string missing;
-  for (auto table : requiredTables())
-    if (!contains(*names, table)) missing += (missing.empty() ? "" : ", ") + std::string(table);
-  if (!missing.empty())
-    return Error{path() + ": not a complete PipeScope trace (missing tables: " + missing + ")"};
   return {};
 }
 
-Status TraceStore::initWritable() {
-  // WAL: readers (the app) keep reading while a run appends, and a killed writer loses only the
-  // step it was writing.
+Status TraceStore::createIfEmpty(bool& created) {
+  created = false;
   // 16 KiB pages for new files (ignored for existing ones): fewer b-tree pages per op and
   // faster full scans. Must precede the switch to WAL, which fixes the page size.
   PS_TRY(db_.exec("PRAGMA page_size=16384"));
-  PS_TRY(db_.exec("PRAGMA journal_mode=WAL"));
+  // Several writers may be creating this new file at once: look again under the write lock, and
+  // only the first one in creates the schema.
+  auto tx = SqliteTransaction::begin(db_);
+  if (!tx) return std::move(tx).takeError();
+  auto names = tableNames(db_);
+  if (!names) return std::move(names).takeError();
+  if (!names->empty()) return {};  // another writer won; the transaction rolls back
+  PS_TRY(createSchema(db_, "pipescope " PIPESCOPE_VERSION));
+  PS_TRY(tx->commit());
+  schemaVersion_ = kSchemaVersion;
+  created = true;
+  return {};
+}
+
+Status TraceStore::switchToWal() {
+  // WAL: readers (the app) keep reading while a run appends, and a killed writer loses only the
+  // step it was writing. The switch needs the file to itself for a moment: retry while another
+  // writer holds it (it is creating the file or closing it).
+  for (int attempt = 0;; ++attempt) {
+    Status s = db_.exec("PRAGMA journal_mode=WAL");
+    if (s) break;
+    if ((db_.lastErrorCode() & 0xff) != SQLITE_BUSY || attempt == kWalSwitchTries) return s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
   PS_TRY(db_.exec("PRAGMA synchronous=NORMAL"));
   PS_TRY(db_.exec("PRAGMA cache_size=-65536"));  // 64 MiB: bulk inserts stay in memory
   // Checkpoint every ~64 MiB of WAL rather than every 4 MiB: fewer syncs during bulk writes.
-  PS_TRY(db_.exec("PRAGMA wal_autocheckpoint=4096"));
+  return db_.exec("PRAGMA wal_autocheckpoint=4096");
+}
+
+Status TraceStore::initWritable() {
+  // Check first, then change: nothing below touches the file until it is known to be ours.
   auto names = tableNames(db_);
   if (!names) return std::move(names).takeError();
   if (names->empty()) {
+    bool created = false;
+    PS_TRY(createIfEmpty(created));
+    if (!created) {
+      names = tableNames(db_);
+      if (!names) return std::move(names).takeError();
+    }
+  }
+  if (!names->empty()) {
+    if (!contains(*names, "meta"))
+      return Error{path() +
+                   ": is a SQLite database but not a PipeScope trace; refusing to write into it"};
+    PS_TRY(checkOurs(*names));
+  }
+  writable_ = true;
+  PS_TRY(switchToWal());
+  PS_TRY(readOptionalColumns());
+  return markStoppedRuns();
+}
+
+Status TraceStore::readOptionalColumns() {
+  auto has = db_.hasColumn("run", "status_message");
+  if (!has) return std::move(has).takeError();
+  hasStatusMessage_ = *has;
+  return {};
+}
+
+Status TraceStore::addMissingColumns() {
+  // Asked inside the caller's write transaction: another writer may have added it meanwhile.
+  auto has = db_.hasColumn("run", "status_message");
+  if (!has) return std::move(has).takeError();
+  if (!*has) PS_TRY(db_.exec("ALTER TABLE run ADD COLUMN status_message TEXT"));
+  return {};
+}
+
+std::string TraceStore::runColumns() {
+  // A writer of ours may have added the column since the open (its first write).
+  if (!hasStatusMessage_) (void)readOptionalColumns();
+  return std::string(kBaseRunColumns) + (hasStatusMessage_ ? ", status_message" : "");
+}
+
+Status TraceStore::markStoppedRuns() {
+  if (!locks_.valid()) return {};  // no lock support here: nobody can be told from the dead
+  std::vector<std::int64_t> stopped;
+  {
+    auto stmt = db_.prepare("SELECT id FROM run WHERE status='running' ORDER BY id");
+    if (!stmt) return std::move(stmt).takeError();
+    for (;;) {
+      auto row = stmt->step();
+      if (!row) return std::move(row).takeError();
+      if (!*row) break;
+      const std::int64_t id = stmt->int64(0);
+      if (locks_.probe(id) == RunLocks::Probe::Free) stopped.push_back(id);
+    }
+  }
+  if (stopped.empty()) return {};
+  // The writer of a run commits its final status before it releases the run's lock, so a run
+  // still 'running' under the write lock whose byte is free has no writer left.
+  Status s = [&]() -> Status {
     auto tx = SqliteTransaction::begin(db_);
     if (!tx) return std::move(tx).takeError();
-    PS_TRY(createSchema(db_, "pipescope " PIPESCOPE_VERSION));
-    PS_TRY(tx->commit());
-    schemaVersion_ = kSchemaVersion;
+    PS_TRY(addMissingColumns());
+    auto update = db_.prepare(
+        "UPDATE run SET status='failed', status_message='writer stopped' "
+        "WHERE id=? AND status='running'");
+    if (!update) return std::move(update).takeError();
+    for (std::int64_t id : stopped) {
+      if (locks_.probe(id) != RunLocks::Probe::Free) continue;
+      update->bind(1, id);
+      PS_TRY(update->run());
+    }
+    return tx->commit();
+  }();
+  if (!s) {
+    // Not a reason to refuse the open: the runs just stay 'running' for now.
+    warnings_.push_back(path() + ": could not mark stopped runs as failed: " + s.error());
     return {};
   }
-  if (!contains(*names, "meta"))
-    return Error{path() +
-                 ": is a SQLite database but not a PipeScope trace; refusing to write into it"};
-  return checkOurs();
+  return readOptionalColumns();
 }
 
 Result<std::vector<RunInfo>> TraceStore::listRuns() {
-  auto stmt = db_.prepare("SELECT " + std::string(kRunColumns) + " FROM run ORDER BY id");
+  auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run ORDER BY id");
   if (!stmt) return std::move(stmt).takeError();
   std::vector<RunInfo> runs;
   for (;;) {
     auto row = stmt->step();
     if (!row) return std::move(row).takeError();
     if (!*row) break;
-    runs.push_back(readRunRow(*stmt));
+    runs.push_back(readRunRow(*stmt, hasStatusMessage_));
   }
   return runs;
 }
 
 Result<RunInfo> TraceStore::run(std::int64_t id) {
-  auto stmt = db_.prepare("SELECT " + std::string(kRunColumns) + " FROM run WHERE id=?");
+  auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run WHERE id=?");
   if (!stmt) return std::move(stmt).takeError();
   stmt->bind(1, id);
   auto row = stmt->step();
   if (!row) return std::move(row).takeError();
-  if (*row) return readRunRow(*stmt);
+  if (*row) return readRunRow(*stmt, hasStatusMessage_);
   auto runs = listRuns();
   if (!runs) return std::move(runs).takeError();
   return Error{path() + ": no run with id " + std::to_string(id) + " (" + idList(*runs) + ")"};
 }
 
 Result<RunInfo> TraceStore::latestRun() {
-  auto stmt =
-      db_.prepare("SELECT " + std::string(kRunColumns) + " FROM run ORDER BY id DESC LIMIT 1");
+  auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run ORDER BY id DESC LIMIT 1");
   if (!stmt) return std::move(stmt).takeError();
   auto row = stmt->step();
   if (!row) return std::move(row).takeError();
   if (!*row) return Error{path() + ": the trace holds no runs"};
-  return readRunRow(*stmt);
+  return readRunRow(*stmt, hasStatusMessage_);
 }
 
 Result<std::vector<RankInfo>> TraceStore::ranks(std::int64_t runId) {

@@ -8,6 +8,7 @@
 
 #include "trace/Result.h"
 #include "trace/TraceRecords.h"
+#include "trace/store/RunLock.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace {
@@ -17,11 +18,14 @@ class TraceStore {
   enum class Mode { ReadOnly, ReadWrite };
 
   // ReadOnly: the file must exist and be a PipeScope trace. ReadWrite: creates the file and the
-  // schema when missing or empty, migrates an older version, refuses a foreign SQLite file.
+  // schema when missing or empty (under SQLite's write lock, so writers racing to create one new
+  // file all succeed), migrates an older version, refuses a foreign SQLite file. Every check comes
+  // before the first change: a refused file keeps its bytes. A writable open then marks 'running'
+  // runs whose writer is gone (RunLocks) failed with the message "writer stopped".
   static Result<TraceStore> open(const std::string& path, Mode mode);
 
-  TraceStore(TraceStore&&) noexcept = default;
-  TraceStore& operator=(TraceStore&&) noexcept = default;
+  TraceStore(TraceStore&& other) noexcept;
+  TraceStore& operator=(TraceStore&& other) noexcept;
   ~TraceStore();
 
   // Every run in the file, by id.
@@ -38,20 +42,36 @@ class TraceStore {
   SqliteDb& db() { return db_; }
   const std::string& path() const { return db_.path(); }
   int schemaVersion() const { return schemaVersion_; }
+  // Problems found while opening that did not stop it, one line each naming the file.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // Whether the file has the optional `run.status_message` column (DESIGN §4 extensions).
+  bool hasStatusMessage() const { return hasStatusMessage_; }
+  // Adds the optional columns a v1 file written by another tool may lack. Writers call it inside
+  // the transaction of their first write, so that opening for writing alone changes nothing.
+  Status addMissingColumns();
+  // The run-lock descriptors of this file (invalid for read-only opens).
+  const RunLocks& runLocks() const { return locks_; }
 
  private:
-  explicit TraceStore(SqliteDb db) : db_(std::move(db)) {}
-  Status checkOurs();
+  TraceStore(SqliteDb db, RunLocks locks) : locks_(std::move(locks)), db_(std::move(db)) {}
+  Status checkOurs(const std::vector<std::string>& names);
   Status initWritable();
+  Status createIfEmpty(bool& created);
+  Status switchToWal();
+  Status markStoppedRuns();
+  Status readOptionalColumns();
+  std::string runColumns();
 
+  // Declared before db_: the connection closes first, then the descriptors (see RunLocks).
+  RunLocks locks_;
   SqliteDb db_;
   int schemaVersion_ = 0;
+  bool hasStatusMessage_ = false;
+  bool writable_ = false;  // set once a writable open has passed every check
+  std::vector<std::string> warnings_;
 };
 
-// Reads a run row from a statement selecting kRunColumns.
-RunInfo readRunRow(const SqliteStatement& stmt);
-inline constexpr std::string_view kRunColumns =
-    "id, name, created_utc, source, schedule, num_ranks, num_stages, num_microbatches, "
-    "config_json, status, status_message";
+// Reads a run row from a statement selecting the run columns (status_message last, optional).
+RunInfo readRunRow(const SqliteStatement& stmt, bool withStatusMessage = true);
 
 }  // namespace ps::trace

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <utility>
 
 #include "trace/store/Schema.h"
 #include "trace/store/TraceStore.h"
@@ -69,11 +70,13 @@ std::string utcNowIso8601() {
 Result<TraceWriter> TraceWriter::begin(TraceStore& store, const RunHeader& header) {
   SqliteDb& db = store.db();
   if (db.readOnly()) return Error{db.path() + ": opened read-only; cannot add a run"};
-  TraceWriter writer(&db);
-  PS_TRY(writer.prepareStatements());
+  TraceWriter writer(&db, store.runLocks());
 
   auto tx = SqliteTransaction::begin(db);
   if (!tx) return std::move(tx).takeError();
+  // A v1 file from another tool may lack our optional columns: add them with this first write.
+  PS_TRY(store.addMissingColumns());
+  PS_TRY(writer.prepareStatements());
   auto run = db.prepare(
       "INSERT INTO run(name, created_utc, source, schedule, num_ranks, num_stages, "
       "num_microbatches, config_json, status) VALUES(?,?,?,?,?,?,?,?,?)");
@@ -90,9 +93,50 @@ Result<TraceWriter> TraceWriter::begin(TraceStore& store, const RunHeader& heade
   run->bind(9, runStatusName(RunStatus::Running));
   PS_TRY(run->run());
   writer.runId_ = db.lastInsertRowId();
+  // Locked before the run row is visible to anyone: no other writer ever sees it 'running'
+  // and unlocked while this writer lives. (Unsupported locks: the run just cannot be told apart.)
+  writer.locked_ = writer.locks_.lock(writer.runId_);
   PS_TRY(insertHeaderRows(db, writer.runId_, header));
   PS_TRY(tx->commit());
   return writer;
+}
+
+TraceWriter::TraceWriter(TraceWriter&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)),
+      runId_(other.runId_),
+      opsWritten_(other.opsWritten_),
+      locks_(std::move(other.locks_)),
+      locked_(std::exchange(other.locked_, false)),
+      insertOp_(std::move(other.insertOp_)),
+      insertOps_(std::move(other.insertOps_)),
+      insertMemory_(std::move(other.insertMemory_)),
+      insertMetric_(std::move(other.insertMetric_)) {}
+
+TraceWriter& TraceWriter::operator=(TraceWriter&& other) noexcept {
+  if (this != &other) {
+    releaseLock();
+    db_ = std::exchange(other.db_, nullptr);
+    runId_ = other.runId_;
+    opsWritten_ = other.opsWritten_;
+    locks_ = std::move(other.locks_);
+    locked_ = std::exchange(other.locked_, false);
+    insertOp_ = std::move(other.insertOp_);
+    insertOps_ = std::move(other.insertOps_);
+    insertMemory_ = std::move(other.insertMemory_);
+    insertMetric_ = std::move(other.insertMetric_);
+  }
+  return *this;
+}
+
+TraceWriter::~TraceWriter() {
+  // A writer dropped without finish(): the run stays 'running' in the file, and the next writer
+  // to open it sees the lock free and marks it failed ("writer stopped").
+  releaseLock();
+}
+
+void TraceWriter::releaseLock() {
+  if (locked_) locks_.unlock(runId_);
+  locked_ = false;
 }
 
 namespace {
@@ -227,7 +271,10 @@ Status TraceWriter::finish(RunStatus status, const std::string& message) {
   stmt->bind(3, runId_);
   PS_TRY(stmt->run());
   PS_TRY(createIndexes(*db_));
-  return tx->commit();
+  PS_TRY(tx->commit());
+  // Only now, with the final status committed: a writer opening the file meanwhile saw the lock.
+  releaseLock();
+  return {};
 }
 
 }  // namespace ps::trace

@@ -10,6 +10,7 @@
 
 #include "trace/Result.h"
 #include "trace/TraceRecords.h"
+#include "trace/store/RunLock.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace {
@@ -39,11 +40,16 @@ struct RunHeader {
 
 class TraceWriter {
  public:
-  // Inserts the run (status 'running'), its ranks, stages and layers in one transaction.
+  // Inserts the run (status 'running'), its ranks, stages and layers in one transaction, adding
+  // any optional column the file lacks in that same transaction. Holds the run's lock (RunLocks)
+  // until finish() or destruction, so other writers can tell this run from a killed writer's.
   static Result<TraceWriter> begin(TraceStore& store, const RunHeader& header);
 
-  TraceWriter(TraceWriter&&) noexcept = default;
-  TraceWriter& operator=(TraceWriter&&) noexcept = default;
+  TraceWriter(TraceWriter&& other) noexcept;
+  TraceWriter& operator=(TraceWriter&& other) noexcept;
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
+  ~TraceWriter();
 
   std::int64_t runId() const { return runId_; }
   std::int64_t opsWritten() const { return opsWritten_; }
@@ -60,7 +66,8 @@ class TraceWriter {
   Status finish(RunStatus status, const std::string& message = {});
 
  private:
-  explicit TraceWriter(SqliteDb* db) : db_(db) {}
+  TraceWriter(SqliteDb* db, RunLocks locks) : db_(db), locks_(std::move(locks)) {}
+  void releaseLock();
   Status prepareStatements();
   Status insertOps(std::span<const OpRecord> ops);
   Status insertMemory(std::span<const MemorySample> samples);
@@ -69,6 +76,8 @@ class TraceWriter {
   SqliteDb* db_ = nullptr;
   std::int64_t runId_ = 0;
   std::int64_t opsWritten_ = 0;
+  RunLocks locks_;
+  bool locked_ = false;
   SqliteStatement insertOp_, insertOps_, insertMemory_, insertMetric_;
 };
 

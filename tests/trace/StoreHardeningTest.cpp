@@ -1,0 +1,402 @@
+// Hostile and unusual files for the store (issue 12): a file written to the letter of DESIGN §4
+// by another tool, writers racing to create one new file, refusals that must leave the file's
+// bytes alone, a killed writer's 'running' run, and a stale -wal on a read-only location.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <latch>
+#include <thread>
+
+#include "tests/common/TestUtil.h"
+#include "tests/trace/TraceBuilder.h"
+#include "trace/store/TraceReader.h"
+#include "trace/store/TraceStore.h"
+
+namespace ps::trace {
+namespace {
+
+namespace fs = std::filesystem;
+using test::TempDir;
+using ::testing::HasSubstr;
+
+void rawSql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+// FNV-1a of the file's bytes: "the file did not change" as one comparable number.
+std::uint64_t fileHash(const std::string& path) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : test::readFile(path)) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+bool hasColumn(const std::string& path, const std::string& table, const std::string& column) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  const std::string sql = "SELECT 1 FROM pragma_table_info('" + table + "') WHERE name=?";
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK);
+  sqlite3_bind_text(stmt, 1, column.c_str(), -1, SQLITE_TRANSIENT);
+  const bool found = sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return found;
+}
+
+// Exactly the tables of DESIGN §4, no extension columns, as another tool would write them, with
+// one complete run of two ops.
+constexpr const char* kContractV1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES('schema_version', '1'), ('producer', 'another tool');
+CREATE TABLE run(id INTEGER PRIMARY KEY, name TEXT NOT NULL, created_utc TEXT NOT NULL,
+    source TEXT NOT NULL, schedule TEXT,
+    num_ranks INTEGER NOT NULL, num_stages INTEGER, num_microbatches INTEGER,
+    config_json TEXT NOT NULL DEFAULT '{}', status TEXT NOT NULL);
+CREATE TABLE rank(run_id, rank, host, device, memory_capacity_bytes, clock_offset_ns DEFAULT 0,
+     PRIMARY KEY(run_id, rank));
+CREATE TABLE op(run_id INTEGER NOT NULL, rank INTEGER NOT NULL, kind TEXT NOT NULL,
+   stage INTEGER, microbatch INTEGER, step INTEGER NOT NULL DEFAULT 0,
+   start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+   peer_rank INTEGER, bytes INTEGER, name TEXT);
+CREATE TABLE memory(run_id, rank, t_ns, bytes);
+CREATE TABLE layer(run_id, layer, name, fwd_ns, bwd_ns, wgrad_ns, act_bytes, param_bytes);
+CREATE TABLE stage(run_id, stage, rank, first_layer, last_layer);
+CREATE TABLE metric(run_id, step, rank, name, value REAL);
+INSERT INTO run(id, name, created_utc, source, schedule, num_ranks, num_stages,
+    num_microbatches, status) VALUES(1, 'theirs', '2026-01-01T00:00:00Z', 'sim', 'gpipe', 2, 2, 1,
+    'complete');
+INSERT INTO rank(run_id, rank) VALUES(1, 0), (1, 1);
+INSERT INTO op(run_id, rank, kind, stage, microbatch, start_ns, end_ns)
+    VALUES(1, 0, 'F', 0, 0, 0, 10), (1, 1, 'F', 1, 0, 10, 20);
+)sql";
+
+TEST(StoreHardening, ContractV1FileWithoutExtensionColumnsReads) {
+  TempDir dir;
+  const std::string path = dir.file("contract.sqlite");
+  rawSql(path, kContractV1);
+  auto store = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+  ASSERT_TRUE(store.ok()) << store.error();
+  auto runs = store->listRuns();
+  ASSERT_TRUE(runs.ok()) << runs.error();
+  ASSERT_EQ(runs->size(), 1u);
+  EXPECT_EQ((*runs)[0].status, RunStatus::Complete);
+  EXPECT_EQ((*runs)[0].status_message, "");
+  auto run = loadRunFromFile(path, std::nullopt);
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->opCount(), 2u);
+  EXPECT_EQ(run->ranks.size(), 2u);
+}
+
+TEST(StoreHardening, WriterAddsTheStatusMessageColumnWithItsFirstWrite) {
+  TempDir dir;
+  const std::string path = dir.file("contract.sqlite");
+  rawSql(path, kContractV1);
+  {
+    // Opening for writing is not a write: the column comes with the first one.
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store.ok()) << store.error();
+  }
+  EXPECT_FALSE(hasColumn(path, "run", "status_message"));
+  std::int64_t id = 0;
+  {
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store.ok()) << store.error();
+    auto writer = TraceWriter::begin(*store, test::simpleHeader(2, "ours"));
+    ASSERT_TRUE(writer.ok()) << writer.error();
+    id = writer->runId();
+    TraceBatch b;
+    b.ops = {test::compute(0, OpKind::F, 0, 0, 10)};
+    ASSERT_TRUE(writer->write(b).ok());
+    auto s = writer->finish(RunStatus::Failed, "rank 1: out of memory");
+    ASSERT_TRUE(s.ok()) << s.error();
+  }
+  EXPECT_TRUE(hasColumn(path, "run", "status_message"));
+  auto store = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+  ASSERT_TRUE(store.ok()) << store.error();
+  auto runs = store->listRuns();
+  ASSERT_TRUE(runs.ok()) << runs.error();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[1].id, id);
+  EXPECT_EQ((*runs)[1].status, RunStatus::Failed);
+  EXPECT_EQ((*runs)[1].status_message, "rank 1: out of memory");
+  EXPECT_EQ((*runs)[0].status, RunStatus::Complete) << "the other tool's run is untouched";
+}
+
+TEST(StoreHardening, EightWritersCreatingOneNewFileAllSucceed) {
+  for (int trial = 0; trial < 3; ++trial) {
+    TempDir dir;
+    const std::string path = dir.file("race.sqlite");
+    constexpr int kWriters = 8;
+    std::vector<std::string> errors(kWriters);
+    std::latch start(kWriters);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kWriters; ++i)
+      threads.emplace_back([&, i] {
+        start.arrive_and_wait();
+        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+        if (!store) {
+          errors[i] = store.error();
+          return;
+        }
+        auto writer = TraceWriter::begin(*store, test::simpleHeader(2, "w" + std::to_string(i)));
+        if (!writer) {
+          errors[i] = writer.error();
+          return;
+        }
+        TraceBatch b;
+        b.ops = {test::compute(0, OpKind::F, 0, 0, 10), test::compute(1, OpKind::F, 0, 10, 20)};
+        if (auto s = writer->write(b); !s) errors[i] = s.error();
+        if (auto s = writer->finish(RunStatus::Complete); !s) errors[i] = s.error();
+      });
+    for (auto& t : threads)
+      t.join();
+    for (int i = 0; i < kWriters; ++i)
+      EXPECT_EQ(errors[i], "") << "trial " << trial << " writer " << i;
+    const auto runs = test::runsIn(path);
+    EXPECT_EQ(runs.size(), static_cast<std::size_t>(kWriters)) << "trial " << trial;
+    for (const auto& r : runs)
+      EXPECT_EQ(r.status, RunStatus::Complete);
+    EXPECT_FALSE(fs::exists(path + "-wal")) << "trial " << trial;
+    EXPECT_FALSE(fs::exists(path + "-shm")) << "trial " << trial;
+  }
+}
+
+// A refused open for writing leaves every byte of the file as it was, and no -wal/-shm.
+void expectRefusedUntouched(const std::string& path, const std::string& message) {
+  const std::uint64_t before = fileHash(path);
+  const auto size = fs::file_size(path);
+  {
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_FALSE(store.ok());
+    EXPECT_EQ(store.error(), message);
+  }
+  EXPECT_EQ(fileHash(path), before) << "the refused file changed";
+  EXPECT_EQ(fs::file_size(path), size);
+  EXPECT_FALSE(fs::exists(path + "-wal"));
+  EXPECT_FALSE(fs::exists(path + "-shm"));
+  EXPECT_FALSE(fs::exists(path + "-journal"));
+}
+
+TEST(StoreHardening, RefusingAnotherAppsSqliteLeavesItsBytes) {
+  TempDir dir;
+  const std::string path = dir.file("R.sqlite");
+  // Shaped like an Nsight Systems export: `import nsys R.sqlite --db R.sqlite`.
+  rawSql(path,
+         "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT);"
+         "CREATE TABLE TARGET_INFO_GPU(id INTEGER, name TEXT);"
+         "INSERT INTO StringIds VALUES(1, 'PP:0F0');");
+  expectRefusedUntouched(
+      path, path + ": is a SQLite database but not a PipeScope trace; refusing to write into it");
+}
+
+TEST(StoreHardening, RefusingAForeignWalModeFileLeavesItsBytes) {
+  TempDir dir;
+  const std::string path = dir.file("wal.sqlite");
+  rawSql(path,
+         "PRAGMA journal_mode=WAL; CREATE TABLE cars(id INTEGER); INSERT INTO cars VALUES(1);");
+  expectRefusedUntouched(
+      path, path + ": is a SQLite database but not a PipeScope trace; refusing to write into it");
+}
+
+TEST(StoreHardening, RefusingAFutureVersionLeavesItsBytes) {
+  TempDir dir;
+  const std::string path = dir.file("future.sqlite");
+  test::writeRun(path, test::simpleHeader(1), {});
+  rawSql(path, "UPDATE meta SET value='7' WHERE key='schema_version'");
+  expectRefusedUntouched(path, path +
+                                   ": schema version 7 is newer than this PipeScope supports "
+                                   "(1); update PipeScope to read it");
+}
+
+TEST(StoreHardening, RefusingVersionZeroLeavesItsBytes) {
+  TempDir dir;
+  const std::string path = dir.file("zero.sqlite");
+  test::writeRun(path, test::simpleHeader(1), {});
+  rawSql(path, "UPDATE meta SET value='0' WHERE key='schema_version'");
+  expectRefusedUntouched(path, path + ": schema_version '0' is not a version number");
+}
+
+TEST(StoreHardening, RefusingMissingTablesLeavesItsBytes) {
+  TempDir dir;
+  const std::string path = dir.file("partial.sqlite");
+  test::writeRun(path, test::simpleHeader(1), {});
+  rawSql(path, "DROP TABLE layer");
+  expectRefusedUntouched(path, path + ": not a complete PipeScope trace (missing tables: layer)");
+}
+
+TEST(StoreHardening, CleanCloseLeavesNoWalOrShm) {
+  TempDir dir;
+  const std::string path = dir.file("clean.sqlite");
+  test::writeRun(path, test::simpleHeader(2), {});
+  EXPECT_FALSE(fs::exists(path + "-wal"));
+  EXPECT_FALSE(fs::exists(path + "-shm"));
+}
+
+// Forks a child that opens `path` for writing, begins a run, writes one step and then waits to be
+// killed. Returns the child's pid once the step is in the file.
+pid_t startWriterThatWaits(const std::string& path) {
+  int fds[2];
+  if (pipe(fds) != 0) return -1;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    if (!store) _exit(3);
+    auto writer = TraceWriter::begin(*store, test::simpleHeader(2, "killed"));
+    if (!writer) _exit(4);
+    TraceBatch b;
+    b.ops = {test::compute(0, OpKind::F, 0, 0, 10), test::compute(1, OpKind::F, 0, 10, 20)};
+    if (!writer->write(b)) _exit(5);
+    const char ready = 'r';
+    if (write(fds[1], &ready, 1) != 1) _exit(6);
+    for (;;)
+      pause();
+  }
+  close(fds[1]);
+  char ready = 0;
+  const bool ok = read(fds[0], &ready, 1) == 1;
+  close(fds[0]);
+  if (!ok) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return -1;
+  }
+  return pid;
+}
+
+void kill9(pid_t pid) {
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+}
+
+TEST(StoreHardening, AKilledWritersRunIsMarkedFailedByTheNextWriter) {
+  TempDir dir;
+  const std::string path = dir.file("killed.sqlite");
+  test::writeRun(path, test::simpleHeader(2, "done"), {});
+  const pid_t child = startWriterThatWaits(path);
+  ASSERT_GT(child, 0);
+  kill9(child);
+  // Readers never change the file: the run still says running to them.
+  auto runs = test::runsIn(path);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].status, RunStatus::Running);
+  {
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store.ok()) << store.error();
+  }
+  runs = test::runsIn(path);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].status, RunStatus::Complete);
+  EXPECT_EQ(runs[1].status, RunStatus::Failed);
+  EXPECT_EQ(runs[1].status_message, "writer stopped");
+  auto run = loadRunFromFile(path, runs[1].id);
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->opCount(), 2u) << "the killed run's completed step stays readable";
+}
+
+TEST(StoreHardening, ALiveWritersRunStaysRunning) {
+  TempDir dir;
+  const std::string path = dir.file("live.sqlite");
+  auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+  ASSERT_TRUE(store.ok()) << store.error();
+  auto writer = TraceWriter::begin(*store, test::simpleHeader(2));
+  ASSERT_TRUE(writer.ok()) << writer.error();
+  {
+    // Another writer (here another connection of this process; the lock is per open file
+    // description, so it works the same across processes).
+    auto other = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(other.ok()) << other.error();
+    auto info = other->run(writer->runId());
+    ASSERT_TRUE(info.ok());
+    EXPECT_EQ(info->status, RunStatus::Running);
+  }
+  // Also a live writer in another process: the child holds its run's lock while we open.
+  const pid_t child = startWriterThatWaits(path);
+  ASSERT_GT(child, 0);
+  {
+    auto other = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(other.ok()) << other.error();
+    auto runs = other->listRuns();
+    ASSERT_TRUE(runs.ok());
+    ASSERT_EQ(runs->size(), 2u);
+    EXPECT_EQ((*runs)[1].status, RunStatus::Running) << "the child is alive";
+  }
+  kill9(child);
+  ASSERT_TRUE(writer->finish(RunStatus::Complete).ok());
+  auto info = store->run(writer->runId());
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->status, RunStatus::Complete);
+}
+
+TEST(StoreHardening, AWriterDroppedWithoutFinishIsMarkedFailedOnNextOpen) {
+  TempDir dir;
+  const std::string path = dir.file("dropped.sqlite");
+  std::int64_t id = 0;
+  {
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store.ok());
+    auto writer = TraceWriter::begin(*store, test::simpleHeader(1));
+    ASSERT_TRUE(writer.ok());
+    id = writer->runId();
+  }
+  auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+  ASSERT_TRUE(store.ok());
+  auto info = store->run(id);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->status, RunStatus::Failed);
+  EXPECT_EQ(info->status_message, "writer stopped");
+}
+
+// A killed writer's file copied to (or left on) a location where the reader cannot create the
+// -shm: simulated by a -shm that is a link into a directory that does not exist, so creating it
+// fails exactly as on read-only media (root ignores chmod, so a read-only directory would not).
+TEST(StoreHardening, StaleWalOnAReadOnlyLocationOpensImmutable) {
+  TempDir dir;
+  const std::string path = dir.file("stale.sqlite");
+  test::writeRun(path, test::simpleHeader(2, "done"), {});
+  const pid_t child = startWriterThatWaits(path);
+  ASSERT_GT(child, 0);
+  kill9(child);
+  ASSERT_TRUE(fs::exists(path + "-wal"));
+  fs::remove(path + "-shm");
+  fs::create_symlink(dir.file("no-such-dir/shm"), path + "-shm");
+  const std::uint64_t before = fileHash(path);
+
+  {
+    auto store = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+    ASSERT_TRUE(store.ok()) << store.error();
+    ASSERT_EQ(store->warnings().size(), 1u);
+    EXPECT_EQ(store->warnings()[0],
+              path +
+                  ": opened read-only without its -wal file (its -shm cannot be created here); "
+                  "writes not yet checkpointed into the file are not shown");
+    auto runs = store->listRuns();
+    ASSERT_TRUE(runs.ok()) << runs.error();
+    ASSERT_GE(runs->size(), 1u);
+    EXPECT_EQ((*runs)[0].name, "done");
+    auto run = loadRun(*store, (*runs)[0].id);
+    ASSERT_TRUE(run.ok()) << run.error();
+    EXPECT_THAT(run->warnings, ::testing::Contains(store->warnings()[0]));
+  }
+  EXPECT_EQ(fileHash(path), before);
+  EXPECT_TRUE(fs::is_symlink(path + "-shm"));
+  EXPECT_FALSE(fs::exists(dir.file("no-such-dir")));
+}
+
+}  // namespace
+}  // namespace ps::trace
