@@ -2,13 +2,44 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 
 namespace ps::trace {
 
+namespace {
+
+// Length of the valid UTF-8 sequence at text[i] (2..4 bytes, lead byte >= 0x80); 0 when the
+// bytes there are not one: a stray continuation, a truncated or overlong sequence, a surrogate.
+std::size_t validUtf8Length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  std::size_t length = 0;
+  std::uint32_t cp = 0, min = 0;
+  if ((lead & 0xE0) == 0xC0) {
+    length = 2, min = 0x80, cp = lead & 0x1F;
+  } else if ((lead & 0xF0) == 0xE0) {
+    length = 3, min = 0x800, cp = lead & 0x0F;
+  } else if ((lead & 0xF8) == 0xF0) {
+    length = 4, min = 0x10000, cp = lead & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    const auto next = static_cast<unsigned char>(text[i + k]);
+    if ((next & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (next & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return length;
+}
+
+}  // namespace
+
 void JsonWriter::appendEscaped(std::string& out, std::string_view text) {
   out += '"';
-  for (unsigned char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
     switch (c) {
       case '"':
         out += "\\\"";
@@ -30,8 +61,15 @@ void JsonWriter::appendEscaped(std::string& out, std::string_view text) {
           char buf[8];
           std::snprintf(buf, sizeof buf, "\\u%04x", c);
           out += buf;
-        } else {
+        } else if (c < 0x80) {
           out += static_cast<char>(c);
+        } else if (const std::size_t length = validUtf8Length(text, i); length > 0) {
+          out.append(text.substr(i, length));
+          i += length - 1;
+        } else {
+          // JSON text is UTF-8: a byte that is not (a name from a file in another encoding)
+          // becomes U+FFFD instead of making the whole document unreadable.
+          out += "\\ufffd";
         }
     }
   }

@@ -34,6 +34,8 @@ class JsonWriter {
 
   const std::string& str() const { return out_; }
 
+  // `text` quoted and escaped: controls as \n or \u00XX; bytes that are not UTF-8 (a name from a
+  // file in another encoding) become U+FFFD, so the document stays valid JSON.
   static void appendEscaped(std::string& out, std::string_view text);
 
  private:

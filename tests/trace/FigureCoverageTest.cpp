@@ -43,6 +43,32 @@ TEST(FigureCoverage, SaysWhichOpsTheFiguresCoverOnAMostlyOtherTimeline) {
       << text;
   EXPECT_NE(text.find("10 OTHER ops and 1 transfer are drawn but not counted"), std::string::npos)
       << text;
+  // Issue 12 case 11: compute is 6 ms of 16.1 ms busy (rank 0's send extends its F0 by 0.1 ms).
+  EXPECT_EQ(c.busy.computeBusyNs, 6'000'000);
+  EXPECT_EQ(c.busy.busyNs, 16'100'000);
+  EXPECT_TRUE(c.busy.low());
+  EXPECT_NE(text.find("\nrecognised compute covers 37.27 % of busy time: not a pipeline trace?"),
+            std::string::npos)
+      << text;
+}
+
+TEST(FigureCoverage, BusyCoverageOfRecordsMatchesThatOfTheLoadedRun) {
+  TraceBatch batch;
+  batch.ops.push_back(test::compute(0, OpKind::F, 0, 0, 100));
+  batch.ops.push_back(other(0, 50, 300));  // overlaps F: 300 busy, 100 of it compute
+  batch.ops.push_back(test::compute(1, OpKind::B, 0, 10, 60));
+  batch.ops.push_back(test::send(1, 0, 8, 400, 450));
+  const RunTrace run = test::roundTrip(test::simpleHeader(2), batch);
+  const BusyCoverage fromRun = busyCoverage(run);
+  const BusyCoverage fromRecords = busyCoverage(batch.ops);
+  EXPECT_EQ(fromRun.computeBusyNs, 150);
+  EXPECT_EQ(fromRun.busyNs, 400);
+  EXPECT_EQ(fromRecords.computeBusyNs, 150);
+  EXPECT_EQ(fromRecords.busyNs, 400);
+  EXPECT_NEAR(*fromRun.ratio(), 0.375, 1e-12);
+  EXPECT_FALSE(BusyCoverage{}.ratio());
+  EXPECT_FALSE(BusyCoverage{}.low());
+  EXPECT_EQ(lowCoverageNote(BusyCoverage{90, 100}), "");
 }
 
 TEST(FigureCoverage, ARunWithoutComputeOpsSaysNothingIsMeasured) {

@@ -54,6 +54,64 @@ TEST(ReportFormat, JsonHasTheContractFields) {
   ASSERT_EQ(links.size(), 6u);  // 0->1, 1->0, 1->2, 2->1, 2->3, 3->2
   EXPECT_EQ(int64_t(links.at(0)["bytes"]), 8 * (1 << 20));
   EXPECT_NEAR(double(doc["metrics"]["loss"]), 2.0, 1e-12);
+  EXPECT_TRUE(doc["compute_coverage"].is_null());  // not an imported run
+}
+
+// Issue 12 case 11: an imported run whose few recognised ops (8 optimizer steps in a DLRM trace)
+// made a "bubble 40.83 %" that measured nothing.
+TEST(ReportFormat, LowComputeCoverageIsSaidBesideTheBubble) {
+  RunAnalysis a = gpipeAnalysis();
+  a.run.source = "kineto";
+  a.run.config_json = R"({"import":{"format":"kineto","recognised_busy_ns":3000,)"
+                      R"("raw_busy_ns":100000}})";
+  const std::string text = reportText(a);
+  EXPECT_NE(text.find("bubble ratio   27.27 %  (recognised compute covers 3.00 % of busy time: "
+                      "not a pipeline trace?)\n"),
+            std::string::npos)
+      << text;
+  const std::string json = reportJson(a);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
+  EXPECT_NEAR(double(doc["compute_coverage"]), 0.03, 1e-12);
+}
+
+TEST(ReportFormat, HighComputeCoverageAddsNothing) {
+  RunAnalysis a = gpipeAnalysis();
+  a.run.config_json = R"({"import":{"recognised_busy_ns":90,"raw_busy_ns":100}})";
+  EXPECT_NE(reportText(a).find("bubble ratio   27.27 %\n"), std::string::npos) << reportText(a);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  const std::string json = reportJson(a);
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
+  EXPECT_NEAR(double(doc["compute_coverage"]), 0.9, 1e-12);
+}
+
+// Issue 12 case 14: names from a file held ESC sequences, CR and 100k characters and were printed
+// raw; the text escapes them, the JSON stays valid and keeps them exactly.
+TEST(ReportFormat, TextFromTheFileIsPrintedSafely) {
+  RunAnalysis a = gpipeAnalysis();
+  a.run.name = "\x1b]0;owned\x07\x1b[2J\rrun " + std::string(100'000, 'n');
+  a.run.source = "kineto\x1b[31m";
+  a.run.status_message = "failed:\x1b[1A\x1b[K hidden";
+  a.metrics["\x1b[31mloss\r"] = 1.5;
+  const std::string text = reportText(a);
+  for (char c : text)
+    EXPECT_TRUE(c == '\n' || static_cast<unsigned char>(c) >= 0x20) << static_cast<int>(c);
+  EXPECT_NE(text.find("run 1  \"\\x1b]0;owned\\x07\\x1b[2J\\rrun nnn"), std::string::npos)
+      << text.substr(0, 400);
+  EXPECT_NE(text.find("(+99819 chars)\"  source kineto\\x1b[31m"), std::string::npos)
+      << text.substr(0, 400);
+  EXPECT_NE(text.find("failed:\\x1b[1A\\x1b[K hidden"), std::string::npos);
+  EXPECT_NE(text.find("  \\x1b[31mloss\\r"), std::string::npos) << text;
+  EXPECT_LT(text.size(), 3000U);
+
+  const std::string json = reportJson(a);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(std::string_view(doc["run"]["name"]), a.run.name);
+  EXPECT_NEAR(double(doc["metrics"]["\x1b[31mloss\r"]), 1.5, 1e-12);
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <cstdio>
 
 #include "trace/JsonWriter.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
+#include "trace/analysis/FigureCoverage.h"
 
 namespace ps::trace {
 
@@ -23,6 +25,8 @@ std::string reportJson(const RunAnalysis& a) {
   w.endObject();
   w.key("step_time_ns").value(a.step_time_ns);
   w.key("bubble_ratio").value(a.bubble_ratio);
+  const auto coverage = importedBusyCoverage(a.run);
+  w.key("compute_coverage").value(coverage ? coverage->ratio() : std::nullopt);
   w.key("steady_bubble_ratio").value(a.steady_bubble_ratio);
   w.key("steps").beginArray();
   for (const auto& s : a.steps) {
@@ -84,17 +88,21 @@ std::string line(const char* fmt, auto... args) {
 
 std::string reportText(const RunAnalysis& a) {
   std::string out;
-  out +=
-      line("run %lld  \"%s\"  source %s  schedule %s  status %s\n",
-           static_cast<long long>(a.run.id), a.run.name.c_str(), a.run.source.c_str(),
-           a.run.schedule.value_or("-").c_str(), std::string(runStatusName(a.run.status)).c_str());
-  if (!a.run.status_message.empty()) out += "  " + a.run.status_message + "\n";
+  // Built by concatenation, not line(): a safe name can still be longer than its buffer.
+  out += "run " + std::to_string(a.run.id) + "  \"" + terminalSafe(a.run.name) + "\"  source " +
+         terminalSafe(a.run.source) + "  schedule " + terminalSafe(a.run.schedule.value_or("-")) +
+         "  status " + std::string(runStatusName(a.run.status)) + "\n";
+  if (!a.run.status_message.empty()) out += "  " + terminalSafe(a.run.status_message, 1000) + "\n";
   out += line("ranks %d  stages %s  micro-batches %s  chunks %s  steps %zu\n", a.run.num_ranks,
               opt(a.run.num_stages).c_str(), opt(a.run.num_microbatches).c_str(),
               opt(a.chunks).c_str(), a.steps.size());
   out += line("step time      %s\n",
               a.step_time_ns ? formatDuration(*a.step_time_ns).c_str() : "- (no compute ops)");
-  out += line("bubble ratio   %s\n", a.bubble_ratio ? formatPercent(*a.bubble_ratio).c_str() : "-");
+  std::string coverageNote;
+  if (const auto coverage = importedBusyCoverage(a.run); coverage && coverage->low())
+    coverageNote = "  (" + lowCoverageNote(*coverage) + ")";
+  out += "bubble ratio   " + (a.bubble_ratio ? formatPercent(*a.bubble_ratio) : "-") +
+         coverageNote + "\n";
   out += line("steady bubble  %s\n", a.steady_bubble_ratio
                                          ? formatPercent(*a.steady_bubble_ratio).c_str()
                                          : "- (needs 3 or more steps)");
@@ -120,7 +128,7 @@ std::string reportText(const RunAnalysis& a) {
   if (!a.metrics.empty()) {
     out += "\nmetric (last value)\n";
     for (const auto& [name, value] : a.metrics)
-      out += line("  %-20s %.6g\n", name.c_str(), value);
+      out += "  " + pad(terminalSafe(name), 20) + line(" %.6g\n", value);
   }
   return out;
 }

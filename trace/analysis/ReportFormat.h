@@ -8,9 +8,14 @@
 namespace ps::trace {
 
 // One JSON object: run, step_time_ns, bubble_ratio, steady_bubble_ratio, ranks[], links[],
-// metrics{} (DESIGN §5), plus status and steps[] (per-step span and bubble).
+// metrics{} (DESIGN §5), plus status, steps[] (per-step span and bubble) and the extension
+// `compute_coverage`: for an imported run, the share of the trace's busy time in recognised
+// compute (FigureCoverage.h, BusyCoverage), 0..1; null for runs that were not imported. Under
+// kLowComputeCoverage the bubble and step time describe little of the trace.
 std::string reportJson(const RunAnalysis& a);
-// A fixed-width table; stable text (golden-tested).
+// A fixed-width table; stable text (golden-tested). Text from the file (run name, source,
+// schedule, status message, metric names) is printed through terminalSafe; an imported run
+// whose recognised compute covers little of its busy time says so beside the bubble ratio.
 std::string reportText(const RunAnalysis& a);
 
 }  // namespace ps::trace

@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "trace/JsonWriter.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/import/PeerWaits.h"
+#include "trace/import/ThreadRanks.h"
 #include "trace/store/TraceStore.h"
 
 namespace ps::trace::import {
@@ -20,6 +22,10 @@ std::string configJson(const ImportedRun& run, const ImportOptions& options) {
   j.key("align_requested").value(alignModeName(options.align));
   j.key("residual_skew_ns").value(run.alignment.residualNs);
   j.key("matched_events").value(run.alignment.matchedEvents);
+  // Read back by `report` (importedBusyCoverage) to say when compute covers little.
+  j.key("recognised_busy_ns").value(run.coverage.computeBusyNs);
+  j.key("raw_busy_ns").value(run.coverage.busyNs);
+  if (options.threadsAsRanks) j.key("threads_as_ranks").value(true);
   if (!options.rulesFile.empty()) j.key("rules").value(options.rulesFile);
   j.key("files").beginArray();
   for (const auto& f : run.files) {
@@ -43,16 +49,67 @@ std::optional<int> storedPeer(const std::map<int, int>& originalToStored, int or
   return it->second;
 }
 
+// The mean step span: per step, the compute ops' [earliest start, latest end] over all ranks (as
+// the report's step time), or every op's when nothing is compute.
+std::int64_t meanStepSpan(const std::vector<OpRecord>& ops) {
+  const bool anyCompute =
+      std::any_of(ops.begin(), ops.end(), [](const OpRecord& op) { return isCompute(op.kind); });
+  std::map<int, std::pair<std::int64_t, std::int64_t>> spans;
+  for (const auto& op : ops) {
+    if (anyCompute && !isCompute(op.kind)) continue;
+    auto [it, fresh] = spans.try_emplace(op.step, op.start_ns, op.end_ns);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, op.start_ns);
+      it->second.second = std::max(it->second.second, op.end_ns);
+    }
+  }
+  if (spans.empty()) return 0;
+  std::int64_t total = 0;
+  for (const auto& [step, span] : spans)
+    total += span.second - span.first;
+  return total / static_cast<std::int64_t>(spans.size());
+}
+
+// Warnings about what the headline numbers of this run mean (issue 12, case 11).
+void warnAboutFigures(ImportedRun& run) {
+  if (run.coverage.low())
+    run.warnings.push_back(lowCoverageNote(run.coverage) +
+                           " (step time and bubble count only recognised compute ops; map other "
+                           "labels with a rules file)");
+  const std::int64_t skew = run.alignment.residualNs;
+  if (run.stepSpanNs > 0 &&
+      static_cast<double>(skew) > kResidualSkewWarnShare * static_cast<double>(run.stepSpanNs))
+    run.warnings.push_back(
+        "clock alignment (" + std::string(alignModeName(run.alignment.used)) +
+        ") leaves a residual skew of " + formatDuration(skew) + ", " +
+        formatPercent(static_cast<double>(skew) / static_cast<double>(run.stepSpanNs)) +
+        " of the " + formatDuration(run.stepSpanNs) +
+        " step: cross-rank timing (waits, bubble) is unreliable; try another --align mode");
+}
+
 }  // namespace
 
-Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const ImportOptions& options) {
+Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const ImportOptions& options,
+                                   const ReadControl& control) {
   if (traces.empty()) return Error{"nothing to import: no files given"};
   PS_TRY(checkSameRun(traces));
+  ImportedRun run;
+  std::vector<std::string> threadOrigins;  // how each split trace became a rank
+  if (options.threadsAsRanks && traces.size() == 1) {
+    ThreadSplit split = splitThreadsAsRanks(std::move(traces.front()), options.recognizer);
+    traces = std::move(split.traces);
+    if (traces.size() > 1) threadOrigins = std::move(split.origins);
+    run.notes.push_back(std::move(split.note));
+  } else if (options.threadsAsRanks) {
+    run.notes.push_back("threads as ranks: not applied, it is for a single-process trace (" +
+                        std::to_string(traces.size()) + " profiles are ranks already)");
+  }
   auto assigned = assignRanks(traces, options.explicitRanks);
   if (!assigned) return std::move(assigned).takeError();
+  for (std::size_t i = 0; i < threadOrigins.size(); ++i)
+    (*assigned)[i].how = threadOrigins[i];
   const std::size_t n = traces.size();
 
-  ImportedRun run;
   std::vector<std::size_t> byStored(n);
   for (std::size_t i = 0; i < n; ++i)
     byStored[static_cast<std::size_t>((*assigned)[i].storedRank)] = i;
@@ -68,8 +125,10 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
     const RankSource& source = (*assigned)[byStored[r]];
     for (auto& e : raw.events)
       if (e.peer >= 0) e.peer = storedPeer(originalToStored, e.peer).value_or(-1);
-    ranks[r] =
-        buildRankOps(raw, static_cast<int>(r), static_cast<int>(n), options.recognizer, run.stats);
+    auto built = buildRankOps(raw, static_cast<int>(r), static_cast<int>(n), options.recognizer,
+                              run.stats, control);
+    if (!built) return std::move(built).takeError();
+    ranks[r] = std::move(*built);
     wall[r] = raw.wallClockOffsetNs;
     run.files.push_back({raw.file, source, raw.warnings});
   }
@@ -123,6 +182,10 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
                    std::make_move_iterator(rank.ops.end()));
     run.memory.insert(run.memory.end(), rank.memory.begin(), rank.memory.end());
   }
+
+  run.coverage = busyCoverage(run.ops);
+  run.stepSpanNs = meanStepSpan(run.ops);
+  warnAboutFigures(run);
 
   RunInfo& info = run.header.info;
   info.source = options.format;
@@ -194,7 +257,7 @@ std::string formatImportSummary(const ImportedRun& run, std::size_t maxUnknownLa
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     out << "unknown labels:";
     for (std::size_t i = 0; i < std::min(top.size(), maxUnknownLabels); ++i)
-      out << (i ? ", " : " ") << '"' << top[i].first << "\" x" << top[i].second;
+      out << (i ? ", " : " ") << '"' << terminalSafe(top[i].first, 80) << "\" x" << top[i].second;
     if (top.size() > maxUnknownLabels) out << ", ...";
     out << '\n';
   }
@@ -202,16 +265,25 @@ std::string formatImportSummary(const ImportedRun& run, std::size_t maxUnknownLa
       << formatDuration(run.alignment.residualNs) << " over " << run.alignment.matchedEvents
       << " matched events\n";
   for (const auto& f : run.files)
-    out << "  rank " << f.rank.storedRank << " <- " << f.file << " (rank " << f.rank.originalRank
-        << " from " << f.rank.how << "), clock offset "
+    out << "  rank " << f.rank.storedRank << " <- " << terminalSafe(f.file) << " (rank "
+        << f.rank.originalRank << " from " << f.rank.how << "), clock offset "
         << formatDuration(run.alignment.offsetNs[static_cast<std::size_t>(f.rank.storedRank)])
         << '\n';
   if (run.peerWaits > 0) out << run.peerWaits << " send/receive waits for the peer split off\n";
+  if (const auto ratio = run.coverage.ratio())
+    out << "busy time " << formatDuration(run.coverage.busyNs) << " over all ranks, "
+        << formatPercent(*ratio) << " of it recognised compute\n";
+  // Notes and warnings can quote the files (names, paths): made safe as a whole, with room.
+  constexpr std::size_t kLineCap = 1000;
+  for (const auto& note : run.notes)
+    out << "note: " << terminalSafe(note, kLineCap) << '\n';
   for (const auto& note : run.alignment.notes)
-    out << "note: " << note << '\n';
+    out << "note: " << terminalSafe(note, kLineCap) << '\n';
   for (const auto& f : run.files)
     for (const auto& w : f.warnings)
-      out << "warning: " << f.file << ": " << w << '\n';
+      out << "warning: " << terminalSafe(f.file) << ": " << terminalSafe(w, kLineCap) << '\n';
+  for (const auto& w : run.warnings)
+    out << "warning: " << terminalSafe(w, kLineCap) << '\n';
   return out.str();
 }
 

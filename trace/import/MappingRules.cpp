@@ -1,11 +1,6 @@
-// GCC 12 reports -Wmaybe-uninitialized inside libstdc++'s <regex> (std::function in the NFA
-// states) when optimising with sanitizers; a known false positive, not our code.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "trace/import/MappingRules.h"
 
+#include <re2/re2.h>
 #include <simdjson.h>
 
 #include <charconv>
@@ -17,31 +12,6 @@
 namespace ps::trace::import {
 namespace {
 
-// The first backreference (\N) or repetition count ({m} {m,} {m,n}) in `pattern` with more than
-// 4 digits, if any.
-std::optional<std::string> oversizedRegexNumber(std::string_view pattern) {
-  const auto digitsFrom = [&](std::size_t at) {
-    std::size_t end = at;
-    while (end < pattern.size() && pattern[end] >= '0' && pattern[end] <= '9')
-      ++end;
-    return end;
-  };
-  for (std::size_t i = 0; i + 1 < pattern.size(); ++i) {
-    if (pattern[i] == '\\' && pattern[i + 1] == '\\') {  // an escaped backslash: skip both
-      ++i;
-      continue;
-    }
-    if (pattern[i] != '\\' && pattern[i] != '{') continue;
-    std::size_t end = digitsFrom(i + 1);
-    if (end - (i + 1) > 4) return std::string(pattern.substr(i + 1, end - (i + 1)));
-    if (pattern[i] == '{' && end < pattern.size() && pattern[end] == ',') {
-      const std::size_t upper = digitsFrom(end + 1);
-      if (upper - (end + 1) > 4) return std::string(pattern.substr(end + 1, upper - (end + 1)));
-    }
-  }
-  return std::nullopt;
-}
-
 std::string validKinds() {
   std::string out;
   for (int k = 0; k < kOpKindCount; ++k) {
@@ -51,9 +21,22 @@ std::string validKinds() {
   return out;
 }
 
+// "$N" naming one of the pattern's `captures` groups: N; nullopt when `text` is no "$N" at all;
+// an error when it is one but names no group.
+Result<std::optional<int>> captureIndex(std::string_view text, std::string_view key,
+                                        const std::string& where, int captures) {
+  if (text.size() < 2 || text[0] != '$') return std::optional<int>{};
+  int index = 0;
+  const auto [end, ec] = std::from_chars(text.data() + 1, text.data() + text.size(), index);
+  if (ec == std::errc{} && end == text.data() + text.size() && index >= 1 && index <= captures)
+    return std::optional<int>{index};
+  return Error{where + ": \"" + std::string(key) + "\" refers to capture " + std::string(text) +
+               " but the pattern has " + std::to_string(captures) + " capture group(s)"};
+}
+
 // A field is an integer or "$N"; anything else is an error naming the rule and the field.
 Result<RuleField> parseField(simdjson::dom::object rule, std::string_view key,
-                             const std::string& where, unsigned captures) {
+                             const std::string& where, int captures) {
   simdjson::dom::element value;
   if (rule[key].get(value) != simdjson::SUCCESS) return RuleField{};
   if (std::int64_t n = 0; value.get_int64().get(n) == simdjson::SUCCESS) {
@@ -63,30 +46,32 @@ Result<RuleField> parseField(simdjson::dom::object rule, std::string_view key,
     return RuleField{RuleField::Source::Fixed, static_cast<int>(n)};
   }
   std::string_view text;
-  if (value.get_string().get(text) == simdjson::SUCCESS && text.size() >= 2 && text[0] == '$') {
-    int index = 0;
-    const auto [end, ec] = std::from_chars(text.data() + 1, text.data() + text.size(), index);
-    if (ec == std::errc{} && end == text.data() + text.size() && index >= 1 &&
-        static_cast<unsigned>(index) <= captures)
-      return RuleField{RuleField::Source::Capture, index};
-    return Error{where + ": \"" + std::string(key) + "\" refers to capture " + std::string(text) +
-                 " but the pattern has " + std::to_string(captures) + " capture group(s)"};
+  if (value.get_string().get(text) == simdjson::SUCCESS) {
+    auto index = captureIndex(text, key, where, captures);
+    if (!index) return std::move(index).takeError();
+    if (*index) return RuleField{RuleField::Source::Capture, **index};
   }
   return Error{where + ": \"" + std::string(key) +
                "\" must be a non-negative integer or \"$N\" (the N-th capture group)"};
 }
 
-std::optional<int> fieldValue(const RuleField& field, const std::cmatch& match, bool& ok) {
+std::optional<int> fieldValue(const RuleField& field, const std::vector<re2::StringPiece>& groups,
+                              bool& ok) {
   switch (field.source) {
     case RuleField::Source::None:
       return std::nullopt;
     case RuleField::Source::Fixed:
       return field.value;
     case RuleField::Source::Capture: {
-      const auto& group = match[static_cast<std::size_t>(field.value)];
+      const re2::StringPiece group = groups[static_cast<std::size_t>(field.value)];
+      if (group.data() == nullptr) {  // the group took no part in the match
+        ok = false;
+        return std::nullopt;
+      }
       int value = 0;
-      const auto [end, ec] = std::from_chars(group.first, group.second, value);
-      if (!group.matched || ec != std::errc{} || end != group.second) {
+      const char* last = group.data() + group.size();
+      const auto [end, ec] = std::from_chars(group.data(), last, value);
+      if (ec != std::errc{} || end != last) {
         ok = false;
         return std::nullopt;
       }
@@ -94,6 +79,23 @@ std::optional<int> fieldValue(const RuleField& field, const std::cmatch& match, 
     }
   }
   return std::nullopt;
+}
+
+// Compiles `pattern`; RE2's own message when it cannot (quoted as is: whoever prints errors makes
+// them terminal-safe), with what RE2 leaves out of the syntax
+// people bring from ECMAScript or PCRE when that is the reason.
+Result<std::shared_ptr<const re2::RE2>> compile(std::string_view pattern,
+                                                const std::string& where) {
+  RE2::Options options;
+  options.set_log_errors(false);  // the error is returned, not printed
+  auto regex =
+      std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
+  if (regex->ok()) return regex;
+  std::string message =
+      where + ": invalid pattern \"" + std::string(pattern) + "\": " + regex->error();
+  if (regex->error_code() == RE2::ErrorBadEscape || regex->error_code() == RE2::ErrorBadPerlOp)
+    message += " (patterns are RE2 syntax: no backreferences or lookaround)";
+  return Error{std::move(message)};
 }
 
 }  // namespace
@@ -119,34 +121,29 @@ Result<MappingRules> MappingRules::parse(std::string_view json, const std::strin
     if (rule["pattern"].get_string().get(pattern) != simdjson::SUCCESS)
       return Error{where + ": missing string \"pattern\""};
     if (rule["kind"].get_string().get(kind) != simdjson::SUCCESS)
-      return Error{where + ": missing string \"kind\" (one of " + validKinds() + ")"};
-    const auto opKind = parseOpKind(kind);
-    if (!opKind)
-      return Error{where + ": unknown kind \"" + std::string(kind) + "\" (valid: " + validKinds() +
-                   ")"};
-    parsed.kind = *opKind;
-    // libstdc++ compiles and matches regexes recursively: bound the pattern so a hostile rules
-    // file cannot exhaust the stack.
-    if (pattern.size() > 256) return Error{where + ": pattern longer than 256 characters"};
-    // libstdc++ reads the number of a backreference (\N) or a repetition ({m,n}) into a long
-    // without an overflow check (found by fuzzing): refuse numbers no sane rule needs.
-    if (auto number = oversizedRegexNumber(pattern))
-      return Error{where + ": pattern number " + *number +
-                   " is too large (backreferences and repetition counts up to 9999)"};
+      return Error{where + ": missing string \"kind\" (one of " + validKinds() + ", or \"$N\")"};
+    auto regex = compile(pattern, where);
+    if (!regex) return std::move(regex).takeError();
     parsed.pattern = std::string(pattern);
-    try {
-      parsed.regex = std::regex(parsed.pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      return Error{where + ": invalid pattern \"" + parsed.pattern + "\": " + e.what()};
+    parsed.regex = std::move(*regex);
+    parsed.captures = parsed.regex->NumberOfCapturingGroups();
+    auto kindCapture = captureIndex(kind, "kind", where, parsed.captures);
+    if (!kindCapture) return std::move(kindCapture).takeError();
+    if (*kindCapture) {
+      parsed.kindCapture = **kindCapture;
+    } else if (const auto opKind = parseOpKind(kind)) {
+      parsed.kind = *opKind;
+    } else {
+      return Error{where + ": unknown kind \"" + std::string(kind) + "\" (valid: " + validKinds() +
+                   ", or \"$N\" for the N-th capture group)"};
     }
-    const unsigned captures = parsed.regex.mark_count();
-    auto stage = parseField(rule, "stage", where, captures);
+    auto stage = parseField(rule, "stage", where, parsed.captures);
     if (!stage) return std::move(stage).takeError();
-    auto mb = parseField(rule, "microbatch", where, captures);
+    auto mb = parseField(rule, "microbatch", where, parsed.captures);
     if (!mb) return std::move(mb).takeError();
-    auto chunk = parseField(rule, "chunk", where, captures);
+    auto chunk = parseField(rule, "chunk", where, parsed.captures);
     if (!chunk) return std::move(chunk).takeError();
-    auto step = parseField(rule, "step", where, captures);
+    auto step = parseField(rule, "step", where, parsed.captures);
     if (!step) return std::move(step).takeError();
     parsed.stage = *stage;
     parsed.microbatch = *mb;
@@ -166,16 +163,26 @@ Result<MappingRules> MappingRules::load(const std::string& path) {
 }
 
 std::optional<RecognizedOp> MappingRules::apply(std::string_view label) const {
-  if (label.size() > 1024) return std::nullopt;  // see the pattern bound in parse()
+  const re2::StringPiece text(label.data(), label.size());
+  std::vector<re2::StringPiece> groups;
   for (const auto& rule : rules_) {
-    std::cmatch match;
-    if (!std::regex_search(label.data(), label.data() + label.size(), match, rule.regex)) continue;
-    bool ok = true;
+    groups.assign(static_cast<std::size_t>(rule.captures) + 1, re2::StringPiece());
+    if (!rule.regex->Match(text, 0, text.size(), RE2::UNANCHORED, groups.data(),
+                           static_cast<int>(groups.size())))
+      continue;
     RecognizedOp op{rule.kind};
-    op.stage = fieldValue(rule.stage, match, ok).value_or(-1);
-    op.microbatch = fieldValue(rule.microbatch, match, ok).value_or(-1);
-    op.chunk = fieldValue(rule.chunk, match, ok).value_or(-1);
-    op.step = fieldValue(rule.step, match, ok).value_or(-1);
+    if (rule.kindCapture > 0) {
+      const re2::StringPiece kind = groups[static_cast<std::size_t>(rule.kindCapture)];
+      const auto captured =
+          kind.data() ? parseOpKind(std::string_view(kind.data(), kind.size())) : std::nullopt;
+      if (!captured) continue;
+      op.kind = *captured;
+    }
+    bool ok = true;
+    op.stage = fieldValue(rule.stage, groups, ok).value_or(-1);
+    op.microbatch = fieldValue(rule.microbatch, groups, ok).value_or(-1);
+    op.chunk = fieldValue(rule.chunk, groups, ok).value_or(-1);
+    op.step = fieldValue(rule.step, groups, ok).value_or(-1);
     if (ok) return op;
   }
   return std::nullopt;

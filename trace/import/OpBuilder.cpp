@@ -77,16 +77,21 @@ void RecognitionStats::merge(const RecognitionStats& other) {
   recognisedLabels += other.recognisedLabels;
 }
 
-RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
-                     const OpRecognizer& recognizer, RecognitionStats& stats) {
+Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
+                             const OpRecognizer& recognizer, RecognitionStats& stats,
+                             const ReadControl& control) {
   RankOps out;
   out.rank = rank;
 
-  // Recognise each distinct annotation name once.
+  // Recognise each distinct annotation name once. User rules run here: cancellable, since a
+  // trace can hold millions of distinct labels.
   std::vector<LabelInfo> labels(raw.names.size());
   std::vector<bool> isLabel(raw.names.size(), false);
   std::unordered_set<std::int32_t> hasGpuVersion;
-  for (const auto& e : raw.events) {
+  constexpr std::size_t kPollEvery = 4096;
+  for (std::size_t i = 0; i < raw.events.size(); ++i) {
+    if (i % kPollEvery == 0 && control.cancelled()) return Error{"import cancelled"};
+    const RawEvent& e = raw.events[i];
     if (!isAnnotation(e.source) || e.name < 0) continue;
     if (!isLabel[e.name]) {
       isLabel[e.name] = true;

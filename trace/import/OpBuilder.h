@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/Result.h"
 #include "trace/TraceRecords.h"
 #include "trace/import/OpRecognizer.h"
 #include "trace/import/RawTrace.h"
@@ -35,7 +36,9 @@ struct RecognitionStats {
 
 // `rank` and `numRanks` are the final ones: they place Megatron chunks on virtual stages
 // (interleaved placement: stage = chunk·P + rank) and give unlabelled NCCL p2p a direction.
-RankOps buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
-                     const OpRecognizer& recognizer, RecognitionStats& stats);
+// Polls `control`'s cancel flag every few thousand events; the error then is "import cancelled".
+Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
+                             const OpRecognizer& recognizer, RecognitionStats& stats,
+                             const ReadControl& control = {});
 
 }  // namespace ps::trace::import

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,6 +88,10 @@ struct RawRankTrace {
   std::vector<RawEvent> events;         // any order
   std::vector<StepRange> steps;         // sorted by start
   std::vector<RawMemorySample> memory;  // sorted by time
+  // The thread id of each host-thread track (key: RawEvent::track), when the reader knows it
+  // (Kineto's "tid", the thread of an nsys globalTid). Orders the ranks of threads-as-ranks
+  // (ImportOptions::threadsAsRanks); without it they follow the track numbers.
+  std::map<std::int32_t, std::int64_t> threadIds;
   // Things the reader could not import and why, one line each, e.g.
   // "no CUPTI_ACTIVITY_KIND_KERNEL table: kernels not imported".
   std::vector<std::string> warnings;
