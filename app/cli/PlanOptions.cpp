@@ -2,8 +2,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/cost/CostModel.h"
+
 namespace ps::cli {
 
+// Each flag's own range; their product is bounded by buildPlan's size check (a plan past
+// runtime::kMaxPlanActions actions is refused with the product named, runtime/run/PlanSize.h), and
+// the cost flags' values by uniformCostModel (finite, and no op or transfer past kMaxOpNs).
 void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   auto& s = o.spec;
   auto* schedule = cmd.add_option("--schedule", s.schedule,
@@ -17,7 +22,8 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   cmd.add_option("--microbatches", s.microbatches, "Micro-batches M per step")
       ->check(CLI::Range(1, 1 << 20));
   cmd.add_option("--chunks", s.chunks, "Virtual stages per rank V")->check(CLI::Range(1, 64));
-  cmd.add_option("--layers", s.layers, "Model layers (default P·V)")->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--layers", s.layers, "Model layers (default P·V)")
+      ->check(CLI::Range(1, runtime::kMaxLayers));
   cmd.add_option("--boundaries", s.boundaries,
                  "First layer of stages 1..S-1, e.g. 3,6,9 (default: balanced by the partitioner)");
   cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile);

@@ -165,6 +165,10 @@ Status readLayer(const Fields& f, CostModel& model) {
   c.paramBytes = param.value_or(0);
   const std::int64_t n = repeat.value_or(1);
   if (n > 1000000) return f.error("repeat", "expected at most 1000000");
+  // Refused before it is pushed: a few large repeats would otherwise exhaust memory.
+  if (static_cast<std::int64_t>(model.layers.size()) + n > kMaxLayers)
+    return f.error("repeat",
+                   "the model would have more than " + std::to_string(kMaxLayers) + " layers");
   const std::string base = name ? *name : "layer" + std::to_string(model.layers.size());
   for (std::int64_t k = 0; k < n; ++k) {
     c.name = n > 1 ? base + "." + std::to_string(k) : base;
@@ -181,6 +185,7 @@ Status readRank(const Fields& f, CostModel& model) {
   if (gb && bytes) return f.error("memory_bytes", "give either memory_gb or memory_bytes");
   RankCost r;
   r.speed = speed.value_or(1.0);
+  if (gb && *gb > 1e9) return f.error("memory_gb", "expected at most 1e9 (an exbibyte)");
   if (gb) r.memoryCapacityBytes = static_cast<std::int64_t>(std::llround(*gb * kGiB));
   if (bytes) r.memoryCapacityBytes = *bytes;
   model.ranks.push_back(r);
@@ -270,6 +275,7 @@ Result<CostModel> parseCostJson(std::string_view json, std::string_view sourceNa
   if (doc.get_object().get(top)) return Error{source + ": expected a JSON object at the top level"};
   CostModel model;
   PS_TRY(readModel(Fields(sourceName, "", top), model));
+  PS_TRY(checkCostRanges(model, source));
   return model;
 }
 

@@ -71,7 +71,21 @@ struct UniformCostFlags {
   double linkLatencyUs = 0;
 };
 
-// Checks the flags (positive sizes, wgrad <= bwd) and builds a model; errors name the flag.
+// Ranges every cost model must keep so that simulated times and byte counts stay exact in int64
+// (the simulator still checks its sums): no single op or transfer over 10^6 s, no layer over
+// 1 TiB of activations or parameters, at most 2^20 layers, speeds within 10^±6.
+inline constexpr double kMaxOpNs = 1e15;
+inline constexpr std::int64_t kMaxLayerBytes = std::int64_t{1} << 40;
+inline constexpr int kMaxLayers = 1 << 20;
+
+// Checks the flags (finite, positive sizes, wgrad <= bwd, the ranges above, one transfer within
+// kMaxOpNs) and builds a model; errors name the flag and its value.
 Result<CostModel> uniformCostModel(const UniformCostFlags& flags);
+
+// The ranges above on a model from a file or calibration; errors start with `source`.
+Status checkCostRanges(const CostModel& model, const std::string& source);
+
+// A double as a message shows it: "1e-12", "2.5", "1e+20".
+std::string formatNumber(double v);
 
 }  // namespace ps::runtime

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "runtime/plan/PlanLimits.h"
 #include "trace/Units.h"
 
 namespace ps::runtime {
@@ -18,38 +19,77 @@ struct MinMax {
 };
 
 // Exact DP: min over cuts of layers [0, L) into S non-empty contiguous stages of
-// max over stages of cost(s, first, end). cost must not decrease as a segment grows (it only
-// sums non-negative per-layer terms), which lets the inner loop stop early. O(S·L²) worst case.
+// max over stages of cost(s, first, end). best[s][j] (stages 0..s covering layers [0, j)) =
+// min over i of f(i) = max(best[s−1][i], cost(s, i, j)); of the minimisers the largest i is
+// taken (the shortest last stage). Only `from` is kept per cell (4 bytes); best needs two rows.
+//
+// cost only sums non-negative per-layer terms, so it does not increase with i and does not
+// decrease with j. When every stage has the same cost function (equal speeds, budgets and
+// in-flight counts: `uniformStages`), best[s−1][i] does not decrease with i either (rounding is
+// monotone, so exactly), hence f falls while best[s−1][i] < cost(s, i, j) and rises from the
+// first i where it is not: that crossing only moves right as j grows, a two-pointer walk, and
+// the whole DP is O(S·(L−S+1)). With stage-dependent costs best[s−1] is not monotone (moving a
+// cut shifts layers between ranks of different speeds), so each cell scans i downward until
+// cost alone reaches the best so far: O(S·L²) at worst, which the caller bounds.
 template <typename Cost>
-MinMax minMaxPartition(int L, int S, const Cost& cost) {
-  // best[s][j]: stages 0..s covering layers [0, j); from[s][j]: where stage s starts.
-  std::vector<std::vector<double>> best(S, std::vector<double>(L + 1, kInf));
-  std::vector<std::vector<int>> from(S, std::vector<int>(L + 1, -1));
-  for (int j = 1; j <= L - (S - 1); ++j)
-    best[0][j] = cost(0, 0, j);
+MinMax minMaxPartition(int L, int S, const Cost& cost, bool uniformStages) {
+  const int width = L - S + 1;  // stage s ends at j in [s + 1, s + width]
+  std::vector<double> prev(static_cast<std::size_t>(L) + 1, kInf), cur(prev.size(), kInf);
+  std::vector<std::int32_t> from(static_cast<std::size_t>(S) * static_cast<std::size_t>(width), -1);
+  for (int j = 1; j <= width; ++j)
+    prev[j] = cost(0, 0, j);
   for (int s = 1; s < S; ++s) {
-    for (int j = s + 1; j <= L - (S - 1 - s); ++j) {
-      double b = kInf;
-      int arg = -1;
-      for (int i = j - 1; i >= s; --i) {
-        const double c = cost(s, i, j);
-        if (c >= b) break;  // earlier starts only make stage s dearer
-        const double v = std::max(best[s - 1][i], c);
-        if (v < b || arg < 0) {
-          b = v;
-          arg = i;
+    std::fill(cur.begin(), cur.end(), kInf);
+    std::int32_t* row = from.data() + static_cast<std::size_t>(s) * width;
+    int cross = s;  // first i with prev[i] >= cost(s, i, j)
+    for (int j = s + 1; j <= s + width; ++j) {
+      if (!uniformStages) {
+        double b = kInf;
+        int arg = -1;
+        for (int i = j - 1; i >= s; --i) {
+          const double c = cost(s, i, j);
+          if (c >= b) break;  // earlier starts only make stage s dearer
+          const double v = std::max(prev[i], c);
+          if (v < b || arg < 0) {
+            b = v;
+            arg = i;
+          }
+        }
+        cur[j] = b;
+        row[j - s - 1] = arg;
+        continue;
+      }
+      while (cross < j && prev[cross] < cost(s, cross, j))
+        ++cross;
+      int arg;
+      double b;
+      if (cross >= j) {  // f falls over the whole range: the last start is best
+        arg = j - 1;
+        b = cost(s, j - 1, j);
+      } else {
+        const double rising = prev[cross];  // f(cross) = prev[cross]
+        if (cross > s && cost(s, cross - 1, j) < rising) {
+          arg = cross - 1;
+          b = cost(s, cross - 1, j);
+        } else {
+          // f = prev on [cross, j): its minimum spans the plateau of prev equal to f(cross).
+          arg = static_cast<int>(std::upper_bound(prev.begin() + cross, prev.begin() + j, rising) -
+                                 prev.begin()) -
+                1;
+          b = rising;
         }
       }
-      best[s][j] = b;
-      from[s][j] = arg;
+      cur[j] = b;
+      row[j - s - 1] = arg;
     }
+    std::swap(prev, cur);
   }
   MinMax out;
-  out.value = best[S - 1][L];
+  out.value = prev[L];
   if (std::isinf(out.value) && out.value > 0) return out;
   out.boundaries.assign(S - 1, 0);
   for (int s = S - 1, j = L; s >= 1; --s) {
-    j = from[s][j];
+    j = from[static_cast<std::size_t>(s) * width + (j - s - 1)];
     out.boundaries[s - 1] = j;
   }
   return out;
@@ -122,11 +162,30 @@ Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest
     return (pre.work[b] - pre.work[a]) / model.speedOf(rankOf[s]);
   };
 
-  MinMax best = minMaxPartition(L, S, time);
+  // Stage-independent costs take the linear DP; otherwise the scan, bounded (see minMaxPartition).
+  bool uniformStages = true;
+  for (int s = 1; s < S; ++s)
+    uniformStages = uniformStages && model.speedOf(rankOf[s]) == model.speedOf(rankOf[0]) &&
+                    budget(s) == budget(0) && inFlight[s] == inFlight[0];
+  const auto cells = static_cast<double>(S) * static_cast<double>(L - S + 1);
+  if (cells > static_cast<double>(kMaxPartitionCells))
+    return Error{"partition: " + std::to_string(S) + " stages over " + std::to_string(L) +
+                 " layers is too large to balance (" + formatCount(cells) + " table cells, limit " +
+                 formatCount(static_cast<double>(kMaxPartitionCells)) + "); give --boundaries"};
+  if (!uniformStages && L > kMaxHeterogeneousLayers)
+    return Error{"partition: " + std::to_string(L) +
+                 " layers on ranks of different speeds or memory " +
+                 "budgets: the exact partitioner is quadratic in layers there and is limited to " +
+                 std::to_string(kMaxHeterogeneousLayers) + "; give --boundaries"};
+  if (!std::isfinite(pre.work.back()) || !std::isfinite(pre.params.back()) ||
+      !std::isfinite(pre.acts.back()))
+    return Error{"partition: the layers' total time or bytes overflow a double"};
+
+  MinMax best = minMaxPartition(L, S, time, uniformStages);
   if (std::isinf(best.value)) {
     // Nothing fits: find the cut that leaves the smallest shortfall and report its worst stage.
     auto excess = [&](int s, int a, int b) { return memory(s, a, b) - budget(s); };
-    const MinMax closest = minMaxPartition(L, S, excess);
+    const MinMax closest = minMaxPartition(L, S, excess, uniformStages);
     std::vector<int> starts{0};
     starts.insert(starts.end(), closest.boundaries.begin(), closest.boundaries.end());
     starts.push_back(L);

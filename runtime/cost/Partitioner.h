@@ -36,6 +36,11 @@ struct Partition {
   double maxStageNs = 0;
 };
 
+// Bounds on what partitionLayers takes on (it answers with an error beyond them): its table has
+// S·(L−S+1) cells of 4 bytes; ranks of different speeds or memory budgets need the quadratic scan.
+inline constexpr std::int64_t kMaxPartitionCells = std::int64_t{1} << 25;
+inline constexpr int kMaxHeterogeneousLayers = 8192;
+
 // Errors: sizes that do not fit (more stages than layers, a rank out of range), or no partition
 // within memory — naming the rank, what its stage needs at least and the shortfall.
 [[nodiscard]] Result<Partition> partitionLayers(const CostModel& model,

@@ -12,8 +12,8 @@ namespace ps::runtime {
 namespace {
 
 // Splits text into rows as Python's csv module does for torch's files: "\n", "\r\n" or "\r"
-// end a row; only the final terminator is dropped, so a blank row is a rank with no actions
-// (torch enumerates blank rows as ranks too).
+// end a row; only the final terminator is dropped. Blank rows (nothing but spaces: not even a
+// comma, which would mark idle slots) are the caller's to judge (parseTorchCsv).
 std::vector<std::string_view> splitRows(std::string_view text) {
   std::vector<std::string_view> rows;
   std::size_t start = 0;
@@ -206,7 +206,17 @@ Status buildPlan(TorchCsvSchedule& out, std::string_view source) {
 
 Result<TorchCsvSchedule> parseTorchCsv(std::string_view text, std::string_view sourceName) {
   TorchCsvSchedule out;
-  const auto rows = splitRows(text);
+  auto rows = splitRows(text);
+  // Trailing blank lines are an editor's or a shell's, not ranks; a blank line between rows
+  // would silently add an idle rank (and shift every later rank's number), so it is refused.
+  const auto isBlank = [](std::string_view row) { return trimCell(row).empty(); };
+  while (!rows.empty() && isBlank(rows.back()))
+    rows.pop_back();
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    if (isBlank(rows[r]))
+      return Error{std::string(sourceName) + ":" + std::to_string(r + 1) +
+                   ": blank line between ranks (rows are ranks: remove it, or write a rank "
+                   "with no actions as a comma)"};
   if (rows.empty())
     return Error{std::string(sourceName) + ": empty file (expected one row of actions per rank)"};
   for (std::size_t r = 0; r < rows.size(); ++r) {

@@ -4,6 +4,7 @@
 #include "runtime/cost/Partitioner.h"
 #include "runtime/plan/TorchCsv.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/PlanSize.h"
 #include "runtime/schedules/Schedule.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
@@ -18,6 +19,7 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
     for (const auto& n : csv->notes)
       notes.push_back(n);
     Plan plan = std::move(csv->plan);
+    PS_TRY(checkPlanActions(plan, spec.steps, spec.scheduleFile));
     if (spec.stages && *spec.stages != plan.numRanks)
       return Error{spec.scheduleFile + ": the file has " + std::to_string(plan.numRanks) +
                    " ranks but --stages is " + std::to_string(*spec.stages)};
@@ -151,6 +153,7 @@ std::optional<OptimizerSync> parseOptimizerSync(const std::string& name) {
 Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   if (spec.steps <= 0)
     return Error{"--steps must be positive (got " + std::to_string(spec.steps) + ")"};
+  PS_TRY(checkPlanSize(spec));
   BuiltPlan built;
   auto plan = basePlan(spec, built.notes);
   if (!plan) return std::move(plan).takeError();

@@ -38,9 +38,9 @@ Result<SimResult> EventSimulation::run() {
   if (timeOrdered_) linkFree_.assign(ranks * ranks, 0);
   stack_.reserve(ranks * 4);
 
-  for (int r = 0; r < p_.numRanks; ++r)
+  for (int r = 0; r < p_.numRanks && overflow_.empty(); ++r)
     tryStart(r);
-  for (std::size_t i = g_.computeCount; i < n; ++i)
+  for (std::size_t i = g_.computeCount; i < n && overflow_.empty(); ++i)
     if (node_[i].pending == 0) push(0, static_cast<std::int32_t>(i));
   std::size_t completed = 0;
   while (!events_.empty() || !stack_.empty()) {
@@ -53,11 +53,14 @@ Result<SimResult> EventSimulation::run() {
       stack_.pop_back();
     }
     complete(e.node, e.time);
+    if (!overflow_.empty()) return Error{overflow_};
     // A relaxed load every 4096 events costs nothing measurable and answers Ctrl-C in well under
     // a millisecond.
     if ((++completed & 4095) == 0 && cancel_ && cancel_->load(std::memory_order_relaxed))
       return Error{"simulation cancelled"};
   }
+  if (!overflow_.empty()) return Error{overflow_};  // in the first tryStart calls
+  if (mem_.overflowed()) return Error{mem_.overflowMessage()};
   if (completed != n)
     return Error{"simulation stalled after " + std::to_string(completed) + " of " +
                  std::to_string(n) + " ops (validate the plan first)"};
@@ -117,7 +120,12 @@ void EventSimulation::tryStart(int r) {
   for (std::size_t i = 0; i < unit; ++i) {
     const auto node = first + static_cast<std::int32_t>(i);
     const Action& a = g_.actions[node];
-    const std::int64_t end = t + costs_.duration(a, r);
+    const std::int64_t d = costs_.duration(a, r);
+    std::int64_t end = 0;
+    if (!addNs(t, d, end)) {
+      overflow_ = timeOverflow("rank " + std::to_string(r) + ", " + actionLabel(a), t, d);
+      return;
+    }
     out_.makespan = std::max(out_.makespan, end);
     recordOf_[static_cast<std::size_t>(node)] = static_cast<std::int32_t>(out_.records.size());
     out_.records.push_back({t, end, -1, r, a.stage, a.microbatch, a.step, -1, a.kind});
@@ -176,13 +184,25 @@ std::int64_t EventSimulation::transfer(std::int32_t producer, std::int32_t consu
   // A free link (no bandwidth limit) never queues: only finite-bandwidth links are FIFO.
   std::int64_t start = t, occupy = 0;
   if (link.bytesPerNs > 0) {
-    std::int64_t& free = linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst];
-    start = std::max(t, free);
+    start = std::max(t, linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst]);
     occupy = roundNs(static_cast<double>(bytes) / link.bytesPerNs);
-    free = start + occupy;
   }
-  const std::int64_t arrival = start + occupy + costs_.latency(src, dst);
-  out_.transfers.push_back({start, start + occupy, arrival, bytes,
+  std::int64_t sendEnd = 0, arrival = 0;
+  const std::int64_t latency = costs_.latency(src, dst);
+  const auto where = [&] {  // built only for the error
+    return "the transfer of " + actionLabel(pa) + " from rank " + std::to_string(src) +
+           " to rank " + std::to_string(dst);
+  };
+  if (!addNs(start, occupy, sendEnd)) {
+    overflow_ = timeOverflow(where(), start, occupy);
+    return t;
+  }
+  if (!addNs(sendEnd, latency, arrival)) {
+    overflow_ = timeOverflow(where(), sendEnd, latency);
+    return t;
+  }
+  if (link.bytesPerNs > 0) linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst] = sendEnd;
+  out_.transfers.push_back({start, sendEnd, arrival, bytes,
                             recordOf_[static_cast<std::size_t>(producer)], ca.stage, dst,
                             sendKind});
   return arrival;

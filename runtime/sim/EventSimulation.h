@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
@@ -75,6 +76,7 @@ class EventSimulation {
   bool timeOrdered_ = true;
   bool hasOverlap_ = false;
   std::int64_t seq_ = 0;
+  std::string overflow_;  // set when a time would pass kMaxSimTimeNs: the run's error
 };
 
 }  // namespace ps::runtime::sim

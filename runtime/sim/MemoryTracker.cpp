@@ -17,9 +17,10 @@ MemoryTracker::MemoryTracker(const Plan& plan, const CostModel& cost)
   for (const auto& replica : plan.placement)
     for (int s = 0; s < static_cast<int>(replica.size()); ++s) {
       const auto params = static_cast<double>(params_[s]);
-      std::int64_t bytes = static_cast<std::int64_t>(params * cost.stateBytesPerParamByte);
-      if (plan.versioning == WeightVersioning::DoubleBuffered) bytes += params_[s];
-      base_[replica[s].rank] += bytes;
+      std::int64_t bytes = toBytes(params * cost.stateBytesPerParamByte);
+      if (plan.versioning == WeightVersioning::DoubleBuffered)
+        overflowed_ |= __builtin_add_overflow(bytes, params_[s], &bytes);
+      overflowed_ |= __builtin_add_overflow(base_[replica[s].rank], bytes, &base_[replica[s].rank]);
     }
   perOp_.resize(static_cast<std::size_t>(plan.numStages) * kKinds);
   for (int s = 0; s < plan.numStages; ++s)
@@ -37,8 +38,19 @@ std::int64_t MemoryTracker::stageParams(int stage) const {
   const StagePlacement& st = plan_.placement[0][stage];
   std::int64_t bytes = 0;
   for (int l = st.firstLayer; l <= st.lastLayer; ++l)
-    bytes += cost_.layers[l].paramBytes;
+    overflowed_ |= __builtin_add_overflow(bytes, cost_.layers[l].paramBytes, &bytes);
   return bytes;
+}
+
+std::int64_t MemoryTracker::toBytes(double b) const {
+  if (b < 9.2e18) return static_cast<std::int64_t>(b);
+  overflowed_ = true;
+  return 0;
+}
+
+std::string MemoryTracker::overflowMessage() const {
+  return "simulated memory exceeds int64 bytes (9.2e18): shorten the activation or parameter "
+         "sizes, or the micro-batches in flight";
 }
 
 std::int64_t MemoryTracker::stageInput(int stage) const {
@@ -46,21 +58,25 @@ std::int64_t MemoryTracker::stageInput(int stage) const {
 }
 
 MemoryTracker::Change MemoryTracker::changeOf(int stage, OpKind kind, double scale) const {
-  const auto scaled = [scale](std::int64_t b) {
-    return scale == 1.0 ? b : static_cast<std::int64_t>(static_cast<double>(b) * scale);
+  const auto scaled = [this, scale](std::int64_t b) {
+    return scale == 1.0 ? b : toBytes(static_cast<double>(b) * scale);
   };
   const std::int64_t stash = plan_.versioning == WeightVersioning::Stashed ? params_[stage] : 0;
   const bool releases = plan_.splitBackward ? kind == OpKind::W : kind == OpKind::B;
   Change c;
   if (kind == OpKind::F) {
     const std::int64_t kept = plan_.recompute ? scaled(stageInput(stage)) : scaled(act_[stage]);
-    c = {kept + stash, kept, false, true};
+    std::int64_t bytes = 0;
+    overflowed_ |= __builtin_add_overflow(kept, stash, &bytes);
+    c = {bytes, kept, false, true};
   } else if (kind == OpKind::R) {
     c = {scaled(act_[stage]), scaled(act_[stage]), false, true};
   } else if (releases || (kind == OpKind::B && plan_.splitBackward)) {
-    std::int64_t freed = scaled(act_[stage]);
-    if (plan_.recompute) freed += scaled(stageInput(stage));
-    c = {-(freed + stash), -freed, true, true};
+    std::int64_t freed = scaled(act_[stage]), all = 0;
+    if (plan_.recompute)
+      overflowed_ |= __builtin_add_overflow(freed, scaled(stageInput(stage)), &freed);
+    overflowed_ |= __builtin_add_overflow(freed, stash, &all);
+    c = {-all, -freed, true, true};
   }
   return c;
 }

@@ -6,6 +6,7 @@
 // PipeDream's weight stashing keeps one weight version per in-flight micro-batch.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
@@ -33,6 +34,9 @@ class MemoryTracker {
   void finish(SimResult& out);
 
   std::int64_t baseBytes(int rank) const { return base_[rank]; }
+  // A byte count that did not fit in int64 (the simulation's error instead of a wrapped total).
+  bool overflowed() const { return overflowed_; }
+  std::string overflowMessage() const;
 
  private:
   // Samples are written as the simulation goes: a rank's ops run one after the other and each
@@ -66,9 +70,12 @@ class MemoryTracker {
       m.open = true;
       m.instant = t;
     }
-    m.total += bytes;
-    m.act += actBytes;
+    // Checked: a wrapped total would be a wrong peak, not an error.
+    overflowed_ |= __builtin_add_overflow(m.total, bytes, &m.total);
+    overflowed_ |= __builtin_add_overflow(m.act, actBytes, &m.act);
   }
+  // b as int64, noting an overflow for a value past it.
+  std::int64_t toBytes(double b) const;
   void closeInstant(int rank);
   std::int64_t stageParams(int stage) const;
   std::int64_t stageInput(int stage) const;
@@ -81,6 +88,7 @@ class MemoryTracker {
   std::vector<Change> perOp_;         // [stage · kKinds + kind] at cost scale 1
   std::vector<RankMemory> ranks_;
   std::vector<trace::MemorySample> samples_;
+  mutable bool overflowed_ = false;
 };
 
 }  // namespace ps::runtime

@@ -7,7 +7,17 @@
 
 namespace ps::runtime::sim {
 std::int64_t roundNs(double ns) {
-  return static_cast<std::int64_t>(std::llround(std::max(0.0, ns)));
+  if (!(ns > 0)) return 0;  // negative and NaN (never produced by checked cost models) are 0
+  if (ns >= 9.2e18) return INT64_MAX;
+  return static_cast<std::int64_t>(std::llround(ns));
+}
+
+std::string timeOverflow(const std::string& where, std::int64_t start, std::int64_t add) {
+  const auto show = [](std::int64_t v) {
+    return v == INT64_MAX ? std::string(">= 9.2e18") : std::to_string(v);
+  };
+  return "simulated time exceeds 2^52 ns (52 days, the most a trace holds) at " + where + " (" +
+         show(start) + " ns + " + show(add) + " ns); shorten the costs or the plan";
 }
 
 bool allLinksFree(const CostModel& cost) {
@@ -46,7 +56,9 @@ std::int64_t OpCosts::transferBytes(OpKind sendKind, int producerStage, int cons
                                     int microbatch) const {
   const std::int64_t bytes = boundary_[sendKind == OpKind::SEND_F ? producerStage : consumerStage];
   const double scale = plan_.microbatches[microbatch].costScale;
-  return scale == 1.0 ? bytes : static_cast<std::int64_t>(static_cast<double>(bytes) * scale);
+  if (scale == 1.0) return bytes;
+  const double scaled = static_cast<double>(bytes) * scale;
+  return scaled >= 9.2e18 ? INT64_MAX : static_cast<std::int64_t>(std::max(0.0, scaled));
 }
 
 std::int64_t OpCosts::latency(int src, int dst) const {

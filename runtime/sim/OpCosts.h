@@ -4,6 +4,7 @@
 // repeat for millions of ops, so durations are cached per (replica, stage, kind) at cost scale 1.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
@@ -55,7 +56,20 @@ class OpCosts {
   std::int64_t defaultLatency_ = 0;
 };
 
+// The latest time a simulation may reach: the trace loader's bound (trace/RunTrace.h
+// kMaxAbsTimeNs, 2^52 ns, about 52 days), past which a written run could not be read back whole.
+inline constexpr std::int64_t kMaxSimTimeNs = std::int64_t{1} << 52;
+
+// ns rounded; INT64_MAX (which addNs refuses) for anything at or past it, so a time too large
+// for int64 is never converted (UB) or wrapped.
 std::int64_t roundNs(double ns);
+// out = a + b, false when the sum would pass kMaxSimTimeNs: simulated times are checked, never
+// wrapped or clamped (a saturated roundNs input always fails).
+inline bool addNs(std::int64_t a, std::int64_t b, std::int64_t& out) {
+  return !__builtin_add_overflow(a, b, &out) && out <= kMaxSimTimeNs;
+}
+// The error a simulation gives when a time does not fit.
+std::string timeOverflow(const std::string& where, std::int64_t start, std::int64_t add);
 // True when no link of the cost model has a bandwidth limit.
 bool allLinksFree(const CostModel& cost);
 

@@ -48,10 +48,12 @@ Result<SimResult> ReplaySimulation::run() {
     work.pop_back();
     advance(r, work);
     if (cancelled_) return Error{"simulation cancelled"};
+    if (!overflow_.empty()) return Error{overflow_};
   }
   std::size_t placed = 0;
   for (int r = 0; r < p_.numRanks; ++r)
     placed += head_[r];
+  if (mem_.overflowed()) return Error{mem_.overflowMessage()};
   if (placed != g_.computeCount)
     return Error{"simulation stalled after " + std::to_string(placed) + " of " +
                  std::to_string(g_.computeCount) + " ops (validate the plan first)"};
@@ -114,7 +116,13 @@ void ReplaySimulation::advance(int r, std::vector<int>& work) {
           return;
         }
         if (isTransfer(d, r, node)) {
-          t += costs_.latency(g_.rank[d], r);
+          const std::int64_t latency = costs_.latency(g_.rank[d], r);
+          if (!addNs(t, latency, t)) {
+            overflow_ = timeOverflow(
+                "the transfer of " + actionLabel(g_.actions[d]) + " to rank " + std::to_string(r),
+                end_[static_cast<std::size_t>(d)], latency);
+            return;
+          }
           if (incoming < kMaxIncoming) {
             from[incoming] = d;
             to[incoming] = node;
@@ -128,7 +136,12 @@ void ReplaySimulation::advance(int r, std::vector<int>& work) {
     for (std::size_t i = 0; i < unit; ++i) {
       const auto node = first + static_cast<std::int32_t>(i);
       const Action& a = g_.actions[node];
-      const std::int64_t end = t + costs_.duration(a, r);
+      const std::int64_t d = costs_.duration(a, r);
+      std::int64_t end = 0;
+      if (!addNs(t, d, end)) {
+        overflow_ = timeOverflow("rank " + std::to_string(r) + ", " + actionLabel(a), t, d);
+        return;
+      }
       out_.makespan = std::max(out_.makespan, end);
       const int parked = firstParked(end_[static_cast<std::size_t>(node)]);
       end_[static_cast<std::size_t>(node)] = end;

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -67,6 +68,7 @@ class ReplaySimulation {
   std::int32_t blocker_ = -1;
   std::uint64_t units_ = 0;  // units placed, for polling cancel_
   bool cancelled_ = false;
+  std::string overflow_;  // set when a time would pass kMaxSimTimeNs: the run's error
   // Plans where an op may send to several ops on one rank (stage DAGs, token slices, extra
   // edges) share one transfer per (producer, rank), as EventSimulation does: its index and the
   // consumer it names (the lowest node id).

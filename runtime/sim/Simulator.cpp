@@ -120,6 +120,9 @@ Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostMod
                      std::to_string(replica[s].firstLayer) + ".." +
                      std::to_string(replica[s].lastLayer) + " outside the model's " +
                      std::to_string(cost.layers.size()) + " layers"};
+  // Whatever built the model (flags, a file, calibration, a caller's own), its numbers must keep
+  // the sums below exact.
+  PS_TRY(checkCostRanges(cost, "the cost model"));
   // Free links: no transfer waits for another, and the event-free replay gives the same times.
   if (sim::allLinksFree(cost)) return sim::ReplaySimulation(plan, graph, cost, cancel).run();
   return sim::EventSimulation(plan, graph, cost, cancel).run();

@@ -4,7 +4,8 @@
 // Lowering (SEND/RECV insertion, what `export torch-csv --comms` and the executors use) is timed
 // too but is not part of that sum. Each phase reports its fastest iteration, wall clock and CPU
 // time of this thread: on a shared machine the CPU time is the steadier figure. "ops" counts the
-// records a trace file gets: the compute ops plus a SEND and a RECV per transfer.
+// records a trace file gets: the compute ops plus a SEND and a RECV per transfer. BM_Partition_p64
+// times the partitioner over many layers.
 
 #include <benchmark/benchmark.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 #include <limits>
 
 #include "runtime/cost/CostModel.h"
+#include "runtime/cost/Partitioner.h"
 #include "runtime/plan/Lowering.h"
 #include "runtime/plan/Validator.h"
 #include "runtime/run/PlanBuilder.h"
@@ -127,6 +129,29 @@ void BM_OneFOneB_p128_m4096(benchmark::State& state) {
   runPipeline(state, "1f1b", 128, 4096, 1, state.range(0) != 0);
 }
 BENCHMARK(BM_OneFOneB_p128_m4096)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The partitioner, p = 64 stages over L layers of slightly uneven cost: linear in L (the former
+// O(S·L²) DP took 7.7 s at 16384 layers and over 120 s at 65536). Compare ms across the sizes.
+void BM_Partition_p64(benchmark::State& state) {
+  UniformCostFlags flags;
+  flags.layers = static_cast<int>(state.range(0));
+  auto model = uniformCostModel(flags);
+  for (int l = 0; l < flags.layers; ++l)
+    model->layers[l].fwdNs = 1000 + (l * 7919) % 997;
+  PartitionRequest request;
+  request.numStages = 64;
+  for (auto _ : state) {
+    auto partition = partitionLayers(*model, request);
+    benchmark::DoNotOptimize(partition);
+  }
+  state.SetComplexityN(state.range(0));
+}
+BENCHMARK(BM_Partition_p64)
+    ->RangeMultiplier(4)
+    ->Range(1024, 65536)
+    ->Arg(100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity(benchmark::oN);
 
 }  // namespace
 

@@ -1,0 +1,19 @@
+#pragma once
+// The size check buildPlan runs before it generates anything: a plan's actions (and the layers
+// the partitioner must balance) estimated from the flags alone, refused past PlanLimits.h's
+// limits with a message that shows the product.
+
+#include "runtime/run/PlanBuilder.h"
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+// Generated schedules only (a CSV's size is known once read: checkPlanActions). Errors read
+// "plan too large: 4096 stages × 1048576 micro-batches × 1 step × 2 ops (F, B) = 8.6e9 actions
+// (limit 2.0e7)".
+[[nodiscard]] Status checkPlanSize(const PlanSpec& spec);
+
+// A plan already read (a torch CSV) repeated over `steps` steps.
+[[nodiscard]] Status checkPlanActions(const Plan& oneStep, int steps, const std::string& source);
+
+}  // namespace ps::runtime
