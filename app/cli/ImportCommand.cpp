@@ -1,7 +1,9 @@
-// pipescope-cli import nsys|kineto|torch-csv FILE... --db OUT [--name N]
-//   [--align auto|wall|collective|p2p] [--rank FILE=N]... [--rules RULES.json]
-// Reads every file, recognises pipeline ops, aligns the ranks' clocks, and only then appends one
-// run to OUT: bad input leaves OUT as it was (and creates no file).
+// pipescope-cli import FORMAT FILE... --db OUT [--name N] [--align auto|wall|collective|p2p]
+//   [--rank FILE=N]... [--rules RULES.json] [--threads-as-ranks] [torch-csv cost flags]
+// FORMAT is any entry of trace/import/ImportFormats.h. Profiles: reads every file, recognises
+// pipeline ops, aligns the ranks' clocks, and only then appends one run to OUT. Schedules: the
+// plan is simulated (runtime::runPlan). Bad input or Ctrl-C leaves OUT as it was (and creates no
+// file).
 
 #include <CLI/CLI.hpp>
 
@@ -9,12 +11,17 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "app/cli/CliCommon.h"
+#include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "runtime/run/RunPlan.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/import/GzipLimits.h"
+#include "trace/import/ImportFormats.h"
 #include "trace/import/ImportName.h"
 #include "trace/import/ImportPipeline.h"
 #include "trace/import/ImportReaders.h"
@@ -32,7 +39,8 @@ struct ImportCliOptions {
   std::string align = "auto";
   std::vector<std::string> ranks;
   std::string rules;
-  runtime::PlanSpec csv;  // torch-csv: costs for the simulated run
+  bool threadsAsRanks = false;
+  runtime::PlanSpec csv;  // schedules: costs for the simulated run
 };
 
 Result<std::map<std::string, int>> parseRankMapping(const std::vector<std::string>& items) {
@@ -52,87 +60,125 @@ Result<std::map<std::string, int>> parseRankMapping(const std::vector<std::strin
   return out;
 }
 
-// The output file is created only for a run that is complete; a file we created for a failed
-// write is removed again.
-Result<trace::TraceStore> openOutput(const std::string& db, bool& created) {
-  created = !std::filesystem::exists(db);
-  return trace::TraceStore::open(db, trace::TraceStore::Mode::ReadWrite);
-}
-
+// A file we created for a run that was not written is removed again, with SQLite's side files.
 void removeIfCreated(const std::string& db, bool created) {
   if (!created) return;
   std::error_code ignored;
-  std::filesystem::remove(db, ignored);
+  for (const char* suffix : {"", "-journal", "-wal", "-shm"})
+    std::filesystem::remove(db + suffix, ignored);
 }
 
-void printRunLine(trace::TraceStore& store, std::int64_t runId, const std::string& name) {
-  auto run = trace::loadRun(store, runId);
-  if (!run) return;
+// What Ctrl-C during an import prints: the file was not touched (or the file we created is
+// gone again).
+int cancelled(const ImportCliOptions& o) {
+  return fail(o.db + ": no run written: import cancelled", kExitRunFailed);
+}
+
+int printRunLine(trace::TraceStore& store, std::int64_t runId, const std::string& name,
+                 const InterruptScope& interrupt) {
+  trace::LoadOptions load;
+  load.cancel = interrupt.flag();
+  auto run = trace::loadRun(store, runId, load);
+  if (!run && interrupt.interrupted())
+    return fail(
+        "interrupted after run " + std::to_string(runId) + " was written (complete); no summary",
+        kExitRunFailed);
+  if (!run) return fail(run.error(), kExitRunFailed);
   const auto a = trace::analyzeRun(*run);
-  std::cout << "run " << runId << ": " << name << ": " << run->opCount() << " ops";
+  std::cout << "run " << runId << ": " << trace::terminalSafe(name) << ": " << run->opCount()
+            << " ops";
   if (a.step_time_ns) std::cout << ", step " << trace::formatDuration(*a.step_time_ns);
   if (a.bubble_ratio) std::cout << ", bubble " << trace::formatPercent(*a.bubble_ratio);
   std::cout << '\n';
+  return kExitOk;
 }
 
-int importTorchCsv(ImportCliOptions& o) {
-  if (o.files.size() != 1) return fail("import torch-csv: give exactly one CSV file");
-  // A torch schedule has no timings: it is simulated with the cost flags given.
+// A schedule has no timings: it is simulated with the cost flags given.
+int importSchedule(const ImportCliOptions& o, const InterruptScope& interrupt) {
+  if (o.files.size() != 1) return fail("import " + o.format + ": give exactly one file");
   runtime::RunPlanRequest request;
   request.spec = o.csv;
   request.spec.scheduleFile = o.files[0];
   request.backend = runtime::Backend::Sim;
-  request.source = "torch-csv";
+  request.source = o.format;
   request.name = o.name.empty() ? trace::import::defaultImportName(o.format, o.files) : o.name;
   const bool created = !std::filesystem::exists(o.db);
-  auto result = runtime::runPlan(request, {o.db});
-  if (!result) return fail(result.error());
+  runtime::RunControl control;
+  control.cancel = interrupt.flag();
+  auto result = runtime::runPlan(request, {o.db}, control);
+  if (!result) {
+    if (interrupt.interrupted()) return cancelled(o);
+    return fail(result.error());
+  }
   for (const auto& note : result->built->notes)
-    std::cerr << "pipescope-cli: note: " << note << '\n';
+    std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, kErrorLineCap) << '\n';
   if (result->status != trace::RunStatus::Complete) {
     result->store.reset();
     removeIfCreated(o.db, created);
+    if (interrupt.interrupted()) return cancelled(o);
     return fail(result->message, kExitRunFailed);
   }
-  printRunLine(*result->store, *result->runId, result->name);
-  return kExitOk;
+  return printRunLine(*result->store, *result->runId, result->name, interrupt);
 }
 
-int importProfiles(const ImportCliOptions& o) {
+Result<trace::import::ImportOptions> importOptions(const ImportCliOptions& o) {
   trace::import::ImportOptions options;
   options.format = o.format;
   options.name = o.name.empty() ? trace::import::defaultImportName(o.format, o.files) : o.name;
   options.align = trace::import::parseAlignMode(o.align).value_or(trace::import::AlignMode::Auto);
+  options.threadsAsRanks = o.threadsAsRanks;
   auto ranks = parseRankMapping(o.ranks);
-  if (!ranks) return fail(ranks.error());
+  if (!ranks) return std::move(ranks).takeError();
   options.explicitRanks = std::move(*ranks);
   if (!o.rules.empty()) {
     auto rules = trace::import::MappingRules::load(o.rules);
-    if (!rules) return fail(rules.error());
+    if (!rules) return std::move(rules).takeError();
     options.rulesFile = o.rules;
     options.recognizer = trace::import::OpRecognizer(std::move(*rules));
   }
   for (const auto& [file, rank] : options.explicitRanks)
     if (std::find(o.files.begin(), o.files.end(), file) == o.files.end())
-      return fail("--rank " + file + "=" + std::to_string(rank) + ": " + file +
-                  " is not one of the files to import");
+      return Error{"--rank " + file + "=" + std::to_string(rank) + ": " + file +
+                   " is not one of the files to import"};
+  return options;
+}
 
-  auto raws = trace::import::readTraceFiles(o.format, o.files);
-  if (!raws) return fail(raws.error());
-  auto run = trace::import::assembleImport(std::move(*raws), options);
-  if (!run) return fail(run.error());
+int importProfiles(const ImportCliOptions& o, const InterruptScope& interrupt) {
+  auto options = importOptions(o);
+  if (!options) return fail(options.error());
+  trace::import::ReadControl control;
+  control.cancel = interrupt.flag();
 
-  bool created = false;
-  auto store = openOutput(o.db, created);
-  if (!store) return fail(store.error());
-  auto runId = trace::import::writeImportedRun(*store, *run);
-  if (!runId) {
-    removeIfCreated(o.db, created);
-    return fail(runId.error(), kExitRunFailed);
+  auto raws = trace::import::readTraceFiles(o.format, o.files, control);
+  if (!raws) return interrupt.interrupted() ? cancelled(o) : fail(raws.error());
+  auto run = trace::import::assembleImport(std::move(*raws), *options, control);
+  if (!run) return interrupt.interrupted() ? cancelled(o) : fail(run.error());
+  if (interrupt.interrupted()) return cancelled(o);
+
+  const bool created = !std::filesystem::exists(o.db);
+  std::optional<trace::TraceStore> store;
+  {
+    auto opened = trace::TraceStore::open(o.db, trace::TraceStore::Mode::ReadWrite);
+    if (!opened) return fail(opened.error());
+    store.emplace(std::move(*opened));
   }
-  printRunLine(*store, *runId, run->header.info.name);
+  auto runId = trace::import::writeImportedRun(*store, *run, control);
+  if (!runId) {
+    store.reset();  // closed before its file is removed
+    removeIfCreated(o.db, created);
+    return interrupt.interrupted() ? cancelled(o) : fail(runId.error(), kExitRunFailed);
+  }
+  if (const int rc = printRunLine(*store, *runId, run->header.info.name, interrupt); rc != kExitOk)
+    return rc;
   std::cout << trace::import::formatImportSummary(*run);
   return kExitOk;
+}
+
+std::vector<std::string> formatNames() {
+  std::vector<std::string> names;
+  for (const auto& f : trace::import::importFormats())
+    names.emplace_back(f.name);
+  return names;
 }
 
 }  // namespace
@@ -141,11 +187,12 @@ Action addImportCommand(CLI::App& app) {
   auto opt = std::make_shared<ImportCliOptions>();
   CLI::App* cmd = app.add_subcommand(
       "import",
-      "Import profiles from cluster runs (Nsight Systems, PyTorch profiler) or a torch "
-      "pipelining CSV schedule; append one run");
-  cmd->add_option("FORMAT", opt->format, "nsys | kineto | torch-csv")
-      ->required()
-      ->check(CLI::IsMember({"nsys", "kineto", "torch-csv"}));
+      "Import the profiles of cluster runs or a schedule of another tool (FORMAT); append one "
+      "run");
+  std::string formats;
+  for (const auto& f : trace::import::importFormats())
+    formats += (formats.empty() ? "" : "\n") + std::string(f.name) + ": " + std::string(f.label);
+  cmd->add_option("FORMAT", opt->format, formats)->required()->check(CLI::IsMember(formatNames()));
   cmd->add_option("FILE", opt->files, "Files to import (one per rank, or one with every rank)")
       ->required()
       ->check(CLI::ExistingFile);
@@ -158,6 +205,9 @@ Action addImportCommand(CLI::App& app) {
   cmd->add_option("--rank", opt->ranks, "FILE=N: the rank of a file (repeatable)");
   cmd->add_option("--rules", opt->rules, "Label mapping rules JSON (regex -> kind, stage, mb)")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--threads-as-ranks", opt->threadsAsRanks,
+                "One process ran every stage on its own thread: each thread (or GPU stream) with "
+                "recognised ops becomes a rank");
   auto& u = opt->csv.uniform;
   cmd->add_option("--fwd-us", u.fwdUs, "torch-csv: one layer's forward time (µs)");
   cmd->add_option("--bwd-us", u.bwdUs, "torch-csv: one layer's whole backward I+W (µs)");
@@ -169,9 +219,23 @@ Action addImportCommand(CLI::App& app) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--steps", opt->csv.steps, "torch-csv: steps to simulate")
       ->check(CLI::Range(1, 100000));
+  using trace::import::GzipLimits;
+  cmd->footer("Gzip input may inflate to " + std::to_string(GzipLimits::kDefaultMaxRatio) +
+              " times its size (past " + trace::formatBytes(GzipLimits::kDefaultRatioFloorBytes) +
+              ") and to " + trace::formatBytes(GzipLimits::kDefaultMaxBytes) +
+              " at most; PIPESCOPE_GZIP_MAX_RATIO=N (0: no ratio limit) and "
+              "PIPESCOPE_GZIP_MAX_BYTES=SIZE (e.g. 64G) change that.");
   return [opt]() {
-    if (opt->format == "torch-csv") return importTorchCsv(*opt);
-    return importProfiles(*opt);
+    // Ctrl-C or SIGTERM: reading, assembly or writing stops at its next poll; no run is written.
+    const InterruptScope interrupt;
+    const auto* format = trace::import::findImportFormat(opt->format);
+    if (format != nullptr && format->kind == trace::import::ImportKind::Schedule) {
+      if (opt->threadsAsRanks)
+        return fail("--threads-as-ranks: " + opt->format +
+                    " is a schedule, its ranks are the file's; the flag is for profiles");
+      return importSchedule(*opt, interrupt);
+    }
+    return importProfiles(*opt, interrupt);
   };
 }
 

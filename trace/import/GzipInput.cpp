@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <vector>
 
@@ -49,6 +50,9 @@ bool isGzip(std::string_view bytes) {
 namespace {
 
 constexpr std::size_t kChunk = std::size_t{1} << 20;
+// Most output one inflate call may produce: limits, the head check and the cancel flag are
+// looked at between calls, so one compressed chunk of a bomb cannot inflate a GB unchecked.
+constexpr std::size_t kInflateStep = std::size_t{4} << 20;
 // Deflate cannot expand more than about 1032:1; a larger size claim is a corrupt trailer.
 constexpr std::size_t kMaxRatio = 1100;
 
@@ -74,12 +78,45 @@ class ReadProgress {
   ProgressThrottle throttle_;
 };
 
+Error cancelled(const std::string& label) {
+  return makeError(label + ": import cancelled");
+}
+
+// Runs InputOptions::checkHead once, when the first kInputHeadBytes of the content are in.
+class HeadGate {
+ public:
+  explicit HeadGate(const InputOptions& options) : check_(options.checkHead) {}
+  Status update(const InputBuffer& out) {
+    if (done_ || !check_ || out.size() < kInputHeadBytes) return {};
+    done_ = true;
+    return check_(std::string_view(out.data(), kInputHeadBytes));
+  }
+
+ private:
+  const std::function<Status(std::string_view)>& check_;
+  bool done_ = false;
+};
+
 // Gunzips a stream fed in chunks into an InputBuffer, handling concatenated gzip members (what
 // `cat a.gz b.gz` and parallel gzip writers produce). Knows how many compressed bytes it has
 // consumed so errors can say where the data went wrong.
 class GzipInflater {
  public:
-  explicit GzipInflater(std::string label) : label_(std::move(label)) {}
+  // Refuses to inflate more than limits.limitFor(compressedBytes).
+  GzipInflater(std::string label, const ReadControl& control, const InputOptions& options,
+               const GzipLimits& limits, std::uint64_t compressedBytes)
+      : label_(std::move(label)),
+        control_(control),
+        head_(options),
+        limits_(limits),
+        compressed_(compressedBytes),
+        limit_(limits.limitFor(compressedBytes)) {}
+
+  // The most the output buffer needs to hold: one byte past the limit is where it refuses.
+  std::size_t maxCapacity() const {
+    return static_cast<std::size_t>(
+        std::min<std::uint64_t>(limit_ + 1, std::numeric_limits<std::size_t>::max() / 2));
+  }
   ~GzipInflater() {
     if (initialised_) inflateEnd(&stream_);
   }
@@ -127,12 +164,15 @@ class GzipInflater {
   // it fills: a full output may hide pending bytes, so it always asks once more.
   Status inflateAvailable(InputBuffer& out) {
     for (;;) {
+      if (out.size() > limit_) return makeError(limits_.refusal(label_, compressed_));
+      PS_TRY(head_.update(out));
+      if (control_.cancelled()) return cancelled(label_);
       if (out.size() == out.capacity()) {
-        const std::size_t wanted =
-            std::max(out.capacity() + out.capacity() / 2, out.capacity() + kChunk);
+        const std::size_t wanted = std::min(
+            std::max(out.capacity() + out.capacity() / 2, out.capacity() + kChunk), maxCapacity());
         if (!out.grow(wanted)) return outOfMemory(label_, wanted);
       }
-      const std::size_t room = std::min<std::size_t>(out.capacity() - out.size(), 1U << 30);
+      const std::size_t room = std::min(out.capacity() - out.size(), kInflateStep);
       stream_.next_out = reinterpret_cast<unsigned char*>(out.data() + out.size());
       stream_.avail_out = static_cast<uInt>(room);
       const uInt inBefore = stream_.avail_in;
@@ -141,7 +181,8 @@ class GzipInflater {
       consumed_ += inBefore - stream_.avail_in;
       if (rc == Z_STREAM_END) {
         inMember_ = false;
-        return {};
+        if (out.size() > limit_) return makeError(limits_.refusal(label_, compressed_));
+        return head_.update(out);
       }
       const bool stalled = rc == Z_BUF_ERROR && stream_.avail_in > 0 && stream_.avail_out > 0;
       if ((rc != Z_OK && rc != Z_BUF_ERROR) || stalled) {
@@ -155,6 +196,11 @@ class GzipInflater {
   }
 
   std::string label_;
+  const ReadControl& control_;
+  HeadGate head_;
+  const GzipLimits& limits_;
+  std::uint64_t compressed_;
+  std::uint64_t limit_;
   z_stream stream_{};
   bool initialised_ = false;
   bool inMember_ = false;
@@ -181,12 +227,17 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
-Error cancelled(const std::string& label) {
-  return makeError(label + ": import cancelled");
+// fread's error from a signal (the CLI's Ctrl-C handler has no SA_RESTART): not a read error,
+// the caller looks at the cancel flag and reads on.
+bool interruptedRead(std::FILE* file) {
+  if (!std::ferror(file) || errno != EINTR) return false;
+  std::clearerr(file);
+  return true;
 }
 
 Result<InputBuffer> gunzipFile(const std::string& path, std::FILE* file, std::size_t fileSize,
-                               const ReadControl& control, double progressEnd) {
+                               const ReadControl& control, const InputOptions& options,
+                               const GzipLimits& limits) {
   std::uint32_t isize = 0;
   if (fileSize >= 18) {
     unsigned char tail[4];
@@ -195,22 +246,24 @@ Result<InputBuffer> gunzipFile(const std::string& path, std::FILE* file, std::si
   }
   if (std::fseek(file, 0, SEEK_SET) != 0)
     return makeError(path + ": cannot seek: " + std::strerror(errno));
-  const std::size_t guess = guessGunzippedSize(std::max<std::size_t>(fileSize, 1), isize);
+  GzipInflater inflater(path, control, options, limits, fileSize);
+  const std::size_t guess = std::min(guessGunzippedSize(std::max<std::size_t>(fileSize, 1), isize),
+                                     inflater.maxCapacity());
   InputBuffer out = InputBuffer::withCapacity(guess);
   if (!out.allocated()) return outOfMemory(path, guess);
 
-  GzipInflater inflater(path);
   PS_TRY(inflater.init());
   std::vector<unsigned char> chunk(kChunk);
-  ReadProgress progress(control, progressEnd);
+  ReadProgress progress(control, options.progressEnd);
   std::size_t readSoFar = 0;
   for (;;) {
     if (control.cancelled()) return cancelled(path);
     const std::size_t got = std::fread(chunk.data(), 1, chunk.size(), file);
+    const bool interrupted = got < chunk.size() && interruptedRead(file);
     if (got < chunk.size() && std::ferror(file))
       return makeError(path + ": read error: " + std::strerror(errno));
     readSoFar += got;
-    const bool last = got < chunk.size();
+    const bool last = got < chunk.size() && !interrupted;
     PS_TRY(inflater.feed(chunk.data(), got, last, out));
     progress.update(readSoFar, fileSize);
     if (last) break;
@@ -218,18 +271,21 @@ Result<InputBuffer> gunzipFile(const std::string& path, std::FILE* file, std::si
   return out;
 }
 
+// `head` is checked on the content read (nullptr: not, e.g. for gzip bytes read from a pipe).
 Result<InputBuffer> readPlainFile(const std::string& path, std::FILE* file, std::size_t sizeHint,
-                                  const ReadControl& control, double progressEnd) {
+                                  const ReadControl& control, double progressEnd, HeadGate* head) {
   InputBuffer out = InputBuffer::withCapacity(std::max<std::size_t>(sizeHint, 1));
   if (!out.allocated()) return outOfMemory(path, sizeHint);
   ReadProgress progress(control, progressEnd);
   for (;;) {
     if (control.cancelled()) return cancelled(path);
+    if (head) PS_TRY(head->update(out));
     if (out.size() == out.capacity()) {
       // Full: usually the whole file is in. Probe for more before growing, which would copy it
       // all (the file grew, or its size was unknown: a pipe).
       char probe = 0;
       if (std::fread(&probe, 1, 1, file) != 1) {
+        if (interruptedRead(file)) continue;
         if (std::ferror(file)) return makeError(path + ": read error: " + std::strerror(errno));
         break;
       }
@@ -243,17 +299,42 @@ Result<InputBuffer> readPlainFile(const std::string& path, std::FILE* file, std:
     out.setSize(out.size() + got);
     progress.update(out.size(), sizeHint);
     if (got < want) {
+      if (interruptedRead(file)) continue;
       if (std::ferror(file)) return makeError(path + ": read error: " + std::strerror(errno));
       break;
     }
   }
+  if (head) PS_TRY(head->update(out));
+  return out;
+}
+
+Result<GzipLimits> limitsOf(const InputOptions& options) {
+  if (options.limits) return *options.limits;
+  return GzipLimits::fromEnvironment();
+}
+
+Result<InputBuffer> inflateBytes(std::string_view bytes, const std::string& label,
+                                 const ReadControl& control, const InputOptions& options) {
+  auto limits = limitsOf(options);
+  if (!limits) return std::move(limits).takeError();
+  std::uint32_t isize = 0;
+  if (bytes.size() >= 18)
+    isize = littleEndian32(reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4));
+  GzipInflater inflater(label, control, options, *limits, bytes.size());
+  const std::size_t guess =
+      std::min(guessGunzippedSize(bytes.size(), isize), inflater.maxCapacity());
+  InputBuffer out = InputBuffer::withCapacity(guess);
+  if (!out.allocated()) return outOfMemory(label, guess);
+  PS_TRY(inflater.init());
+  PS_TRY(
+      inflater.feed(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), true, out));
   return out;
 }
 
 }  // namespace
 
 Result<InputBuffer> readInputFile(const std::string& path, const ReadControl& control,
-                                  double progressEnd) {
+                                  const InputOptions& options) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0)
     return makeError(path + ": cannot open: " + std::strerror(errno));
@@ -266,48 +347,45 @@ Result<InputBuffer> readInputFile(const std::string& path, const ReadControl& co
   unsigned char magic[2] = {0, 0};
   const std::size_t got = std::fread(magic, 1, 2, file.get());
   const bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  if (gzip && regular) return gunzipFile(path, file.get(), size, control, progressEnd);
+  if (gzip && regular) {
+    auto limits = limitsOf(options);
+    if (!limits) return std::move(limits).takeError();
+    return gunzipFile(path, file.get(), size, control, options, *limits);
+  }
   if (gzip) {
     // A pipe cannot seek back for the trailer: slurp it and gunzip from memory.
-    auto raw = readPlainFile(path, file.get(), 0, control, 0.0);
+    auto raw = readPlainFile(path, file.get(), 0, control, 0.0, nullptr);
     if (!raw) return std::move(raw).takeError();
     std::string bytes(reinterpret_cast<const char*>(magic), 2);
     bytes.append(raw->view());
-    return loadInputBytes(bytes, path);
+    return inflateBytes(bytes, path, control, options);
   }
+  HeadGate head(options);
   if (regular) {
     if (std::fseek(file.get(), 0, SEEK_SET) != 0)
       return makeError(path + ": cannot seek: " + std::strerror(errno));
-    return readPlainFile(path, file.get(), size, control, progressEnd);
+    return readPlainFile(path, file.get(), size, control, options.progressEnd, &head);
   }
-  auto rest = readPlainFile(path, file.get(), 0, control, progressEnd);
+  auto rest = readPlainFile(path, file.get(), 0, control, options.progressEnd, nullptr);
   if (!rest) return rest;
   InputBuffer out = InputBuffer::withCapacity(rest->size() + got);
   if (!out.allocated()) return outOfMemory(path, rest->size() + got);
   std::memcpy(out.data(), magic, got);
   std::memcpy(out.data() + got, rest->data(), rest->size());
   out.setSize(rest->size() + got);
+  PS_TRY(head.update(out));
   return out;
 }
 
-Result<InputBuffer> loadInputBytes(std::string_view bytes, const std::string& label) {
-  if (!isGzip(bytes)) {
-    InputBuffer out = InputBuffer::withCapacity(bytes.size());
-    if (!out.allocated()) return outOfMemory(label, bytes.size());
-    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
-    out.setSize(bytes.size());
-    return out;
-  }
-  std::uint32_t isize = 0;
-  if (bytes.size() >= 18)
-    isize = littleEndian32(reinterpret_cast<const unsigned char*>(bytes.data() + bytes.size() - 4));
-  const std::size_t guess = guessGunzippedSize(bytes.size(), isize);
-  InputBuffer out = InputBuffer::withCapacity(guess);
-  if (!out.allocated()) return outOfMemory(label, guess);
-  GzipInflater inflater(label);
-  PS_TRY(inflater.init());
-  PS_TRY(
-      inflater.feed(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), true, out));
+Result<InputBuffer> loadInputBytes(std::string_view bytes, const std::string& label,
+                                   const ReadControl& control, const InputOptions& options) {
+  if (isGzip(bytes)) return inflateBytes(bytes, label, control, options);
+  InputBuffer out = InputBuffer::withCapacity(bytes.size());
+  if (!out.allocated()) return outOfMemory(label, bytes.size());
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  out.setSize(bytes.size());
+  HeadGate head(options);
+  PS_TRY(head.update(out));
   return out;
 }
 

@@ -5,11 +5,14 @@
 // place, so a trace costs its decompressed size in memory once and is never copied again.
 
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "trace/Result.h"
+#include "trace/import/GzipLimits.h"
 #include "trace/import/RawTrace.h"
 
 namespace ps::trace::import {
@@ -47,16 +50,33 @@ class InputBuffer {
 // True when `bytes` starts with the gzip magic (1f 8b).
 [[nodiscard]] bool isGzip(std::string_view bytes);
 
+// How much of the content a HeadCheck sees.
+inline constexpr std::size_t kInputHeadBytes = std::size_t{64} << 10;
+
+struct InputOptions {
+  // Progress is reported from 0 to this (the caller's share of the whole import).
+  double progressEnd = 0.0;
+  // Called once with the first kInputHeadBytes of the content (after gunzipping) as soon as
+  // they are in, before more is read or inflated; an error stops the read with it. Content
+  // shorter than that is left to the parser. A reader refuses what cannot be its format here,
+  // before a gzip bomb of zeros has inflated more than a chunk.
+  std::function<Status(std::string_view head)> checkHead;
+  // What gzip may inflate to; unset: GzipLimits::fromEnvironment().
+  std::optional<GzipLimits> limits;
+};
+
 // Reads the whole file at `path`, gunzipping it when it is gzip data. Errors name the file:
 // "PATH: cannot open: ...", "PATH: truncated gzip data after N bytes", "PATH: corrupt gzip data
-// at byte N: ...". Progress is reported from 0 to `progressEnd` (the caller's share of the
-// whole import); the cancel flag is polled between chunks ("PATH: import cancelled").
+// at byte N: ...", GzipLimits::refusal. The cancel flag is polled between chunks of input and,
+// while inflating, every few MB of output ("PATH: import cancelled").
 [[nodiscard]] Result<InputBuffer> readInputFile(const std::string& path,
                                                 const ReadControl& control = {},
-                                                double progressEnd = 0.0);
+                                                const InputOptions& options = {});
 
 // The same for bytes already in memory: gunzipped when they are gzip data, else copied into a
 // padded buffer. `label` names the source in messages.
-[[nodiscard]] Result<InputBuffer> loadInputBytes(std::string_view bytes, const std::string& label);
+[[nodiscard]] Result<InputBuffer> loadInputBytes(std::string_view bytes, const std::string& label,
+                                                 const ReadControl& control = {},
+                                                 const InputOptions& options = {});
 
 }  // namespace ps::trace::import

@@ -1,23 +1,30 @@
 #include "trace/import/ImportReaders.h"
 
 #include <filesystem>
-#include <fstream>
 
-#include "trace/import/kineto/KinetoReader.h"
-#include "trace/import/nsys/NsysReader.h"
+#include "trace/import/ImportFormats.h"
 
 namespace ps::trace::import {
 
-std::string_view traceFormats() {
-  return "kineto, nsys";
+std::string traceFormats() {
+  std::string out;
+  for (const auto& f : importFormats()) {
+    if (f.kind != ImportKind::Profiles) continue;
+    if (!out.empty()) out += ", ";
+    out += f.name;
+  }
+  return out;
 }
 
 Result<std::vector<RawRankTrace>> readTraceFiles(std::string_view format,
                                                  const std::vector<std::string>& files,
                                                  const ReadControl& control) {
-  if (format != "kineto" && format != "nsys")
-    return Error{"unknown trace format \"" + std::string(format) +
-                 "\" (valid: " + std::string(traceFormats()) + ")"};
+  const ImportFormat* entry = findImportFormat(format);
+  if (entry == nullptr)
+    return Error{"unknown trace format \"" + std::string(format) + "\" (valid: " + traceFormats() +
+                 ")"};
+  if (entry->kind != ImportKind::Profiles || entry->read == nullptr)
+    return Error{std::string(format) + " is a schedule to simulate, not a profile to read"};
   std::vector<std::uintmax_t> sizes;
   std::uintmax_t total = 0;
   for (const auto& f : files) {
@@ -30,6 +37,7 @@ Result<std::vector<RawRankTrace>> readTraceFiles(std::string_view format,
   std::vector<RawRankTrace> out;
   std::uintmax_t done = 0;
   for (std::size_t i = 0; i < files.size(); ++i) {
+    if (control.cancelled()) return Error{files[i] + ": import cancelled"};
     ReadControl part;
     part.cancel = control.cancel;
     if (control.progress) {
@@ -41,37 +49,13 @@ Result<std::vector<RawRankTrace>> readTraceFiles(std::string_view format,
                        share * fraction);
       };
     }
-    if (format == "kineto") {
-      auto trace = readKinetoFile(files[i], part);
-      if (!trace) return std::move(trace).takeError();
-      out.push_back(std::move(*trace));
-    } else {
-      auto traces = readNsysFile(files[i], part);
-      if (!traces) return std::move(traces).takeError();
-      if (traces->empty())
-        return Error{files[i] + ": nothing to import (no process with GPU work or NVTX ranges)"};
-      for (auto& t : *traces)
-        out.push_back(std::move(t));
-    }
+    auto traces = entry->read(files[i], part);
+    if (!traces) return std::move(traces).takeError();
+    for (auto& t : *traces)
+      out.push_back(std::move(t));
     done += sizes[i];
   }
   return out;
-}
-
-std::string guessTraceFormat(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  char head[16] = {};
-  in.read(head, sizeof head);
-  const std::string_view bytes(head, static_cast<std::size_t>(in.gcount()));
-  if (bytes.substr(0, 15) == std::string_view("SQLite format 3", 15)) return "nsys";
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b)
-    return "kineto";  // gzip: Kineto's .json.gz
-  for (char c : bytes) {
-    if (c == '{' || c == '[') return "kineto";
-    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') break;
-  }
-  return "";
 }
 
 }  // namespace ps::trace::import

@@ -1,7 +1,7 @@
 #pragma once
-// Reads the files of one import with the reader for their format: "kineto" (PyTorch profiler
-// JSON, .json/.json.gz) or "nsys" (Nsight Systems SQLite export). The first file that fails
-// stops the import with its error; nothing is written anywhere.
+// Reads the files of one import with the reader of their format (ImportFormats.h; a format of
+// kind Profiles: "kineto", "nsys"). The first file that fails stops the import with its error;
+// nothing is written anywhere.
 
 #include <string>
 #include <string_view>
@@ -12,15 +12,14 @@
 
 namespace ps::trace::import {
 
-// The formats readTraceFiles knows, for messages: "kineto, nsys".
-std::string_view traceFormats();
+// The formats readTraceFiles reads, for messages: "nsys, kineto".
+std::string traceFormats();
 
-// Progress is reported over all files (each file its share by size).
+// Progress is reported over all files (each file its share by size). Errors: an unknown format
+// ("unknown trace format "x" (valid: nsys, kineto)"), a format that is a schedule to simulate,
+// not a profile to read, the first file's error.
 Result<std::vector<RawRankTrace>> readTraceFiles(std::string_view format,
                                                  const std::vector<std::string>& files,
                                                  const ReadControl& control = {});
-
-// The format a file probably is, from its first bytes ("kineto", "nsys") or "" when unknown.
-std::string guessTraceFormat(const std::string& path);
 
 }  // namespace ps::trace::import

@@ -1,5 +1,6 @@
 #include "ui/import/ImportDialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFileDialog>
@@ -10,7 +11,16 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "trace/import/ImportFormats.h"
+
 namespace ps::ui {
+namespace {
+
+QString toQString(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+}  // namespace
 
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle("Import traces");
@@ -29,9 +39,8 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
 
   format_ = new QComboBox(this);
   format_->setObjectName("importFormat");
-  format_->addItem("Nsight Systems SQLite export", "nsys");
-  format_->addItem("PyTorch profiler (Kineto JSON, .json.gz)", "kineto");
-  format_->addItem("torch pipelining schedule CSV (simulated)", "torch-csv");
+  for (const auto& f : trace::import::importFormats())
+    format_->addItem(toQString(f.label), toQString(f.name));
   align_ = new QComboBox(this);
   align_->setObjectName("importAlign");
   align_->addItem("Automatic (send/receive pairs, else collectives, else wall clock)", "auto");
@@ -50,6 +59,12 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   name_ = new QLineEdit(this);
   name_->setObjectName("importName");
   name_->setPlaceholderText("automatic");
+  threadsAsRanks_ = new QCheckBox("Each thread is a rank (one process ran every stage)", this);
+  threadsAsRanks_->setObjectName("importThreadsAsRanks");
+  threadsAsRanks_->setToolTip(
+      "For a single-process trace whose pipeline stages ran on threads: every thread (or GPU "
+      "stream) with recognised ops becomes a rank of its own");
+  connect(format_, &QComboBox::currentIndexChanged, this, &ImportDialog::updateFormatOptions);
 
   auto* fileButtons = new QHBoxLayout;
   fileButtons->addWidget(add);
@@ -63,6 +78,7 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   form->addRow("Clock alignment", align_);
   form->addRow("Label rules", rulesRow);
   form->addRow("Run name", name_);
+  form->addRow("Ranks", threadsAsRanks_);
 
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons_->button(QDialogButtonBox::Ok)->setText("Import");
@@ -75,13 +91,12 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   layout->addLayout(form);
   layout->addWidget(buttons_);
   updateOk();
+  updateFormatOptions();
 }
 
 void ImportDialog::addFiles() {
   const QStringList picked = QFileDialog::getOpenFileNames(
-      this, "Import traces", {},
-      "Profiles (*.sqlite *.json *.gz *.csv);;Nsight Systems (*.sqlite);;"
-      "PyTorch profiler (*.json *.json.gz);;torch CSV (*.csv);;All files (*)");
+      this, "Import traces", {}, QString::fromStdString(trace::import::importFileFilter()));
   if (picked.isEmpty()) return;
   QStringList all;
   for (int i = 0; i < files_->count(); ++i)
@@ -102,6 +117,12 @@ void ImportDialog::updateOk() {
   buttons_->button(QDialogButtonBox::Ok)->setEnabled(files_->count() > 0);
 }
 
+// Threads as ranks splits profiles; a schedule has its ranks in the file.
+void ImportDialog::updateFormatOptions() {
+  const auto* f = trace::import::findImportFormat(format_->currentData().toString().toStdString());
+  threadsAsRanks_->setEnabled(f != nullptr && f->kind == trace::import::ImportKind::Profiles);
+}
+
 ImportRequest ImportDialog::request() const {
   ImportRequest r;
   r.format = format_->currentData().toString();
@@ -110,6 +131,7 @@ ImportRequest ImportDialog::request() const {
   r.align = align_->currentData().toString();
   r.rulesFile = rules_->text().trimmed();
   r.name = name_->text().trimmed();
+  r.threadsAsRanks = threadsAsRanks_->isEnabled() && threadsAsRanks_->isChecked();
   return r;
 }
 

@@ -1,11 +1,12 @@
 #pragma once
-// File → Import: pick profiles (Nsight Systems SQLite, PyTorch profiler JSON, a torch pipelining
-// CSV), their format (guessed from the files) and the clock alignment.
+// File → Import: pick files, their format (every entry of trace/import/ImportFormats.h, guessed
+// from the files), the clock alignment, label rules, threads as ranks and the run's name.
 
 #include <QDialog>
 
 #include "ui/import/ImportRequest.h"
 
+class QCheckBox;
 class QComboBox;
 class QDialogButtonBox;
 class QLineEdit;
@@ -24,12 +25,14 @@ class ImportDialog : public QDialog {
  private:
   void addFiles();
   void updateOk();
+  void updateFormatOptions();
 
   QListWidget* files_ = nullptr;
   QComboBox* format_ = nullptr;
   QComboBox* align_ = nullptr;
   QLineEdit* rules_ = nullptr;
   QLineEdit* name_ = nullptr;
+  QCheckBox* threadsAsRanks_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
 };
 

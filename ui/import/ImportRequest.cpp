@@ -2,22 +2,33 @@
 
 #include <vector>
 
+#include "trace/import/ImportFormats.h"
 #include "trace/import/ImportName.h"
-#include "trace/import/ImportReaders.h"
 
 namespace ps::ui {
+namespace {
+
+QString toQString(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+}  // namespace
 
 QString guessImportFormat(const QStringList& files) {
   QString format;
   for (const QString& f : files) {
-    const QString guess =
-        f.endsWith(".csv", Qt::CaseInsensitive)
-            ? QString("torch-csv")
-            : QString::fromStdString(trace::import::guessTraceFormat(f.toStdString()));
-    if (guess.isEmpty() || (!format.isEmpty() && guess != format)) return {};
+    const auto* entry = trace::import::guessImportFormat(f.toStdString());
+    if (entry == nullptr) return {};
+    const QString guess = toQString(entry->name);
+    if (!format.isEmpty() && guess != format) return {};
     format = guess;
   }
   return format;
+}
+
+QString importFormatNoun(const QString& format) {
+  const auto* entry = trace::import::findImportFormat(format.toStdString());
+  return entry ? toQString(entry->noun) : QString();
 }
 
 std::string importRunName(const ImportRequest& request) {

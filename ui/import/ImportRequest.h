@@ -9,16 +9,21 @@
 namespace ps::ui {
 
 struct ImportRequest {
-  QString format;  // "kineto" | "nsys" | "torch-csv"
+  QString format;  // an ImportFormat's name (trace/import/ImportFormats.h): "kineto", "nsys"...
   QStringList files;
-  QString align = "auto";  // auto | wall | collective | p2p
-  QString rulesFile;       // optional label-mapping rules JSON
-  QString name;            // run name; empty = automatic
+  QString align = "auto";       // auto | wall | collective | p2p
+  QString rulesFile;            // optional label-mapping rules JSON
+  QString name;                 // run name; empty = automatic
+  bool threadsAsRanks = false;  // a single-process trace: each thread a rank (profiles only)
 };
 
-// The format a set of files most likely is: torch-csv by suffix, else from the first bytes
-// (SQLite = nsys, JSON or gzip = kineto); empty when unknown or mixed.
+// The format a set of files most likely is (each format's guess from the name and first bytes:
+// SQLite = nsys, JSON or gzip = kineto, .csv = torch-csv); empty when unknown or mixed.
 QString guessImportFormat(const QStringList& files);
+
+// How a format's file is called in a sentence ("a PyTorch profiler trace"); empty for a name
+// that is no import format.
+QString importFormatNoun(const QString& format);
 
 // The run's name: the one asked for, else the CLI's default (trace/import/ImportName.h:
 // "nsys rank0.sqlite +3").

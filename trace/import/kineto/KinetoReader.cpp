@@ -18,6 +18,39 @@ constexpr std::size_t kWindowBytes = std::size_t{1} << 20;
 // Share of the progress bar given to reading (and gunzipping) the file.
 constexpr double kReadShare = 0.2;
 
+std::string describe(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", u);
+  return std::string("byte ") + hex;
+}
+
+Error notKineto(const std::string& label, char first, std::size_t pos) {
+  return makeError(label +
+                   ": not a Kineto trace: expected a JSON object with \"traceEvents\" or an "
+                   "array of events, found " +
+                   describe(first) + " at byte " + std::to_string(pos));
+}
+
+// The walker's first test, run on the first bytes of a file before the rest is read or
+// inflated (GzipInput's head check): a gzip of zeros is refused after one chunk, not 2 GB.
+Status checkKinetoHead(const std::string& label, std::string_view head) {
+  const std::size_t pos = KinetoScanner(head).skipWhitespace(0);
+  if (pos == head.size())
+    return makeError(label + ": not a Kineto trace: the first " + std::to_string(head.size()) +
+                     " bytes are whitespace");
+  if (head[pos] != '{' && head[pos] != '[') return notKineto(label, head[pos], pos);
+  return {};
+}
+
+InputOptions inputOptions(const std::string& label, double progressEnd) {
+  InputOptions options;
+  options.progressEnd = progressEnd;
+  options.checkHead = [label](std::string_view head) { return checkKinetoHead(label, head); };
+  return options;
+}
+
 // Walks the file's outer structure with the scanner, hands traceEvents to the event parser a
 // window at a time and the other top-level keys to the metadata reader.
 class KinetoFileWalker {
@@ -44,10 +77,7 @@ class KinetoFileWalker {
     } else if (first == '{') {
       end = walkObject(pos);
     } else {
-      return makeError(label_ +
-                       ": not a Kineto trace: expected a JSON object with \"traceEvents\" or an "
-                       "array of events, found " +
-                       describe(first) + " at byte " + std::to_string(pos));
+      return notKineto(label_, first, pos);
     }
     if (!end) return std::move(end).takeError();
     const std::size_t rest = scanner_.skipWhitespace(*end);
@@ -59,14 +89,6 @@ class KinetoFileWalker {
   }
 
  private:
-  static std::string describe(char c) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
-    char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%02x", u);
-    return std::string("byte ") + hex;
-  }
-
   Error malformed(Error scanError) const {
     return makeError(label_ + ": malformed JSON " + scanError.message);
   }
@@ -206,14 +228,14 @@ class KinetoFileWalker {
 }  // namespace
 
 Result<RawRankTrace> readKinetoFile(const std::string& path, const ReadControl& control) {
-  auto input = readInputFile(path, control, kReadShare);
+  auto input = readInputFile(path, control, inputOptions(path, kReadShare));
   if (!input) return std::move(input).takeError();
   return KinetoFileWalker(*input, path, control, kReadShare).run();
 }
 
 Result<RawRankTrace> readKinetoBuffer(std::string_view bytes, const std::string& label,
                                       const ReadControl& control) {
-  auto input = loadInputBytes(bytes, label);
+  auto input = loadInputBytes(bytes, label, control, inputOptions(label, 0.0));
   if (!input) return std::move(input).takeError();
   return KinetoFileWalker(*input, label, control, 0.0).run();
 }
