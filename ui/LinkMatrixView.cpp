@@ -22,6 +22,11 @@ QColor faintText(const QPalette& p) {
 QString bytesText(std::int64_t b) {
   return QString::fromStdString(trace::formatBytes(b));
 }
+
+std::uint64_t pairKey(int src, int dst) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+         static_cast<std::uint32_t>(dst);
+}
 }  // namespace
 
 LinkMatrixView::LinkMatrixView(QWidget* parent) : QWidget(parent) {
@@ -33,6 +38,9 @@ LinkMatrixView::LinkMatrixView(QWidget* parent) : QWidget(parent) {
 void LinkMatrixView::setLinks(std::vector<trace::LinkSummary> links, int ranks,
                               std::int64_t spanNs) {
   links_ = std::move(links);
+  byPair_.clear();
+  for (std::size_t i = 0; i < links_.size(); ++i)
+    byPair_.emplace(pairKey(links_[i].src, links_[i].dst), i);  // the first of duplicates wins
   ranks_ = ranks;
   spanNs_ = spanNs;
   update();
@@ -83,14 +91,20 @@ std::pair<int, int> LinkMatrixView::cellAt(QPoint pos) const {
 }
 
 const trace::LinkSummary* LinkMatrixView::link(int src, int dst) const {
-  for (const auto& l : links_)
-    if (l.src == src && l.dst == dst) return &l;
-  return nullptr;
+  const auto it = byPair_.find(pairKey(src, dst));
+  return it == byPair_.end() ? nullptr : &links_[it->second];
+}
+
+int LinkMatrixView::visibleCells() const {
+  const int side = cellRect(0, 0).width(), g = gutter();
+  const int fit = std::max(0, std::max(width(), height()) - g) / side + 1;
+  return std::min(ranks_, fit);
 }
 
 void LinkMatrixView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
+  drawnCells_ = 0;
   if (ranks_ <= 0) {
     p.setPen(faintText(palette()));
     p.drawText(rect(), Qt::AlignCenter, "no links");
@@ -105,7 +119,9 @@ void LinkMatrixView::paintEvent(QPaintEvent*) {
   // Thinned labels (every k-th rank), with a tick at each labelled row and column.
   const int step = labelStep(), g = gutter();
   const QColor tick = palette().color(QPalette::Mid);
-  for (int r = 0; r < ranks_; r += step) {
+  // Only rows and columns on screen: the loops are bounded by pixels, not by ranks squared.
+  const int shown = visibleCells();
+  for (int r = 0; r < shown; r += step) {
     const QRect row = cellRect(r, 0), col = cellRect(0, r);
     p.drawText(rowLabelRect(r), Qt::AlignRight | Qt::AlignVCenter, QString::number(r));
     p.drawText(columnLabelRect(r), Qt::AlignCenter, QString::number(r));
@@ -114,9 +130,24 @@ void LinkMatrixView::paintEvent(QPaintEvent*) {
       p.fillRect(QRect(col.left() + col.width() / 2, g - 3, 1, 3), tick);
     }
   }
-  for (int s = 0; s < ranks_; ++s)
-    for (int d = 0; d < ranks_; ++d) {
+  if (shown > 64) {
+    // Cells a few pixels wide, too small for figures: one fill for the grid, then one per link
+    // that carried bytes.
+    p.fillRect(cellRect(0, 0).united(cellRect(shown - 1, shown - 1)).intersected(rect()),
+               palette().color(QPalette::AlternateBase));
+    for (const auto& l : links_) {
+      if (l.src < 0 || l.dst < 0 || l.src >= shown || l.dst >= shown || l.bytes <= 0) continue;
+      QColor fill = hot;
+      fill.setAlphaF(0.3 + 0.7 * static_cast<double>(l.bytes) / static_cast<double>(maxBytes));
+      p.fillRect(cellRect(l.src, l.dst), fill);
+      ++drawnCells_;
+    }
+    return;
+  }
+  for (int s = 0; s < shown; ++s)
+    for (int d = 0; d < shown; ++d) {
       const QRect cell = cellRect(s, d).adjusted(0, 0, -1, -1);
+      ++drawnCells_;
       const trace::LinkSummary* l = link(s, d);
       QColor fill = palette().color(QPalette::AlternateBase);
       if (l && l->bytes > 0) {

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+#include <unordered_map>
 #include <vector>
 
 #include "trace/analysis/RunAnalysis.h"
@@ -30,6 +31,9 @@ class LinkMatrixView : public QWidget {
   // The tooltip at a widget position: a cell's figures ("rank 3 → rank 4 ...", also for a pair
   // that sent nothing) or a rank label's totals; empty elsewhere.
   QString toolTipAt(QPoint pos) const;
+  // Cells painted by the last paint: only those on screen (a million ranks paint a screenful,
+  // not 10^12 cells).
+  std::size_t drawnCells() const { return drawnCells_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -39,8 +43,12 @@ class LinkMatrixView : public QWidget {
   QRect cellRect(int src, int dst) const;
   int gutter() const;  // row / column label width: two digits at least
   const trace::LinkSummary* link(int src, int dst) const;
+  // Rows (and columns) with at least one pixel on screen.
+  int visibleCells() const;
 
   std::vector<trace::LinkSummary> links_;
+  std::unordered_map<std::uint64_t, std::size_t> byPair_;  // (src, dst) -> index in links_
+  std::size_t drawnCells_ = 0;
   int ranks_ = 0;
   std::int64_t spanNs_ = 0;
 };

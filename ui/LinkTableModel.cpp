@@ -1,6 +1,7 @@
 #include "ui/LinkTableModel.h"
 
 #include "trace/Units.h"
+#include "trace/analysis/WideTime.h"
 
 namespace ps::ui {
 
@@ -9,7 +10,7 @@ void LinkTableModel::setAnalysis(const trace::RunAnalysis& analysis) {
   links_ = analysis.links;
   runSpanNs_ = 0;
   for (const auto& s : analysis.steps)
-    runSpanNs_ += s.span_ns();
+    runSpanNs_ = trace::satAdd(runSpanNs_, trace::satSub(s.end_ns, s.start_ns));  // no wrap
   endResetModel();
 }
 

@@ -3,6 +3,7 @@
 #include <QHeaderView>
 #include <QTableView>
 
+#include "trace/analysis/WideTime.h"
 #include "ui/LinkMatrixView.h"
 #include "ui/LinkTableModel.h"
 #include "ui/LoadedRun.h"
@@ -26,7 +27,8 @@ LinksPanel::LinksPanel(QWidget* parent) : QSplitter(Qt::Horizontal, parent) {
 void LinksPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
   if (!run) return;
   const auto [first, last] = run->trace->timeExtent();
-  matrix_->setLinks(run->analysis.links, static_cast<int>(run->trace->ranks.size()), last - first);
+  matrix_->setLinks(run->analysis.links, static_cast<int>(run->trace->ranks.size()),
+                    trace::satSub(last, first));
   table_->setAnalysis(run->analysis);
 }
 

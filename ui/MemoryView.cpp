@@ -8,6 +8,7 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <climits>
 
 #include "trace/Units.h"
 #include "trace/analysis/LaneQuery.h"
@@ -99,13 +100,23 @@ void MemoryView::changeEvent(QEvent* e) {
 void MemoryView::setRun(std::shared_ptr<const trace::RunTrace> run) {
   run_ = std::move(run);
   scale_ = 1;
-  if (run_)
+  peaks_.clear();
+  largestPeak_ = 0;
+  hasSamples_ = false;
+  if (run_) {
+    peaks_.reserve(run_->ranks.size());
     for (const auto& r : run_->ranks) {
+      std::int64_t peak = 0;
       for (auto b : r.memory.bytes)
-        scale_ = std::max(scale_, b);
+        peak = std::max(peak, b);
+      peaks_.push_back(peak);
+      largestPeak_ = std::max(largestPeak_, peak);
+      hasSamples_ = hasSamples_ || r.memory.size() > 0;
+      scale_ = std::max(scale_, peak);
       if (r.info.memory_capacity_bytes)
         scale_ = std::max(scale_, *r.info.memory_capacity_bytes / 8);
     }
+  }
   hover_.reset();
   hoverText_.clear();
   updateScrollBar();
@@ -114,16 +125,10 @@ void MemoryView::setRun(std::shared_ptr<const trace::RunTrace> run) {
 
 double MemoryView::peakShare(int rank) const {
   if (!run_ || rank < 0 || rank >= static_cast<int>(run_->ranks.size())) return 0.0;
-  const auto& r = run_->ranks[rank];
-  std::int64_t peak = 0;
-  for (auto b : r.memory.bytes)
-    peak = std::max(peak, b);
+  const std::int64_t peak = peaks_[rank];
   // Against the rank's capacity when known, else against the largest peak of the run.
-  std::int64_t reference = r.info.memory_capacity_bytes.value_or(0);
-  if (reference <= 0)
-    for (const auto& other : run_->ranks)
-      for (auto b : other.memory.bytes)
-        reference = std::max(reference, b);
+  std::int64_t reference = run_->ranks[rank].info.memory_capacity_bytes.value_or(0);
+  if (reference <= 0) reference = largestPeak_;
   return reference > 0 ? static_cast<double>(peak) / static_cast<double>(reference) : 0.0;
 }
 
@@ -138,10 +143,7 @@ int MemoryView::plotWidth() const {
 }
 
 bool MemoryView::hasSamples() const {
-  if (!run_) return false;
-  for (const auto& r : run_->ranks)
-    if (r.memory.size() > 0) return true;
-  return false;
+  return run_ && hasSamples_;
 }
 
 QString MemoryView::note() const {
@@ -158,8 +160,10 @@ int MemoryView::trackHeight() const {
 }
 
 int MemoryView::maxScroll() const {
-  const int ranks = run_ && hasSamples() ? static_cast<int>(run_->ranks.size()) : 0;
-  return std::max(0, ranks * trackHeight() - (height() - kHeader));
+  const std::int64_t ranks = hasSamples() ? static_cast<std::int64_t>(run_->ranks.size()) : 0;
+  // In 64 bits: millions of tracks of a lying file must not wrap the scroll range.
+  const std::int64_t over = ranks * trackHeight() - (height() - kHeader);
+  return static_cast<int>(std::clamp<std::int64_t>(over, 0, INT_MAX));
 }
 
 void MemoryView::scrollTo(int offset) {
@@ -169,11 +173,15 @@ void MemoryView::scrollTo(int offset) {
 }
 
 void MemoryView::ensureRankVisible(int rank) {
-  const int top = rank * trackHeight(), view = height() - kHeader;
+  const std::int64_t top = static_cast<std::int64_t>(rank) * trackHeight();
+  const int view = height() - kHeader;
+  const auto clamped = [](std::int64_t v) {
+    return static_cast<int>(std::clamp<std::int64_t>(v, 0, INT_MAX));
+  };
   if (top < scroll_)
-    scrollTo(top);
+    scrollTo(clamped(top));
   else if (top + trackHeight() > scroll_ + view)
-    scrollTo(top + trackHeight() - view);
+    scrollTo(clamped(top + trackHeight() - view));
 }
 
 void MemoryView::updateScrollBar() {

@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "trace/RunTrace.h"
 #include "ui/timeline/TimeMapping.h"
@@ -85,6 +86,11 @@ class MemoryView : public QWidget {
   void paintHover(QPainter& p);
 
   std::shared_ptr<const trace::RunTrace> run_;
+  // Per rank, computed once in setRun: every paint and hover asks per visible rank, and a loop
+  // over all ranks there made a million-rank run quadratic (issue 12 case 7).
+  std::vector<std::int64_t> peaks_;
+  std::int64_t largestPeak_ = 0;
+  bool hasSamples_ = false;
   TimeRange range_;
   std::int64_t scale_ = 1;
   int drawnColumns_ = 0;

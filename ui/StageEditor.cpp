@@ -58,15 +58,19 @@ void StageEditor::setRun(const trace::RunTrace& run) {
   // First layer of each stage (a stage repeats once per replica) and the layers they cover.
   std::map<int, int> firstLayer;
   int layers = static_cast<int>(run.layers.size());
+  // A stage table naming layer 2^31-1 (a hostile file) must not allocate that many layers.
+  constexpr int kMaxLayers = 1 << 16;
   for (const auto& st : run.stages) {
+    if (st.first_layer < 0 || st.last_layer < st.first_layer || st.last_layer >= kMaxLayers)
+      continue;
     auto [it, fresh] = firstLayer.emplace(st.stage, st.first_layer);
     if (!fresh) it->second = std::min(it->second, st.first_layer);
     layers = std::max(layers, st.last_layer + 1);
   }
   std::vector<double> layerNs(static_cast<std::size_t>(std::max(layers, 0)), 0.0);
   for (std::size_t l = 0; l < run.layers.size(); ++l)
-    layerNs[l] =
-        static_cast<double>(run.layers[l].fwd_ns.value_or(0) + run.layers[l].bwd_ns.value_or(0));
+    layerNs[l] = static_cast<double>(run.layers[l].fwd_ns.value_or(0)) +
+                 static_cast<double>(run.layers[l].bwd_ns.value_or(0));
   std::vector<int> boundaries;
   for (const auto& [stage, first] : firstLayer)
     if (stage > firstLayer.begin()->first) boundaries.push_back(first);

@@ -4,6 +4,7 @@
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "trace/analysis/AnalyticBubble.h"
@@ -16,11 +17,16 @@
 namespace ps::ui {
 namespace {
 
-// The schedule's paper bubble beside the measured one, on the line after "bubble ratio".
-std::string withAnalyticBubble(std::string report, const trace::RunInfo& run) {
+// The schedule's paper bubble beside the measured one, on the line after "bubble ratio". p is
+// the ranks the trace holds, never more than the header claims: a header claiming 2^31-1 ranks
+// (issue 12 case 7) must not reach the formulas (2p overflows there).
+std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace) {
+  const trace::RunInfo& run = trace.info;
   if (!run.schedule || !run.num_microbatches || run.source == "kineto" || run.source == "nsys")
     return report;
-  const auto analytic = trace::analyticBubble(*run.schedule, run.num_ranks, *run.num_microbatches,
+  const int ranks = static_cast<int>(std::min<std::size_t>(
+      trace.ranks.size(), static_cast<std::size_t>(std::max(0, run.num_ranks))));
+  const auto analytic = trace::analyticBubble(*run.schedule, ranks, *run.num_microbatches,
                                               trace::chunksOf(run).value_or(1));
   const auto line = report.find("bubble ratio");
   if (!analytic || line == std::string::npos) return report;
@@ -35,10 +41,16 @@ std::string withAnalyticBubble(std::string report, const trace::RunInfo& run) {
 }  // namespace
 
 QString statsText(const LoadedRun& run) {
-  std::string text = withAnalyticBubble(trace::reportText(run.analysis), run.trace->info);
+  std::string text = withAnalyticBubble(trace::reportText(run.analysis), *run.trace);
   const std::string coverage =
       trace::coverageText(trace::figureCoverage(*run.trace, run.analysis), run.analysis);
   if (!coverage.empty()) text += "\n" + coverage + "\n";
+  // What the loader left out of a damaged or hostile file (ops beyond ±2^52 ns, ...).
+  if (!run.trace->warnings.empty()) {
+    text += "\nloaded with warnings:\n";
+    for (const auto& w : run.trace->warnings)
+      text += "  " + w + "\n";
+  }
   return QString::fromStdString(text);
 }
 

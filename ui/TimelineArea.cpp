@@ -126,7 +126,8 @@ void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,
   equalizeHeights();
   const auto [a0, a1] = a->trace->timeExtent();
   const auto [b0, b1] = b->trace->timeExtent();
-  const TimeRange both{std::min(a0, b0), std::max(std::max(a1, b1), std::min(a0, b0) + 1)};
+  const std::int64_t first = std::min(a0, b0);
+  const TimeRange both = rangeFrom(first, trace::satSub(std::max(a1, b1), first));
   timeline()->setVisibleRange(both);
   compareTimeline()->setVisibleRange(both);
   memory_->setVisibleRange(both);

@@ -15,7 +15,7 @@ LaneIndex::LaneIndex(const OpColumns& lane) : ops_(lane.size()) {
     Block& block = level[b];
     for (std::size_t i = b * kFan; i < std::min(ops_, (b + 1) * kFan); ++i) {
       block.maxKey = std::max(block.maxKey, breakKey(lane, i, latest));
-      block.maxDuration = std::max(block.maxDuration, lane.end[i] - lane.start[i]);
+      block.maxDuration = std::max(block.maxDuration, durationOf(lane, i));
       block.maxEnd = std::max(block.maxEnd, lane.end[i]);
       latest = std::max(latest, lane.end[i]);
     }
@@ -78,8 +78,8 @@ LaneIndex::Run LaneIndex::absorb(const OpColumns& lane, Cursor& c, std::size_t s
     }
     if (skipped) continue;
     if (breakKey(lane, j, latest) >= minNs) break;
-    if (lane.end[j] - lane.start[j] > run.widestDuration) {
-      run.widestDuration = lane.end[j] - lane.start[j];
+    if (durationOf(lane, j) > run.widestDuration) {
+      run.widestDuration = durationOf(lane, j);
       widestIsBlock = false;
       run.widest = j;
     }
@@ -98,7 +98,7 @@ std::size_t LaneIndex::widestIn(const OpColumns& lane, std::size_t level, std::s
   for (;;) {
     if (level == 0) {
       for (std::size_t i = block * kFan; i < std::min(ops_, (block + 1) * kFan); ++i)
-        if (lane.end[i] - lane.start[i] == duration) return i;
+        if (durationOf(lane, i) == duration) return i;
       return block * kFan;  // unreachable for an index built from this lane
     }
     const auto& below = levels_[level - 1];

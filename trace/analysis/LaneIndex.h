@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "trace/RunTrace.h"
+#include "trace/analysis/WideTime.h"
 
 namespace ps::trace {
 
@@ -60,11 +61,17 @@ class LaneIndex {
   std::vector<std::vector<Block>> levels_;  // levels_[L][b] covers ops [b·64^(L+1), …)
 };
 
+// Op i's duration, clamped to INT64_MAX (an op from INT64_MIN to INT64_MAX is that long).
+inline std::int64_t durationOf(const OpColumns& lane, std::size_t i) {
+  return satSub(lane.end[i], lane.start[i]);
+}
+
 // The key of op i given the latest end of the ops before it (kNone: the first op, no gap).
+// Saturating: ops at the ends of the int64 range give the largest key, not a wrapped one.
 inline std::int64_t breakKey(const OpColumns& lane, std::size_t i, std::int64_t endBefore) {
-  const std::int64_t duration = lane.end[i] - lane.start[i];
+  const std::int64_t duration = durationOf(lane, i);
   if (endBefore == LaneIndex::kNone) return std::numeric_limits<std::int64_t>::max();
-  const std::int64_t gap = lane.start[i] - endBefore;
+  const std::int64_t gap = satSub(lane.start[i], endBefore);
   return gap > duration ? gap : duration;
 }
 

@@ -21,7 +21,7 @@ std::vector<LaneItem> queryLane(const OpColumns& lane, const LaneIndex& index, s
     ++c.index;
     if (lane.end[i] <= t0) continue;  // inside an earlier op, left of the range
     LaneItem item{lane.start[i], lane.end[i], i, 1, lane.kind[i]};
-    const std::int64_t duration = lane.end[i] - lane.start[i];
+    const std::int64_t duration = durationOf(lane, i);
     if (duration < minNs) {
       const LaneIndex::Run run = index.absorb(lane, c, stop, minNs);
       item.end = std::max(item.end, run.maxEnd);
@@ -42,13 +42,13 @@ std::vector<MemoryColumn> queryMemory(const MemorySeries& series, std::int64_t t
                                       int widthPx) {
   std::vector<MemoryColumn> cols(std::max(widthPx, 0));
   if (series.size() == 0 || t1 <= t0 || widthPx <= 0) return cols;
-  const double nsPerPx = static_cast<double>(t1 - t0) / widthPx;
+  const double nsPerPx = differenceOf(t1, t0) / widthPx;
   // The value in force at t0 comes from the last sample at or before it.
   auto it = std::upper_bound(series.t.begin(), series.t.end(), t0);
   std::size_t i = static_cast<std::size_t>(it - series.t.begin());
   std::int64_t current = i > 0 ? series.bytes[i - 1] : -1;
   for (int px = 0; px < widthPx; ++px) {
-    const auto colEnd = t0 + static_cast<std::int64_t>((px + 1) * nsPerPx);
+    const std::int64_t colEnd = timePlus(t0, (px + 1) * nsPerPx);
     MemoryColumn c;
     if (current >= 0) c = {current, current, true};
     while (i < series.size() && series.t[i] < colEnd) {

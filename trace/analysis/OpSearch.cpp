@@ -5,6 +5,8 @@
 #include <charconv>
 #include <limits>
 
+#include "trace/analysis/WideTime.h"
+
 namespace ps::trace {
 namespace {
 
@@ -191,6 +193,12 @@ Result<OpQuery> parseOpQuery(std::string_view text) {
 }
 
 std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query) {
+  return findOps(run, query, nullptr);
+}
+
+std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query,
+                           const std::atomic<bool>* cancel) {
+  const auto cancelled = [cancel] { return cancel && cancel->load(std::memory_order_relaxed); };
   std::vector<std::string> lowerNames;
   if (!query.words.empty() || !query.nameWords.empty()) {
     lowerNames.reserve(run.names.size());
@@ -210,7 +218,9 @@ std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query) {
     if (!inAll(query.fields[OpQuery::Rank], static_cast<std::int64_t>(r))) continue;
     for (int l = 0; l < kLaneCount; ++l) {
       const OpColumns& c = run.ranks[r].lanes[l];
+      if (cancelled()) return {};
       for (std::size_t i = 0; i < c.size(); ++i) {
+        if ((i & 0xffff) == 0xffff && cancelled()) return {};
         const int kind = static_cast<int>(c.kind[i]);
         if (!(query.kindMask >> kind & 1u)) continue;
         if (!inAll(query.fields[OpQuery::Stage], c.stage[i]) ||
@@ -230,6 +240,7 @@ std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query) {
       if (hits.size() > segments.back()) segments.push_back(hits.size());
     }
   }
+  if (cancelled()) return {};
   if (segments.size() <= 2) return hits;
 
   // Into time order: a counting sort by start into about one bucket per four hits, then each
@@ -247,9 +258,9 @@ std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query) {
   }
   const std::size_t buckets = std::max<std::size_t>(1, n / 4);
   // Monotonic in t (rounding never reorders), which is all the buckets need.
-  const double scale = static_cast<double>(buckets) / (static_cast<double>(hi - lo) + 1.0);
+  const double scale = static_cast<double>(buckets) / (differenceOf(hi, lo) + 1.0);
   const auto bucketOf = [&](std::int64_t t) {
-    return std::min(buckets - 1, static_cast<std::size_t>(static_cast<double>(t - lo) * scale));
+    return std::min(buckets - 1, static_cast<std::size_t>(differenceOf(t, lo) * scale));
   };
   std::vector<std::size_t> first(buckets + 1, 0);
   for (std::size_t k = 0; k < n; ++k)

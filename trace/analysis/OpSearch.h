@@ -11,6 +11,7 @@
 // A term that does not parse is an error naming it ("mb:x: not a number").
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,6 +45,10 @@ struct OpQuery {
 // Every op matching `query`, in time order across ranks (by start; ties by rank, lane, index).
 // One pass over the columns; the strings are compared once per interned name, not per op.
 std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query);
+// The same, polling `cancel` (may be null) every 64K ops: once it is set, returns no ops (the
+// search bar's background job, superseded by the next keystroke).
+std::vector<OpRef> findOps(const RunTrace& run, const OpQuery& query,
+                           const std::atomic<bool>* cancel);
 
 // parseOpQuery + findOps.
 [[nodiscard]] Result<std::vector<OpRef>> searchOps(const RunTrace& run, std::string_view text);

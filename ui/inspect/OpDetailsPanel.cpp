@@ -13,6 +13,7 @@
 #include "trace/RunTrace.h"
 #include "trace/Units.h"
 #include "trace/analysis/OpRelations.h"
+#include "trace/analysis/WideTime.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -105,8 +106,8 @@ QString linkList(const trace::RunTrace& run, const trace::OpRef& self,
   QStringList lines;
   for (std::size_t k = 0; k < ops.size() && k < OpDetailsPanel::kMaxLinks; ++k) {
     const trace::OpColumns& c = run.ranks[ops[k].rank].lane(ops[k].lane);
-    const std::int64_t gap = input ? sc.start[self.index] - c.end[ops[k].index]
-                                   : c.start[ops[k].index] - sc.end[self.index];
+    const std::int64_t gap = input ? trace::satSub(sc.start[self.index], c.end[ops[k].index])
+                                   : trace::satSub(c.start[ops[k].index], sc.end[self.index]);
     lines << QString("<a href=\"%1\">%2</a> <span style=\"color:%3\">%4</span>")
                  .arg(linkOf(ops[k]), shortLabel(run, ops[k]), muted, gapText(gap, input));
   }
@@ -183,7 +184,7 @@ void OpDetailsPanel::showOp(const trace::RunTrace* run, const trace::OpRef& op) 
   row("Step", QString::number(c.step[i]));
   row("Start", str(trace::formatDuration(c.start[i])));
   row("End", str(trace::formatDuration(c.end[i])));
-  row("Duration", str(trace::formatDuration(c.duration(i))));
+  row("Duration", str(trace::formatDuration(trace::satSub(c.end[i], c.start[i]))));
   if (c.bytes[i] >= 0) row("Bytes", str(trace::formatBytes(c.bytes[i])));
   if (c.peer[i] >= 0)
     row("Peer", QString("%1 rank %2")
@@ -192,7 +193,7 @@ void OpDetailsPanel::showOp(const trace::RunTrace* run, const trace::OpRef& op) 
                                                : "with")
                     .arg(c.peer[i]));
   if (c.bytes[i] >= 0 && (trace::isSend(kind) || trace::isRecv(kind)))
-    row("Bandwidth", rate(c.bytes[i], c.duration(i)));
+    row("Bandwidth", rate(c.bytes[i], trace::satSub(c.end[i], c.start[i])));
 
   const trace::OpRelations rel = trace::opRelations(*run, op);
   // The dark palette leaves Link at its default blue, unreadable on dark grey; the HTML import

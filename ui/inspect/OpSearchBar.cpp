@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "ui/JobTracker.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -78,9 +79,10 @@ OpSearchBar::OpSearchBar(QWidget* parent) : QWidget(parent) {
   addAction(focusAction_);
   connect(focusAction_, &QAction::triggered, this, &OpSearchBar::focusSearch);
 
+  jobs_ = std::make_unique<JobTracker>(this);
   debounce_ = new QTimer(this);
   debounce_->setSingleShot(true);
-  connect(debounce_, &QTimer::timeout, this, &OpSearchBar::searchNow);
+  connect(debounce_, &QTimer::timeout, this, &OpSearchBar::searchInBackground);
   connect(edit_, &QLineEdit::textEdited, this, &OpSearchBar::queryEdited);
   // The clear button and clear() change the text without an edit.
   connect(edit_, &QLineEdit::textChanged, this, [this](const QString& t) {
@@ -93,6 +95,9 @@ OpSearchBar::OpSearchBar(QWidget* parent) : QWidget(parent) {
   });
   showCount();
 }
+
+// Joins a search in flight before the widgets it would report to go.
+OpSearchBar::~OpSearchBar() = default;
 
 void OpSearchBar::setTimeline(TimelineView* timeline) {
   if (timeline_) {
@@ -123,19 +128,54 @@ void OpSearchBar::queryEdited() {
 void OpSearchBar::searchNow() {
   debounce_->stop();
   pending_ = false;
-  matches_.clear();
-  current_ = -1;
+  ++searchGeneration_;  // a background search still running reports to no one
+  if (searching_) jobs_->cancel();
+  searching_ = false;
   error_.clear();
   const trace::RunTrace* run = timeline_ ? timeline_->run() : nullptr;
   searchedRun_ = run;
+  std::vector<trace::OpRef> found;
   const std::string text = edit_->text().trimmed().toStdString();
   if (!text.empty()) {
     auto query = trace::parseOpQuery(text);
     if (!query)
       error_ = QString::fromStdString(query.error());
     else if (run)
-      matches_ = trace::findOps(*run, *query);
+      found = trace::findOps(*run, *query);
   }
+  showMatches(std::move(found));
+}
+
+void OpSearchBar::searchInBackground() {
+  const auto run = timeline_ ? timeline_->sharedRun() : nullptr;
+  const std::string text = edit_->text().trimmed().toStdString();
+  auto query = trace::parseOpQuery(text);
+  // Nothing to scan (no run, an empty query, an error): at once, as before.
+  if (!run || text.empty() || !query || run->opCount() <= kDebounceOps) return searchNow();
+  debounce_->stop();
+  pending_ = false;
+  searching_ = true;
+  searchedRun_ = run.get();
+  error_.clear();
+  const std::uint64_t generation = ++searchGeneration_;
+  showCount();
+  jobs_->start([this, run, generation, q = std::move(*query)](const JobTracker::Job& job) {
+    auto found =
+        std::make_shared<std::vector<trace::OpRef>>(trace::findOps(*run, q, job.cancelFlag()));
+    const bool cancelled = job.cancelled();
+    job.finish([this, run, generation, found, cancelled] {
+      // Only the newest search, on the run still shown, gets to the timeline.
+      if (cancelled || generation != searchGeneration_) return;
+      searching_ = false;
+      if (!timeline_ || timeline_->run() != run.get()) return searchNow();
+      showMatches(std::move(*found));
+    });
+  });
+}
+
+void OpSearchBar::showMatches(std::vector<trace::OpRef> found) {
+  matches_ = std::move(found);
+  current_ = -1;
   if (timeline_) {
     std::vector<TimelineView::Selection> marks;
     marks.reserve(matches_.size());
@@ -161,7 +201,7 @@ void OpSearchBar::previous() {
 }
 
 void OpSearchBar::step(int delta) {
-  if (pending_ || (timeline_ && timeline_->run() != searchedRun_)) searchNow();
+  if (pending_ || searching_ || (timeline_ && timeline_->run() != searchedRun_)) searchNow();
   const int n = static_cast<int>(matches_.size());
   if (n == 0 || !timeline_) return;
   int target;
@@ -230,7 +270,9 @@ void OpSearchBar::showCount() {
                .arg(dark ? "#ff8a80" : "#c62828", shown.toHtmlEscaped());
     count_->setToolTip(error_);
   } else {
-    if (!edit_->text().trimmed().isEmpty()) {
+    if (searching_) {
+      text = QString::fromUtf8("searching…");
+    } else if (!edit_->text().trimmed().isEmpty()) {
       if (n == 0)
         text = "no matches";
       else if (current_ < 0)

@@ -4,10 +4,15 @@
 // Shift+Enter (or the arrows) step through them in time order, centring each; Escape clears.
 // "3 / 17" says where you are, or the query's error in red. Ctrl+F (focusAction) focuses it.
 // A checkbox beside it shows transfers as arrows from each send to its receive.
+// On big runs typing searches in the background (a JobTracker job, cancelled by the next
+// keystroke: "searching…" meanwhile), so the window never freezes on a query that scans ten
+// million ops; Enter, the arrows and searchNow() still search at once.
 
 #include <QPointer>
 #include <QWidget>
 
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "trace/analysis/OpSearch.h"
@@ -21,12 +26,14 @@ class QToolButton;
 
 namespace ps::ui {
 
+class JobTracker;
 class TimelineView;
 
 class OpSearchBar : public QWidget {
   Q_OBJECT
  public:
   explicit OpSearchBar(QWidget* parent = nullptr);
+  ~OpSearchBar() override;
 
   // The timeline searched, highlighted and moved; its run is searched again when it changes.
   void setTimeline(TimelineView* timeline);
@@ -39,8 +46,11 @@ class OpSearchBar : public QWidget {
   // The query's error, empty when it parsed.
   QString error() const { return error_; }
 
-  // Runs a pending (debounced) search now; Enter does this before stepping.
+  // Runs a pending (debounced) search now; Enter does this before stepping. Supersedes a
+  // background search in flight.
   void searchNow();
+  // A background search is in flight (its matches are not in matches() yet).
+  bool searching() const { return searching_; }
 
   // Runs with more ops than this wait kDebounceMs after the last keystroke before searching.
   static constexpr std::size_t kDebounceOps = 200'000;
@@ -66,6 +76,9 @@ class OpSearchBar : public QWidget {
   void showCount();
   void followSelection();
   void syncFlows();
+  // Typing on a big run: parses here, matches on a worker, shows the result if still current.
+  void searchInBackground();
+  void showMatches(std::vector<trace::OpRef> matches);
 
   QPointer<TimelineView> timeline_;
   QLineEdit* edit_;
@@ -81,6 +94,9 @@ class OpSearchBar : public QWidget {
   // The run the matches belong to (the timeline's may change under them).
   const trace::RunTrace* searchedRun_ = nullptr;
   bool pending_ = false;
+  bool searching_ = false;
+  std::uint64_t searchGeneration_ = 0;  // a result applies only to the search that asked for it
+  std::unique_ptr<JobTracker> jobs_;
 };
 
 }  // namespace ps::ui

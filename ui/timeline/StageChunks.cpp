@@ -32,8 +32,9 @@ StageChunks::StageChunks(const trace::RunTrace& run) : StageChunks(run.stages) {
   std::map<int, int> replicaOf;  // micro-batch -> replica
   for (std::size_t r = 0; r < run.ranks.size(); ++r) {
     const auto& lane = run.ranks[r].lane(trace::Lane::Compute);
-    const auto at = std::find(firstRanks.begin(), firstRanks.end(), static_cast<int>(r));
-    if (at == firstRanks.end()) continue;
+    // Sorted: a binary search keeps a long stage table from making this ranks × stages.
+    const auto at = std::lower_bound(firstRanks.begin(), firstRanks.end(), static_cast<int>(r));
+    if (at == firstRanks.end() || *at != static_cast<int>(r)) continue;
     for (std::size_t i = 0; i < lane.size(); ++i)
       if (lane.kind[i] == trace::OpKind::F && lane.stage[i] == first && lane.microbatch[i] >= 0)
         replicaOf[lane.microbatch[i]] = static_cast<int>(at - firstRanks.begin());

@@ -43,10 +43,13 @@ void TimelineView::rebuildGeometry() {
   const double w = plotWidth();
   tickStep_ = tickStep(range_, w, 90);
   std::int64_t t = (range_.start / tickStep_) * tickStep_;
-  if (t < range_.start) t += tickStep_;
-  for (; t <= range_.end; t += tickStep_) {
+  // Near INT64_MAX the next multiple of the step may not exist: then no tick in view.
+  const bool none = t < range_.start && __builtin_add_overflow(t, tickStep_, &t);
+  // The last tick may sit within a step of INT64_MAX: stop rather than step past it.
+  for (; !none && t <= range_.end; t = trace::satAdd(t, tickStep_)) {
     ticks_.push_back(t);
     gridX_.push_back(kGutter + static_cast<int>(timeToPx(range_, w, t)));
+    if (t > trace::kTimeMax - tickStep_) break;
   }
   // Bubbles: each step's span is shaded behind the compute rows; what shows between the ops
   // is idle time inside the step. Steps are the same on every rank: one set of spans.

@@ -150,8 +150,9 @@ void TimelineView::drawFlows(QPainter& p) {
   QColor colour = palette().color(QPalette::WindowText);
   colour.setAlpha(170);
   const double w = plotWidth();
-  auto it = std::lower_bound(flows_.begin(), flows_.end(), range_.start - longestFlow_,
-                             [](const Flow& f, std::int64_t t) { return f.start < t; });
+  auto it =
+      std::lower_bound(flows_.begin(), flows_.end(), trace::satSub(range_.start, longestFlow_),
+                       [](const Flow& f, std::int64_t t) { return f.start < t; });
   // The y of a lane's middle on a track on screen, kept inside the track's visible part.
   auto laneY = [&](int rank, Lane lane) -> std::optional<double> {
     const Track* t = trackOf(rank);
@@ -180,7 +181,7 @@ void TimelineView::drawRangeBand(QPainter& p) {
   if (drag_ == Drag::Band || drag_ == Drag::ZoomRange) {
     x0 = std::min(rangeFromX_, rangeToX_);
     x1 = std::max(rangeFromX_, rangeToX_);
-    length = pxToTime(range_, w, x1 - kGutter) - pxToTime(range_, w, x0 - kGutter);
+    length = trace::satSub(pxToTime(range_, w, x1 - kGutter), pxToTime(range_, w, x0 - kGutter));
   } else if (hasRangeBand()) {
     x0 = kGutter + timeToPx(range_, w, band_.start);
     x1 = kGutter + timeToPx(range_, w, band_.end);

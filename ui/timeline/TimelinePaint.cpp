@@ -212,7 +212,7 @@ void TimelineView::drawAxis(QPainter& p, const Colours& c) {
   p.setFont(font());
   const QFontMetricsF fm(font());
   const double baseline = 2 + (kAxis - 6 - fm.height()) / 2 + fm.ascent();
-  const std::int64_t magnitude = std::max(std::abs(range_.start), std::abs(range_.end));
+  const std::int64_t magnitude = std::max(trace::satAbs(range_.start), trace::satAbs(range_.end));
   double freeFrom = kGutter;  // labels never overlap, nor leave the view on the right
   for (std::size_t k = 0; k < ticks_.size(); ++k) {
     p.fillRect(QRect(gridX_[k], kAxis - 6, 1, 6), c.text);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "trace/Units.h"
+#include "trace/analysis/WideTime.h"
 
 namespace ps::ui {
 
@@ -64,7 +65,8 @@ QString opTooltip(const trace::RunTrace& run, int rank, Lane laneId, std::size_t
   }
   if (lane.microbatch[i] >= 0) text += QString("  micro-batch %1").arg(lane.microbatch[i]);
   text += QString("  step %1").arg(lane.step[i]);
-  text += QString("\nstart %1  duration %2").arg(dur(lane.start[i]), dur(lane.duration(i)));
+  text += QString("\nstart %1  duration %2")
+              .arg(dur(lane.start[i]), dur(trace::satSub(lane.end[i], lane.start[i])));
   if (lane.bytes[i] >= 0)
     text += QString("\n%1").arg(QString::fromStdString(trace::formatBytes(lane.bytes[i])));
   if (lane.peer[i] >= 0) text += QString("  peer rank %1").arg(lane.peer[i]);
@@ -99,7 +101,7 @@ QString commTooltip(const trace::RunTrace& run, int rank, Lane laneId, std::size
   if (lane.microbatch[i] >= 0) text += QString("  micro-batch %1").arg(lane.microbatch[i]);
   if (lane.stage[i] >= 0) text += QString("  stage %1").arg(lane.stage[i]);
   text += QString("  step %1").arg(lane.step[i]);
-  const std::int64_t d = lane.duration(i);
+  const std::int64_t d = trace::satSub(lane.end[i], lane.start[i]);
   text += QString("\nstart %1  duration %2").arg(dur(lane.start[i]), dur(d));
   if (lane.bytes[i] >= 0) {
     text += QString("\n%1").arg(QString::fromStdString(trace::formatBytes(lane.bytes[i])));
@@ -145,14 +147,15 @@ QString gapTooltip(const trace::RunTrace& run, const IdleGap& gap, const StageCh
   QString text = QString("idle (bubble)  rank %1  step %2\n%3 – %4  (%5)")
                      .arg(gap.rank)
                      .arg(gap.step)
-                     .arg(dur(gap.from), dur(gap.to), dur(gap.to - gap.from));
+                     .arg(dur(gap.from), dur(gap.to), dur(trace::satSub(gap.to, gap.from)));
   if (!gap.next) return text + "\nnothing more to do in this step";
   const auto& lane = run.ranks[gap.rank].lane(Lane::Compute);
   text += "\nwaits for " + opWords(lane, *gap.next, gap.rank, chunks);
   // Its input, when a receive on this rank lands just before it starts.
   const auto& recv = run.ranks[gap.rank].lane(Lane::Recv);
   const std::int64_t start = lane.start[*gap.next];
-  for (std::size_t k = recv.lowerBoundStart(start + 1), seen = 0; k > 0 && seen < 64; --k, ++seen) {
+  for (std::size_t k = recv.lowerBoundStart(trace::satAdd(start, 1)), seen = 0; k > 0 && seen < 64;
+       --k, ++seen) {
     const std::size_t i = k - 1;
     if (recv.end[i] <= gap.from || recv.end[i] > start) continue;
     if (recv.microbatch[i] == lane.microbatch[*gap.next] && recv.peer[i] >= 0)

@@ -1,6 +1,7 @@
 #include "ui/timeline/TimelineView.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace ps::ui {
 
@@ -60,9 +61,11 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
     }
   }
   auto [lo, hi] = run_ ? run_->timeExtent() : std::pair<std::int64_t, std::int64_t>{0, 1};
-  if (hi <= lo) hi = lo + 1;
-  const std::int64_t margin = std::max<std::int64_t>(1, (hi - lo) / 50);
-  limit_ = {lo - margin, hi + margin};
+  if (hi <= lo) hi = trace::satAdd(lo, 1);
+  if (hi <= lo) lo = hi - 1;  // a run that sits at INT64_MAX
+  // Saturating: ops at the ends of the int64 range leave no room for a margin there.
+  const std::int64_t margin = std::max<std::int64_t>(1, trace::satSub(hi, lo) / 50);
+  limit_ = {trace::satSub(lo, margin), trace::satAdd(hi, margin)};
   range_ = limit_;
   geometryValid_ = false;
   if (flowsVisible_) setFlowsVisible(true);
@@ -86,7 +89,7 @@ std::size_t TimelineView::indexBytes() const {
 }
 
 void TimelineView::setVisibleRange(TimeRange range) {
-  if (range.end <= range.start) range.end = range.start + 1;
+  if (range.end <= range.start) range = rangeFrom(range.start, 1);
   range_ = range;
   geometryValid_ = false;
   update();
@@ -204,15 +207,13 @@ void TimelineView::centerOn(const Selection& op) {
   const auto& lane = run_->ranks[op.rank].lane(op.lane);
   if (op.index >= lane.size()) return;
   const std::int64_t s = lane.start[op.index], e = lane.end[op.index];
-  TimeRange r = range_;
-  if (e - s > r.length() * 9 / 10) {
+  const std::int64_t length = range_.length(), duration = trace::satSub(e, s);
+  if (duration > length / 10 * 9) {
     // Wider than the view: zoom out to it with a margin.
-    const std::int64_t margin = std::max<std::int64_t>(1, (e - s) / 10);
-    zoomTo({s - margin, e + margin});
-  } else if (s < r.start || e > r.end) {
-    const std::int64_t mid = s + (e - s) / 2;
-    r = {mid - r.length() / 2, mid - r.length() / 2 + r.length()};
-    setVisibleRange(r);
+    const std::int64_t margin = std::max<std::int64_t>(1, duration / 10);
+    zoomTo({trace::satSub(s, margin), trace::satAdd(e, margin)});
+  } else if (s < range_.start || e > range_.end) {
+    setVisibleRange(rangeFrom(trace::satSub(std::midpoint(s, e), length / 2), length));
   }
   setVerticalOffset(layout_.offsetShowing(op.rank, offset_, height() - kAxis));
   select(op);
@@ -249,7 +250,7 @@ void TimelineView::setFlowsVisible(bool visible) {
     flows_ = matchFlows(*run_);
     longestFlow_ = 0;
     for (const Flow& f : flows_)
-      longestFlow_ = std::max(longestFlow_, f.end - f.start);
+      longestFlow_ = std::max(longestFlow_, trace::satSub(f.end, f.start));
     flowsBuilt_ = true;
   }
   update();

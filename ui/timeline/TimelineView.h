@@ -50,6 +50,8 @@ class TimelineView : public QWidget {
   // pane).
   void setRun(std::shared_ptr<const trace::RunTrace> run, std::vector<trace::StepStats> steps);
   const trace::RunTrace* run() const { return run_.get(); }
+  // The same, shared: background work on the run (the op search) keeps it alive.
+  std::shared_ptr<const trace::RunTrace> sharedRun() const { return run_; }
   TimeRange visibleRange() const { return range_; }
   // Shows `range` (not recorded in the zoom history: for syncing views).
   void setVisibleRange(TimeRange range);

@@ -1,8 +1,14 @@
 #include "ui/timeline/TrackLayout.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace ps::ui {
+namespace {
+int clampToInt(std::int64_t v) {
+  return static_cast<int>(std::clamp<std::int64_t>(v, INT_MIN, INT_MAX));
+}
+}  // namespace
 
 void TrackLayout::reset(int ranks) {
   ranks = std::max(0, ranks);
@@ -50,18 +56,31 @@ int TrackLayout::trackHeight(int rank) const {
   return 2 * kPad + depth_[rank] * kRow + 2 * kComm;
 }
 
+void TrackLayout::refresh() const {
+  if (cachedGeneration_ == generation_ && scrolledTop_.size() == collapsed_.size() + 1) return;
+  const int n = ranks();
+  scrolledTop_.assign(static_cast<std::size_t>(n) + 1, 0);
+  pinnedRanks_.clear();
+  pinnedHeight_ = 0;
+  for (int r = 0; r < n; ++r) {
+    const std::int64_t h = trackHeight(r);
+    scrolledTop_[r + 1] = scrolledTop_[r] + (pinned_[r] ? 0 : h);
+    if (pinned_[r]) {
+      pinnedRanks_.push_back(r);
+      pinnedHeight_ += h;
+    }
+  }
+  cachedGeneration_ = generation_;
+}
+
 int TrackLayout::pinnedHeight() const {
-  int h = 0;
-  for (int r = 0; r < ranks(); ++r)
-    if (pinned_[r]) h += trackHeight(r);
-  return h;
+  refresh();
+  return clampToInt(pinnedHeight_);
 }
 
 int TrackLayout::scrolledHeight() const {
-  int h = 0;
-  for (int r = 0; r < ranks(); ++r)
-    if (!pinned_[r]) h += trackHeight(r);
-  return h;
+  refresh();
+  return clampToInt(scrolledTop_.back());
 }
 
 int TrackLayout::maxOffset(int viewport) const {
@@ -69,10 +88,8 @@ int TrackLayout::maxOffset(int viewport) const {
 }
 
 int TrackLayout::scrolledTop(int rank) const {
-  int y = 0;
-  for (int r = 0; r < rank && r < ranks(); ++r)
-    if (!pinned_[r]) y += trackHeight(r);
-  return y;
+  refresh();
+  return clampToInt(scrolledTop_[std::clamp(rank, 0, ranks())]);
 }
 
 Track TrackLayout::shape(int rank, int top) const {
@@ -98,28 +115,29 @@ Track TrackLayout::shape(int rank, int top) const {
 }
 
 std::vector<Track> TrackLayout::place(int top, int bottom, int offset) const {
+  refresh();
   std::vector<Track> out;
   int y = top;
-  for (int r = 0; r < ranks() && y < bottom; ++r) {
-    if (!pinned_[r]) continue;
-    Track t = shape(r, y);
+  for (std::size_t k = 0; k < pinnedRanks_.size() && y < bottom; ++k) {
+    Track t = shape(pinnedRanks_[k], y);
     t.clipTop = y;
     t.clipBottom = std::min(bottom, y + t.height);
     out.push_back(t);
     y += t.height;
   }
   const int scrollTop = std::min(y, bottom);
-  y = scrollTop - std::max(0, offset);
-  for (int r = 0; r < ranks() && y < bottom; ++r) {
+  const std::int64_t from = std::max(0, offset);
+  // The first unpinned track whose bottom is below the offset: its prefix sum steps past it.
+  const auto first = std::upper_bound(scrolledTop_.begin() + 1, scrolledTop_.end(), from);
+  for (int r = static_cast<int>(first - scrolledTop_.begin()) - 1; r >= 0 && r < ranks(); ++r) {
     if (pinned_[r]) continue;
-    const int h = trackHeight(r);
-    if (y + h > scrollTop) {
-      Track t = shape(r, y);
-      t.clipTop = std::max(y, scrollTop);
-      t.clipBottom = std::min(bottom, y + h);
-      out.push_back(t);
-    }
-    y += h;
+    const std::int64_t y64 = scrollTop + scrolledTop_[r] - from;
+    if (y64 >= bottom) break;
+    const int ty = static_cast<int>(y64), h = trackHeight(r);
+    Track t = shape(r, ty);
+    t.clipTop = std::max(ty, scrollTop);
+    t.clipBottom = std::min(bottom, ty + h);
+    out.push_back(t);
   }
   return out;
 }

@@ -3,6 +3,8 @@
 // never scrolled, then the others in rank order, moved up by the vertical offset and clipped below
 // the pinned ones. A track is a compute band (one row per nesting depth) over a send/recv band,
 // or, collapsed, one thin row. Pure integer maths, no widget (tested on its own).
+// Every query costs O(log ranks + tracks returned) (a prefix sum of heights, rebuilt once per
+// change): a paint never walks a million ranks' tracks (issue 12 case 7).
 
 #include <cstdint>
 #include <vector>
@@ -61,10 +63,18 @@ class TrackLayout {
  private:
   bool valid(int rank) const { return rank >= 0 && rank < ranks(); }
   Track shape(int rank, int top) const;
+  // Rebuilds the prefix sums below when the layout changed since they were built.
+  void refresh() const;
 
   std::vector<bool> collapsed_, pinned_;
   std::vector<int> depth_;
   std::uint64_t generation_ = 0;
+  // scrolledTop_[r]: the heights of the unpinned tracks before r (size ranks + 1); the pinned
+  // ranks in order and their heights together. Valid for cachedGeneration_.
+  mutable std::vector<std::int64_t> scrolledTop_;
+  mutable std::vector<int> pinnedRanks_;
+  mutable std::int64_t pinnedHeight_ = 0;
+  mutable std::uint64_t cachedGeneration_ = ~std::uint64_t{0};
 };
 
 }  // namespace ps::ui
