@@ -27,6 +27,7 @@
 #include "ui/SessionFiles.h"
 #include "ui/StatsPanel.h"
 #include "ui/TimelineArea.h"
+#include "ui/TraceFileWatch.h"
 #include "ui/import/ImportJob.h"
 #include "ui/import/ImportRequest.h"
 #include "ui/inspect/OpDetailsPanel.h"
@@ -73,6 +74,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   importJob_ = new ImportJob(this);
   connect(importJob_, &ImportJob::finished, this, &MainWindow::onImportFinished);
   connect(importJob_, &ImportJob::failed, this, &MainWindow::onImportFailed);
+  watch_ = new TraceFileWatch(this);
+  connect(watch_, &TraceFileWatch::changed, this, &MainWindow::refreshFromFile);
   progress_ = new QProgressBar(this);
   progress_->setObjectName("runProgress");
   progress_->setMaximumWidth(220);
@@ -176,6 +179,8 @@ bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
                                         : QString("PipeScope — %1").arg(path));
   rememberRecentFile(path);
   rebuildRecentMenu();
+  watch_->setPath(path);
+  fileGone_ = false;
   return showRun(history_->currentRun());
 }
 
@@ -213,6 +218,13 @@ void MainWindow::showLoaded(const std::shared_ptr<const LoadedRun>& run) {
   stats_->showRun(run);
   links_->showRun(run);
   showKnobsOf(*run);
+  // The loader's word on what it left out of the file; every line is in the Stats dock.
+  if (const auto& warnings = run->trace->warnings; !warnings.empty())
+    statusBar()->showMessage(
+        QString::fromStdString(warnings.front()) +
+            (warnings.size() > 1 ? QString(" (%1 more in Stats)").arg(warnings.size() - 1)
+                                 : QString()),
+        15000);
 }
 
 void MainWindow::endComparison() {

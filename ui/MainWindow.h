@@ -32,6 +32,7 @@ class StageEditor;
 class StatsPanel;
 class TimelineArea;
 class TimelineView;
+class TraceFileWatch;
 struct ImportRequest;
 struct LoadedRun;
 
@@ -103,6 +104,8 @@ class MainWindow : public QMainWindow {
   void onRunFinished(qint64 id);
   void onRunFailed(const QString& message);
   void onProgress(const QString& stage, int done, int total);
+  // MainWindowRefresh.cpp: runs another process appended, finished or deleted.
+  void refreshFromFile();
   // MainWindowImport.cpp
   void chooseAndImport(const QStringList& files);
   void onImportFinished(qint64 id, const QString& summary);
@@ -123,6 +126,8 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QPushButton* cancel_ = nullptr;
   ImportJob* importJob_ = nullptr;
+  TraceFileWatch* watch_ = nullptr;
+  bool fileGone_ = false;  // said once per disappearance
   QProgressDialog* importProgress_ = nullptr;
   QString importSummary_;
   bool importDialogs_ = true;

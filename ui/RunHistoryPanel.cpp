@@ -1,8 +1,11 @@
 #include "ui/RunHistoryPanel.h"
 
 #include <QListWidget>
+#include <QScrollBar>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "trace/analysis/RunLabels.h"
 
@@ -33,6 +36,37 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
 
 void RunHistoryPanel::setRuns(const std::vector<trace::RunInfo>& runs, qint64 current) {
   const QSignalBlocker block(list_);
+  fill(runs);
+  if (!runs.empty()) selectRun(current >= 0 ? current : runs.back().id);
+}
+
+bool RunHistoryPanel::updateRuns(const std::vector<trace::RunInfo>& runs) {
+  const auto same = [](const trace::RunInfo& a, const trace::RunInfo& b) {
+    return a.id == b.id && a.name == b.name && a.status == b.status &&
+           a.config_json == b.config_json && a.schedule == b.schedule && a.source == b.source;
+  };
+  if (std::equal(runs.begin(), runs.end(), runs_.begin(), runs_.end(), same)) return false;
+  const QSignalBlocker block(list_);
+  const qint64 current = currentRun();
+  const QList<qint64> selected = selectedRuns();
+  const int scroll = list_->verticalScrollBar()->value();
+  fill(runs);
+  int currentRow = -1;
+  for (int i = 0; i < list_->count(); ++i)
+    if (list_->item(i)->data(Qt::UserRole).toLongLong() == current) currentRow = i;
+  if (currentRow < 0) {
+    if (!runs.empty()) selectRun(runs.back().id);
+    return true;
+  }
+  list_->setCurrentRow(currentRow, QItemSelectionModel::ClearAndSelect);
+  for (int i = 0; i < list_->count(); ++i)
+    if (selected.contains(list_->item(i)->data(Qt::UserRole).toLongLong()))
+      list_->item(i)->setSelected(true);
+  list_->verticalScrollBar()->setValue(scroll);  // the user's place in a long history
+  return true;
+}
+
+void RunHistoryPanel::fill(const std::vector<trace::RunInfo>& runs) {
   runs_ = runs;
   list_->clear();
   const std::vector<std::string> labels = trace::historyLabels(runs);
@@ -45,7 +79,6 @@ void RunHistoryPanel::setRuns(const std::vector<trace::RunInfo>& runs, qint64 cu
     item->setData(Qt::UserRole, static_cast<qlonglong>(r.id));
     item->setToolTip(QString::fromStdString(trace::configSummary(r)));
   }
-  if (!runs.empty()) selectRun(current >= 0 ? current : runs.back().id);
 }
 
 void RunHistoryPanel::selectRun(qint64 id) {

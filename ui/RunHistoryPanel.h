@@ -23,6 +23,11 @@ class RunHistoryPanel : public QWidget {
   // Lists `runs` (in file order) and makes `current` (or the last run) the current one, without
   // emitting selectionChanged.
   void setRuns(const std::vector<trace::RunInfo>& runs, qint64 current = -1);
+  // Replaces the list with `runs` as the file holds them now (another process appended, finished
+  // or deleted runs), keeping the current run and the selection where they still exist, without
+  // emitting selectionChanged. False when nothing the list shows changed. When the current run
+  // is gone the last run becomes current (check currentRun()).
+  bool updateRuns(const std::vector<trace::RunInfo>& runs);
   // Makes `id` the only selected run, without emitting selectionChanged.
   void selectRun(qint64 id);
   // Makes `a` current and selects `a` and `b` (a comparison), without emitting selectionChanged.
@@ -38,6 +43,8 @@ class RunHistoryPanel : public QWidget {
   void selectionChanged();
 
  private:
+  void fill(const std::vector<trace::RunInfo>& runs);
+
   QListWidget* list_;
   std::vector<trace::RunInfo> runs_;
   bool pending_ = false;
