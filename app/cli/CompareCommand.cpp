@@ -14,6 +14,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
 #include "trace/Result.h"
+#include "trace/TerminalText.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/analysis/RunComparison.h"
 #include "trace/store/TraceReader.h"
@@ -91,6 +92,27 @@ Result<std::pair<RunRef, RunRef>> parseRefs(const std::vector<std::string>& args
   return std::pair{*a, *b};
 }
 
+// The comparison with every text from the files (run names, sources, schedules, metric names,
+// config values) and the paths made safe for a terminal: escaped and capped. The JSON form keeps
+// them exact (its writer escapes control characters).
+trace::RunComparison forTerminal(trace::RunComparison c) {
+  for (trace::RunInfo* run : {&c.runA, &c.runB}) {
+    run->name = trace::terminalSafe(run->name);
+    run->source = trace::terminalSafe(run->source);
+    if (run->schedule) *run->schedule = trace::terminalSafe(*run->schedule);
+  }
+  c.originA = trace::terminalSafe(c.originA);
+  c.originB = trace::terminalSafe(c.originB);
+  for (auto& row : c.rows)
+    row.label = trace::terminalSafe(row.label);
+  for (auto& d : c.differences) {
+    d.label = trace::terminalSafe(d.label);
+    if (d.a) *d.a = trace::terminalSafe(*d.a);
+    if (d.b) *d.b = trace::terminalSafe(*d.b);
+  }
+  return c;
+}
+
 }  // namespace
 
 Action addCompareCommand(CLI::App& app) {
@@ -113,7 +135,7 @@ Action addCompareCommand(CLI::App& app) {
     trace::RunComparison c = trace::compareRuns(trace::analyzeRun(*runA), trace::analyzeRun(*runB));
     c.originA = refs->first.file;
     c.originB = refs->second.file;
-    std::cout << (opt->json ? trace::comparisonJson(c) : trace::comparisonText(c));
+    std::cout << (opt->json ? trace::comparisonJson(c) : trace::comparisonText(forTerminal(c)));
     return kExitOk;
   };
 }

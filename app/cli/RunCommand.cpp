@@ -7,7 +7,6 @@
 #include <CLI/CLI.hpp>
 
 #include <atomic>
-#include <csignal>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,11 +17,13 @@
 #include <unistd.h>
 
 #include "app/cli/CliCommon.h"
+#include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
 #include "app/cli/RunPrediction.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
@@ -34,11 +35,6 @@
 
 namespace ps::cli {
 namespace {
-
-std::atomic<bool> gInterrupted{false};
-extern "C" void onInterrupt(int) {
-  gInterrupted = true;
-}
 
 struct RunOptions {
   PlanOptions plan;
@@ -102,7 +98,7 @@ int runModel(RunOptions& o) {
   if (!built) return fail(built.error());
   if (root)
     for (const auto& note : built->notes)
-      std::cerr << "pipescope-cli: note: " << note << '\n';
+      std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, 1000) << '\n';
 #ifdef PIPESCOPE_HAVE_MPI
   if (mpi && mpi->size() != built->plan.numRanks)
     return fail("--procs: MPI world size " + std::to_string(mpi->size()) +
@@ -152,19 +148,19 @@ int runModel(RunOptions& o) {
     };
   }
 #endif
-  gInterrupted = false;
+  // Ctrl-C or SIGTERM (mpirun forwards both to every process): each rank stops at its next
+  // poll, rank 0 ends the run 'cancelled' and the store closes in rollback mode.
+  const InterruptScope interrupt;
   const bool tty = root && isatty(2);
   runtime::RunControl control;
-  control.cancel = &gInterrupted;
+  control.cancel = interrupt.flag();
   std::atomic<bool> stepShown{false};  // with --procs, steps are reported on a writer thread
   control.progress = [&](runtime::RunStage stage, int done, int total) {
     if (!tty || stage != runtime::RunStage::Run || done == 0) return;
     std::cerr << "\rstep " << done << "/" << total << std::flush;
     stepShown = true;
   };
-  auto previous = std::signal(SIGINT, onInterrupt);
   auto result = runtime::runPlan(request, {o.plan.db}, control);
-  std::signal(SIGINT, previous);
   if (stepShown) std::cerr << '\n';
   if (!root) {  // rank 0 reports for the whole run
     if (!result || result->setupFailed) return kExitBadInput;
@@ -178,18 +174,24 @@ int runModel(RunOptions& o) {
                 kExitRunFailed);
 
   const std::int64_t runId = *result->runId;
-  auto run = trace::loadRun(*result->store, runId);
+  trace::LoadOptions load;
+  load.cancel = interrupt.flag();
+  auto run = trace::loadRun(*result->store, runId, load);
+  if (!run && interrupt.interrupted())
+    return fail(
+        "interrupted after run " + std::to_string(runId) + " was written (complete); no summary",
+        kExitRunFailed);
   if (!run) return fail(run.error(), kExitRunFailed);
   const auto a = trace::analyzeRun(*run);
   const auto& loss = result->exec->stepLoss;
-  std::cout << "run " << runId << ": " << result->name << ": step "
+  std::cout << "run " << runId << ": " << trace::terminalSafe(result->name) << ": step "
             << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
             << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
             << (loss.empty() ? 0.0 : loss.front()) << " -> " << (loss.empty() ? 0.0 : loss.back())
             << '\n';
   if (o.compareSim && *calibrated)
     return reportPrediction(*result->store, runId, result->built, *options, **calibrated,
-                            result->name);
+                            result->name, interrupt.flag());
   return kExitOk;
 }
 

@@ -13,6 +13,7 @@
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/JsonWriter.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
@@ -94,7 +95,7 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
 int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
                      const std::shared_ptr<const runtime::BuiltPlan>& built,
                      const runtime::CpuRunOptions& options, const runtime::CostModel& calibrated,
-                     const std::string& name) {
+                     const std::string& name, const std::atomic<bool>* cancel) {
   // What the backend emulates, with the model's measured costs.
   auto cost = runtime::modelCostModel(*built, options, &calibrated);
   if (!cost) return fail(cost.error(), kExitRunFailed);
@@ -115,7 +116,9 @@ int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
   request.configJson = w.str();
   runtime::RunTarget target;
   target.store = &store;
-  auto sim = runtime::runPlan(request, target);
+  runtime::RunControl control;
+  control.cancel = cancel;
+  auto sim = runtime::runPlan(request, target, control);
   if (!sim) return fail(sim.error(), kExitRunFailed);
   if (sim->status != trace::RunStatus::Complete) return fail(sim->message, kExitRunFailed);
   const std::int64_t simId = *sim->runId;
@@ -125,7 +128,7 @@ int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
   if (!predictedRun) return fail(predictedRun.error(), kExitRunFailed);
   const auto m = trace::analyzeRun(*measured);
   const auto p = trace::analyzeRun(*predictedRun);
-  std::cout << "run " << simId << ": " << name << " (predicted)\n"
+  std::cout << "run " << simId << ": " << trace::terminalSafe(name) << " (predicted)\n"
             << "predicted (run " << simId << ") vs measured (run " << measuredRunId << "):\n";
   printRow("", "predicted", "measured", "error");
   if (p.step_time_ns && m.step_time_ns && *m.step_time_ns > 0) {

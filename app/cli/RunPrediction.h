@@ -3,6 +3,7 @@
 // the run, and after it the predicted run and the predicted-vs-measured table. The memory-cap
 // check before a run is runPlan's (runtime/run/RunPlan.h), as for every backend.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,10 +34,11 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
 
 // After a complete measured run: simulates the plan with the model's calibrated costs and stores
 // that run (source 'sim', "<name> (predicted)") through runPlan, then prints predicted vs measured
-// step time and bubble with the errors. Returns an exit code.
+// step time and bubble with the errors. Returns an exit code. `cancel` (Ctrl-C) stops the
+// prediction's simulation or write; that run then ends 'cancelled'.
 int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
                      const std::shared_ptr<const runtime::BuiltPlan>& built,
                      const runtime::CpuRunOptions& options, const runtime::CostModel& calibrated,
-                     const std::string& name);
+                     const std::string& name, const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ps::cli

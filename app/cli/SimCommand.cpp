@@ -6,9 +6,11 @@
 #include <memory>
 
 #include "app/cli/CliCommon.h"
+#include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
 #include "runtime/run/RunPlan.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
@@ -21,20 +23,37 @@ Action addSimCommand(CLI::App& app) {
       app.add_subcommand("sim", "Simulate a schedule with a cost model; append the run");
   addPlanOptions(*cmd, *opt);
   return [opt]() {
+    // Ctrl-C or SIGTERM: the simulation or the write stops, the run ends 'cancelled' (or is not
+    // written) and the store closes in rollback mode.
+    const InterruptScope interrupt;
     runtime::RunPlanRequest request;
     request.spec = planSpec(*opt);
     request.backend = runtime::Backend::Sim;
     request.name = opt->name;
+    runtime::RunControl control;
+    control.cancel = interrupt.flag();
     // Every check (plan, memory caps) comes before the file is touched.
-    auto result = runtime::runPlan(request, {opt->db});
+    auto result = runtime::runPlan(request, {opt->db}, control);
     if (!result) return fail(result.error());
-    for (const auto& note : result->built->notes)
-      std::cerr << "pipescope-cli: note: " << note << '\n';
+    if (result->built)
+      for (const auto& note : result->built->notes)
+        std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, 1000) << '\n';
+    if (result->status == trace::RunStatus::Cancelled)
+      return fail((result->runId ? "run " + std::to_string(*result->runId) + " " : "run ") +
+                      "cancelled: " + result->message,
+                  kExitRunFailed);
     if (result->status != trace::RunStatus::Complete) return fail(result->message, kExitRunFailed);
-    auto run = trace::loadRun(*result->store, *result->runId);
+    // The summary reads the run back; an interrupt now leaves the complete run as it is.
+    trace::LoadOptions load;
+    load.cancel = interrupt.flag();
+    auto run = trace::loadRun(*result->store, *result->runId, load);
+    if (!run && interrupt.interrupted())
+      return fail("interrupted after run " + std::to_string(*result->runId) +
+                      " was written (complete); no summary",
+                  kExitRunFailed);
     if (!run) return fail(run.error(), kExitRunFailed);
     const auto a = trace::analyzeRun(*run);
-    std::cout << "run " << *result->runId << ": " << result->name << ": step "
+    std::cout << "run " << *result->runId << ": " << trace::terminalSafe(result->name) << ": step "
               << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
               << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-");
     if (a.steady_bubble_ratio)
