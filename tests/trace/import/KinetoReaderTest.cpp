@@ -543,5 +543,23 @@ TEST(KinetoNumberTest, MicrosecondTextBecomesExactNanoseconds) {
   EXPECT_EQ(parseInteger("1e"), std::nullopt);
 }
 
+// Threads as ranks orders the ranks by thread id: the reader says which tid each host track is.
+TEST(KinetoReaderTest, HostTracksKnowTheirThreadIds) {
+  const std::string json =
+      "{\"traceEvents\": ["
+      "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"a\", \"pid\": 7, \"tid\": 300, "
+      "\"ts\": 1, \"dur\": 1},"
+      "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"b\", \"pid\": 7, \"tid\": \"12\", "
+      "\"ts\": 1, \"dur\": 1},"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1, "
+      "\"dur\": 1}]}";
+  auto trace = readKinetoBuffer(json, "threads.json");
+  ASSERT_TRUE(trace.ok()) << trace.error();
+  ASSERT_EQ(trace->events.size(), 3U);
+  EXPECT_EQ(trace->threadIds.size(), 2U);  // the GPU stream is no thread
+  EXPECT_EQ(trace->threadIds.at(trace->events[0].track), 300);
+  EXPECT_EQ(trace->threadIds.at(trace->events[1].track), 12);
+}
+
 }  // namespace
 }  // namespace ps::trace::import

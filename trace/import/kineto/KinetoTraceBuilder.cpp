@@ -1,6 +1,7 @@
 #include "trace/import/kineto/KinetoTraceBuilder.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 #include <numeric>
 
@@ -286,8 +287,17 @@ std::int32_t KinetoTraceBuilder::trackOf(bool gpu, std::string_view pid, std::st
   trackKey_.append(tid);
   if (lastTrack_ >= 0 && trackKey_ == lastTrackKey_) return lastTrack_;
   auto it = tracks_.find(trackKey_);
-  if (it == tracks_.end())
+  if (it == tracks_.end()) {
     it = tracks_.emplace(trackKey_, static_cast<std::int32_t>(tracks_.size())).first;
+    // A host thread's id orders threads-as-ranks; "tid" is a number, or a quoted one.
+    std::string_view digits = tid;
+    if (digits.size() >= 2 && digits.front() == '"' && digits.back() == '"')
+      digits = digits.substr(1, digits.size() - 2);
+    std::int64_t id = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    if (!gpu && ec == std::errc() && end == digits.data() + digits.size() && !digits.empty())
+      trace_.threadIds[it->second] = id;
+  }
   lastTrackKey_ = trackKey_;
   lastTrack_ = it->second;
   return lastTrack_;
