@@ -103,6 +103,13 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
   } else if (options.threadsAsRanks) {
     run.notes.push_back("threads as ranks: not applied, it is for a single-process trace (" +
                         std::to_string(traces.size()) + " profiles are ranks already)");
+  } else if (traces.size() == 1) {
+    if (const std::size_t threads = computeTrackCount(traces.front(), options.recognizer);
+        threads > 1)
+      run.notes.push_back(std::to_string(threads) +
+                          " threads of this one process hold compute ops, which overlap on its "
+                          "one rank: import with threads as ranks (--threads-as-ranks) to make "
+                          "each thread a rank");
   }
   auto assigned = assignRanks(traces, options.explicitRanks);
   if (!assigned) return std::move(assigned).takeError();

@@ -11,14 +11,17 @@ bool isAnnotation(EventSource s) {
   return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
 }
 
-}  // namespace
-
-ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recognizer) {
-  // Names with a GPU projection: their CPU ranges are dropped, the GPU side counts.
+// Names with a GPU projection: their CPU ranges are dropped, the GPU side counts.
+std::vector<bool> namesOnTheGpu(const RawRankTrace& trace) {
   std::vector<bool> hasGpuVersion(trace.names.size(), false);
   for (const auto& e : trace.events)
     if (e.source == EventSource::GpuAnnotation && e.name >= 0) hasGpuVersion[e.name] = true;
-  // Which names are compute, recognised once per name.
+  return hasGpuVersion;
+}
+
+// The tracks holding recognised compute labels, each name recognised once.
+std::set<std::int32_t> computeTracksOf(const RawRankTrace& trace, const OpRecognizer& recognizer,
+                                       const std::vector<bool>& hasGpuVersion) {
   std::vector<signed char> compute(trace.names.size(), -1);  // -1 not asked yet
   std::set<std::int32_t> computeTracks;
   for (const auto& e : trace.events) {
@@ -30,6 +33,18 @@ ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recogniz
     }
     if (compute[e.name]) computeTracks.insert(e.track);
   }
+  return computeTracks;
+}
+
+}  // namespace
+
+std::size_t computeTrackCount(const RawRankTrace& trace, const OpRecognizer& recognizer) {
+  return computeTracksOf(trace, recognizer, namesOnTheGpu(trace)).size();
+}
+
+ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recognizer) {
+  const std::vector<bool> hasGpuVersion = namesOnTheGpu(trace);
+  const std::set<std::int32_t> computeTracks = computeTracksOf(trace, recognizer, hasGpuVersion);
 
   ThreadSplit out;
   if (computeTracks.size() < 2) {
@@ -81,8 +96,12 @@ ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recogniz
   }
   out.traces[0].memory = std::move(memory);
 
+  const bool byThreadId = std::all_of(order.begin(), order.end(), [&](std::int32_t track) {
+    return trace.threadIds.count(track) > 0;
+  });
   out.note = "threads as ranks: " + std::to_string(n) +
-             " threads of one process hold recognised compute; each is a rank, by thread id";
+             " threads of one process hold recognised compute; each is a rank, " +
+             (byThreadId ? "by thread id" : "in track order (the file gives no thread ids)");
   if (elsewhere > 0)
     out.note +=
         " (" + std::to_string(elsewhere) + (elsewhere == 1 ? " event" : " events") + " of " +

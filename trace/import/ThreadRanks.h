@@ -23,4 +23,8 @@ struct ThreadSplit {
 
 ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recognizer);
 
+// How many tracks of `trace` hold recognised compute: over one, the import without threads as
+// ranks offers them (its one rank's compute ops overlap).
+std::size_t computeTrackCount(const RawRankTrace& trace, const OpRecognizer& recognizer);
+
 }  // namespace ps::trace::import

@@ -157,10 +157,30 @@ RawRankTrace fourStagesOnThreads() {
   return raw;
 }
 
-TEST(ImportPipelineFiguresTest, OneProcessStaysOneRankByDefault) {
+TEST(ImportPipelineFiguresTest, OneProcessStaysOneRankByDefaultAndThreadsAreOffered) {
   auto run = assembleImport({fourStagesOnThreads()}, ImportOptions{});
   ASSERT_TRUE(run.ok()) << run.error();
   EXPECT_EQ(run->header.info.num_ranks, 1);
+  EXPECT_TRUE(contains(run->notes,
+                       "4 threads of this one process hold compute ops, which overlap "
+                       "on its one rank: import with threads as ranks "
+                       "(--threads-as-ranks) to make each thread a rank"))
+      << formatImportSummary(*run);
+}
+
+TEST(ImportPipelineFiguresTest, WithoutThreadIdsThreadsAsRanksFollowsTheTracks) {
+  RawRankTrace raw = fourStagesOnThreads();
+  raw.threadIds.clear();
+  ImportOptions options;
+  options.threadsAsRanks = true;
+  auto run = assembleImport({raw}, options);
+  ASSERT_TRUE(run.ok()) << run.error();
+  ASSERT_EQ(run->header.info.num_ranks, 4);
+  for (const auto& op : run->ops)
+    if (op.kind == OpKind::F) EXPECT_EQ(op.rank, *op.stage) << *op.name;
+  EXPECT_EQ(run->files[0].rank.how, "track 10");
+  EXPECT_TRUE(
+      contains(run->notes, "each is a rank, in track order (the file gives no thread ids)"));
 }
 
 TEST(ImportPipelineFiguresTest, ThreadsAsRanksMakesEachComputeThreadARank) {
