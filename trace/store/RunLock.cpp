@@ -52,24 +52,19 @@ RunLocks RunLocks::acquire(const std::string& path) {
   // stat, not open + fstat: closing a probe descriptor of a file that is already open would drop
   // SQLite's locks on it.
   struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) return RunLocks();
-    auto it = registry().find(Key{st.st_dev, st.st_ino});
-    if (it != registry().end()) {
-      ++it->second->refs;
-      return RunLocks(it->second);
-    }
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return RunLocks();
+  auto it = registry().find(Key{st.st_dev, st.st_ino});
+  if (it != registry().end()) {
+    ++it->second->refs;
+    return RunLocks(it->second);
   }
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Read-only descriptors (run locks are read locks): this works on read-only media too.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return RunLocks();
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);  // nothing of ours has this file open (it was not in the registry)
-    return RunLocks();
-  }
   auto* entry = new Entry;
   entry->key = Key{st.st_dev, st.st_ino};
   entry->lockFd = fd;
-  entry->probeFd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  entry->probeFd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   entry->refs = 1;
   registry().emplace(entry->key, entry);
   return RunLocks(entry);
@@ -119,7 +114,7 @@ void RunLocks::release() {
 
 bool RunLocks::lock(std::int64_t runId) const {
   if (!entry_) return false;
-  struct flock fl = byteLock(F_WRLCK, runId);
+  struct flock fl = byteLock(F_RDLCK, runId);
   return fcntl(entry_->lockFd, F_OFD_SETLK, &fl) == 0;
 }
 
@@ -131,6 +126,7 @@ void RunLocks::unlock(std::int64_t runId) const {
 
 RunLocks::Probe RunLocks::probe(std::int64_t runId) const {
   if (!entry_ || entry_->probeFd < 0) return Probe::Unknown;
+  // Asking for a write lock reports any holder of the writer's read lock.
   struct flock fl = byteLock(F_WRLCK, runId);
   if (fcntl(entry_->probeFd, F_OFD_GETLK, &fl) != 0) return Probe::Unknown;
   return fl.l_type == F_UNLCK ? Probe::Free : Probe::Held;

@@ -7,7 +7,8 @@
 // OFD locks, unlike classic POSIX locks, belong to an open file description and survive other
 // descriptors of the file being closed. But closing *our* descriptor would still drop SQLite's
 // classic POSIX locks on the file (they belong to the process and the inode), so the descriptors
-// are shared per file and closed only once no TraceStore of this process has the file open.
+// are shared per file and closed only once no TraceStore of this process (read-only ones
+// included) has the file open.
 
 #include <cstdint>
 #include <string>
@@ -20,9 +21,9 @@ class RunLocks {
  public:
   enum class Probe { Held, Free, Unknown };
 
-  // Descriptors for the file at `path` (created empty when missing, as SQLite would create it).
-  // Take it before opening the SQLite connection and release it after closing that connection.
-  // An invalid handle when the file cannot be opened: locking and probing then do nothing.
+  // Descriptors for the existing file at `path`. Take it right after opening the SQLite connection
+  // (before its first statement) and release it after closing that connection. An invalid handle
+  // when the file cannot be opened: locking and probing then do nothing.
   static RunLocks acquire(const std::string& path);
 
   RunLocks() = default;

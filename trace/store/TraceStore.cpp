@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <filesystem>
 #include <limits>
 #include <thread>
 
@@ -85,14 +84,12 @@ RunInfo readRunRow(const SqliteStatement& s, bool withStatusMessage) {
 }
 
 Result<TraceStore> TraceStore::open(const std::string& path, Mode mode) {
-  // Run locks first: their descriptors must outlive the connection (RunLocks).
-  RunLocks locks;
-  if (mode == Mode::ReadWrite && !std::filesystem::is_directory(path))
-    locks = RunLocks::acquire(path);
   auto db = SqliteDb::open(
       path, mode == Mode::ReadOnly ? SqliteDb::Mode::ReadOnly : SqliteDb::Mode::ReadWriteCreate);
   if (!db) return std::move(db).takeError();
-  TraceStore store(std::move(*db), std::move(locks));
+  // Every store, read-only too, holds the file's run-lock descriptors while its connection is
+  // open, so that they are never closed under it (RunLocks). The file exists by now.
+  TraceStore store(std::move(*db), RunLocks::acquire(path));
   if (!store.db_.openWarning().empty()) store.warnings_.push_back(store.db_.openWarning());
   if (mode == Mode::ReadOnly) {
     auto names = tableNames(store.db_);

@@ -49,7 +49,7 @@ class TraceStore {
   // Adds the optional columns a v1 file written by another tool may lack. Writers call it inside
   // the transaction of their first write, so that opening for writing alone changes nothing.
   Status addMissingColumns();
-  // The run-lock descriptors of this file (invalid for read-only opens).
+  // The run-lock descriptors of this file (RunLocks); writers lock their run through them.
   const RunLocks& runLocks() const { return locks_; }
 
  private:
