@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
 #include "trace/Synthetic.h"
+#include "trace/store/TraceStore.h"
 
 namespace ps {
 namespace {
@@ -119,6 +121,44 @@ TEST(CliDemo, WritesARunThatReportsTheClosedFormBubble) {
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
   EXPECT_NEAR(double(doc["bubble_ratio"]), 3.0 / 11.0, 1e-12);
   EXPECT_FALSE(std::filesystem::exists(path + "-wal")) << "the writer leaves the file at rest";
+}
+
+// Issue 12, case 7: a run row claiming 2^31-1 ranks while two ranks hold ops (a damaged or
+// hostile file) reported 2147483647 ranks and a 100 % bubble after 10 s; the ranks that exist
+// are what is reported, at once.
+TEST(CliReport, ARunClaimingTwoBillionRanksReportsTheTwoThatHoldOps) {
+  TempDir dir;
+  const std::string path = dir.file("claims.sqlite");
+  // 1F1B on 2 ranks with 2 micro-batches: a 1/3 bubble.
+  const auto sim =
+      cli({"sim", "--schedule", "1f1b", "--stages", "2", "--microbatches", "2", "--db", path});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const std::int64_t id = 1;
+  {
+    auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
+    ASSERT_TRUE(store.ok()) << store.error();
+    ASSERT_TRUE(store->db()
+                    .exec("UPDATE run SET num_ranks=2147483647 WHERE id=" + std::to_string(id))
+                    .ok());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = cli({"report", path, "--json"});
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_LT(ms, 5000) << "report took " << ms << " ms";
+  EXPECT_LT(r.out.size(), 10000u);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  EXPECT_EQ(int64_t(doc["run"]["ranks"]), 2);
+  EXPECT_EQ(simdjson::dom::array(doc["ranks"]).size(), 2u);
+  EXPECT_NEAR(double(doc["bubble_ratio"]), 1.0 / 3.0, 1e-9);
+  const auto text = cli({"report", path});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("ranks 2 "));
+  EXPECT_THAT(text.out, HasSubstr("bubble ratio   33.33 %"));
 }
 
 }  // namespace
