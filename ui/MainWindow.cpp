@@ -150,12 +150,9 @@ void MainWindow::fail(const QString& message, bool dialog) {
 bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
   // A profile of another tool opens through Import (it says so instead of "no 'meta' table").
   const QString format = guessImportFormat({path});
-  if (format == "nsys" || format == "kineto" || format == "torch-csv") {
+  if (const QString what = importFormatNoun(format); !what.isEmpty()) {
     auto probe = trace::TraceStore::open(path.toStdString(), trace::TraceStore::Mode::ReadOnly);
     if (!probe) {
-      const QString what = format == "nsys"     ? "an Nsight Systems export"
-                           : format == "kineto" ? "a PyTorch profiler trace"
-                                                : "a torch pipelining schedule";
       fail(QString("%1 is %2, not a PipeScope trace: use File → Import traces… to bring it "
                    "into a trace file")
                .arg(path, what),
