@@ -8,6 +8,7 @@
 
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
+#include "trace/TerminalText.h"
 #include "trace/analysis/ReportFormat.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"
@@ -33,6 +34,11 @@ Action addReportCommand(CLI::App& app) {
     trace::LoadOptions load;
     auto run = trace::loadRunFromFile(opt->file, opt->run, load);
     if (!run) return fail(run.error());
+    // What the load left out or corrected (times beyond ±2^52 ns, a header's rank count the
+    // data does not hold, ...): said once on stderr, so the numbers are never silently partial.
+    for (const auto& warning : run->warnings)
+      std::cerr << "pipescope-cli: warning: " << trace::terminalSafe(warning, kErrorLineCap)
+                << '\n';
     const trace::RunAnalysis analysis = trace::analyzeRun(*run);
     std::cout << (opt->json ? trace::reportJson(analysis) : trace::reportText(analysis));
     return kExitOk;

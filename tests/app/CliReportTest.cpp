@@ -159,6 +159,10 @@ TEST(CliReport, ARunClaimingTwoBillionRanksReportsTheTwoThatHoldOps) {
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_THAT(text.out, HasSubstr("ranks 2 "));
   EXPECT_THAT(text.out, HasSubstr("bubble ratio   33.33 %"));
+  // The correction is said, once, on stderr: the reader sees why the header disagrees.
+  EXPECT_THAT(text.err, HasSubstr("pipescope-cli: warning: " + path +
+                                  ": run 1: the run says 2147483647 ranks but its ops, rank "
+                                  "rows and memory name 2: 2 loaded"));
 }
 
 }  // namespace

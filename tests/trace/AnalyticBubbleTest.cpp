@@ -24,5 +24,14 @@ TEST(AnalyticBubbleTest, NoneWhereThereIsNoClosedForm) {
   EXPECT_FALSE(analyticBubble("1f1b", 0, 8, 1));
 }
 
+// Issue 12: a header claiming 2^31-1 ranks made `2 * p - 1` overflow (UBSan halts the test).
+TEST(AnalyticBubbleTest, RankCountsAtTheEndOfIntDoNotOverflow) {
+  constexpr int kMax = 2147483647;
+  EXPECT_FALSE(analyticBubble("zb-v", kMax, 8, 2));
+  EXPECT_FALSE(analyticBubble("chimera", kMax, 16, 1));
+  ASSERT_TRUE(analyticBubble("zb-v", 4, kMax, 2));
+  EXPECT_GT(analyticBubble("1f1b", kMax, kMax, 1)->value, 0.49);
+}
+
 }  // namespace
 }  // namespace ps::trace

@@ -1,5 +1,7 @@
 #include "trace/analysis/AnalyticBubble.h"
 
+#include <cstdint>
+
 namespace ps::trace {
 
 std::optional<AnalyticBubble> analyticBubble(std::string_view schedule, int p, int m, int v) {
@@ -10,9 +12,9 @@ std::optional<AnalyticBubble> analyticBubble(std::string_view schedule, int p, i
   if (schedule == "interleaved-1f1b" || schedule == "looped-bfs")
     return AnalyticBubble{"(p-1)/(v·m+p-1)", (P - 1) / (V * M + P - 1)};
   if (schedule == "zb-h1") return AnalyticBubble{"(p-1)/(3m+p-1)", (P - 1) / (3 * M + P - 1)};
-  if (schedule == "zb-v" && m >= 2 * p - 1)
+  if (schedule == "zb-v" && M >= 2 * P - 1)  // in double: p may be any int
     return AnalyticBubble{"(p-1)/(6m+p-1)", (P - 1) / (6 * M + P - 1)};
-  if (schedule == "chimera" && p >= 2 && m % (2 * p) == 0)
+  if (schedule == "chimera" && p >= 2 && m % (2 * std::int64_t{p}) == 0)
     return AnalyticBubble{"(p-2)/(2m+p-2)", (P - 2) / (2 * M + P - 2)};
   return std::nullopt;
 }
