@@ -296,5 +296,21 @@ TEST(BuildPlan, RefusesAChunkCountTheScheduleDoesNotRun) {
   EXPECT_TRUE(buildPlan(spec)) << "the default leaves a schedule its own V";
 }
 
+// The refusal came only after the whole schedule was generated: ZB-V at p = 1149 took 9 s to
+// say "--chunks 10" (the plan fuzzer's slow input), p = 4096 minutes. It is asked of a small
+// plan first now, so the message comes at once whatever the size.
+TEST(BuildPlan, RefusesAChunkCountBeforeGeneratingALargeSchedule) {
+  PlanSpec spec;
+  spec.schedule = "zb-v";
+  spec.stages = 4096;
+  spec.microbatches = 1;
+  spec.chunks = 10;
+  auto built = buildPlan(spec);
+  ASSERT_FALSE(built);
+  EXPECT_EQ(built.error(),
+            "--chunks 10: zb-v runs 2 chunk(s) per rank, not 10 (interleaved-1f1b and looped-bfs "
+            "take V)");
+}
+
 }  // namespace
 }  // namespace ps::runtime
