@@ -5,36 +5,9 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "trace/Utf8.h"
+
 namespace ps::trace {
-
-namespace {
-
-// Length of the valid UTF-8 sequence at text[i] (2..4 bytes, lead byte >= 0x80); 0 when the
-// bytes there are not one: a stray continuation, a truncated or overlong sequence, a surrogate.
-std::size_t validUtf8Length(std::string_view text, std::size_t i) {
-  const auto lead = static_cast<unsigned char>(text[i]);
-  std::size_t length = 0;
-  std::uint32_t cp = 0, min = 0;
-  if ((lead & 0xE0) == 0xC0) {
-    length = 2, min = 0x80, cp = lead & 0x1F;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, min = 0x800, cp = lead & 0x0F;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, min = 0x10000, cp = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    const auto next = static_cast<unsigned char>(text[i + k]);
-    if ((next & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (next & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return length;
-}
-
-}  // namespace
 
 void JsonWriter::appendEscaped(std::string& out, std::string_view text) {
   out += '"';
@@ -63,7 +36,7 @@ void JsonWriter::appendEscaped(std::string& out, std::string_view text) {
           out += buf;
         } else if (c < 0x80) {
           out += static_cast<char>(c);
-        } else if (const std::size_t length = validUtf8Length(text, i); length > 0) {
+        } else if (std::uint32_t cp = 0; const std::size_t length = utf8SequenceAt(text, i, cp)) {
           out.append(text.substr(i, length));
           i += length - 1;
         } else {

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/app/CliSignalUtil.h"
 #include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/RunDump.h"
@@ -26,20 +27,9 @@ using test::TempDir;
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using test::kSanitized;
 
-// The promise is 250 ms from the signal to the exit; ASan+UBSan builds run several times slower.
-constexpr long kLimitMs = kSanitized ? 750 : 250;
+constexpr long kLimitMs = test::kSignalLimitMs;
 
 // One process, `threads` threads each running one stage's forwards of `microbatches` micro-
 // batches as user annotations ("PP:<stage>F<mb>"), in Kineto's JSON. Big enough (`events`) that

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/app/CliSignalUtil.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -199,20 +200,6 @@ int processesMentioning(const std::string& needle) {
   return found;
 }
 
-std::string journalMode(const std::string& db) {
-  sqlite3* handle = nullptr;
-  std::string mode = "(cannot open)";
-  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(handle, "PRAGMA journal_mode", -1, &stmt, nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-      mode = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    sqlite3_finalize(stmt);
-  }
-  sqlite3_close(handle);
-  return mode;
-}
-
 // Steps recorded so far in the file's run (read-only, beside a writer); 0 while unreadable.
 std::int64_t stepsIn(const std::string& db) {
   if (!std::filesystem::exists(db)) return 0;
@@ -287,7 +274,7 @@ TEST_P(CliMpiSignal, EndsTheRunCancelledAndEveryProcessExits) {
   EXPECT_LE(ms, 3000) << "ms from the signal to mpirun's exit";
   EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
   EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
-  EXPECT_EQ(journalMode(db), "delete");
+  EXPECT_EQ(test::journalMode(db), "delete");
   const auto runs = test::runsIn(db);
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].status, trace::RunStatus::Cancelled) << runs[0].status_message;

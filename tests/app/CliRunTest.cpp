@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "runtime/cuda/CudaBackend.h"
+#include "tests/app/CliSignalUtil.h"
 #include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
@@ -23,26 +24,9 @@ using test::TempDir;
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using test::kSanitized;
 
 using test::cli;
-
-// A run long enough never to finish during a test (a few ms per step at least).
-std::vector<std::string> longRun(const std::string& db) {
-  return {PIPESCOPE_CLI,    "run", "--schedule", "1f1b",  "--stages", "2",
-          "--microbatches", "2",   "--steps",    "20000", "--hidden", "128",
-          "--seq",          "16",  "--mb-size",  "4",     "--db",     db};
-}
 
 struct FileState {
   trace::RunStatus status = trace::RunStatus::Running;
@@ -243,7 +227,7 @@ TEST(CliRun, CompareSimStoresThePredictionAndPrintsTheErrors) {
 TEST(CliRun, CtrlCCancelsPromptlyAndMarksTheRun) {
   TempDir dir;
   const std::string db = dir.file("cancel.sqlite");
-  test::ChildProcess child(longRun(db));
+  test::ChildProcess child(test::longCpuRun(db));
   ASSERT_TRUE(waitForSteps(child, db, 1)) << child.err();
   const auto sent = Clock::now();
   child.signal(SIGINT);
@@ -263,7 +247,7 @@ TEST(CliRun, CtrlCCancelsPromptlyAndMarksTheRun) {
 TEST(CliRun, AKilledRunLeavesEveryCompletedStepReadable) {
   TempDir dir;
   const std::string db = dir.file("killed.sqlite");
-  test::ChildProcess child(longRun(db));
+  test::ChildProcess child(test::longCpuRun(db));
   ASSERT_TRUE(waitForSteps(child, db, 2)) << child.err();
   child.signal(SIGKILL);
   const auto code = child.waitFor(std::chrono::seconds(10));

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/app/CliSignalUtil.h"
 #include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
@@ -27,20 +28,10 @@ using test::TempDir;
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+using test::journalMode;
+using test::kSanitized;
 
-// The promise is 250 ms; ASan+UBSan builds run the same code several times slower.
-constexpr long kLimitMs = kSanitized ? 750 : 250;
+constexpr long kLimitMs = test::kSignalLimitMs;
 
 const char* signalName(int sig) {
   return sig == SIGINT ? "SIGINT" : "SIGTERM";
@@ -52,32 +43,9 @@ std::vector<std::string> longSim(const std::string& db) {
           "--microbatches", "4000", "--db",       db};
 }
 
-// A cpu run that never finishes during a test.
-std::vector<std::string> longRun(const std::string& db) {
-  return {PIPESCOPE_CLI,    "run", "--schedule", "1f1b",  "--stages", "2",
-          "--microbatches", "2",   "--steps",    "20000", "--hidden", "128",
-          "--seq",          "16",  "--mb-size",  "4",     "--db",     db};
-}
-
 bool exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::exists(path, ec);
-}
-
-// PRAGMA journal_mode of the file, opened read-only (which creates nothing beside it when the
-// file is in rollback mode).
-std::string journalMode(const std::string& db) {
-  sqlite3* handle = nullptr;
-  std::string mode = "(cannot open)";
-  if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(handle, "PRAGMA journal_mode", -1, &stmt, nullptr) == SQLITE_OK &&
-        sqlite3_step(stmt) == SQLITE_ROW)
-      mode = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    sqlite3_finalize(stmt);
-  }
-  sqlite3_close(handle);
-  return mode;
 }
 
 // Polls until `ready` holds (or the child ends, or 60 s pass).
@@ -178,7 +146,7 @@ TEST_P(CliSignal, RunCancelledBetweenStepsEndsTheRunCancelled) {
   const int sig = GetParam();
   TempDir dir;
   const std::string db = dir.file("run.sqlite");
-  test::ChildProcess child(longRun(db));
+  test::ChildProcess child(test::longCpuRun(db));
   // A few steps in (each step is its own transaction, so the file shows them).
   ASSERT_TRUE(waitUntil(child, [&] {
     if (!exists(db + "-wal")) return false;
