@@ -12,9 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/import/RawTrace.h"
 #include "trace/import/kineto/KinetoEvent.h"
 #include "trace/import/kineto/KinetoMetadata.h"
-#include "trace/import/RawTrace.h"
 
 namespace ps::trace::import {
 

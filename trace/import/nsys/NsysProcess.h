@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "trace/import/nsys/NsysTracks.h"
 #include "trace/import/RawTrace.h"
+#include "trace/import/nsys/NsysTracks.h"
 
 namespace ps::trace::import::nsys {
 
