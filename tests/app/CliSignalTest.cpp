@@ -117,29 +117,45 @@ TEST_P(CliSignal, SimCancelledWhileWritingEndsTheRunCancelled) {
 
 TEST_P(CliSignal, SimCancelledWhileSimulatingWritesNoRun) {
   const int sig = GetParam();
-  // A plan that takes a while to simulate (seconds before any write): 64 stages, 8000
-  // micro-batches, ~3M ops. Building the plan comes first and is not what this test is about: a
-  // signal that lands there is tried again later.
-  const long firstDelayMs = kSanitized ? 1600 : 400;
-  for (long delay = firstDelayMs; delay < 4 * firstDelayMs; delay += firstDelayMs / 2) {
+  // A plan that takes a while to simulate (a second or more before any write): 64 stages, 8000
+  // micro-batches, ~3M ops. The signal must land after the plan is built and before the file is
+  // opened; how long each phase takes depends on the machine, so the delay is bisected: a signal
+  // that lands while the plan is built moves it later, a file already there moves it earlier.
+  long early = 0;                       // known to land while building (or before)
+  long late = kSanitized ? 8000 : 3000;  // known to land after the write began
+  for (int attempt = 0; attempt < 12; ++attempt) {
+    const long delay = (early + late) / 2;
     TempDir dir;
     const std::string db = dir.file("sim.sqlite");
     test::ChildProcess child({PIPESCOPE_CLI, "sim", "--schedule", "1f1b", "--stages", "64",
                               "--microbatches", "8000", "--db", db});
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     ASSERT_TRUE(child.running()) << child.err();
-    ASSERT_FALSE(exists(db)) << "already writing: signal earlier";
+    if (exists(db)) {  // simulated already: too late (the child is killed on scope exit)
+      late = delay;
+      continue;
+    }
     const auto ended = signalAndWait(child, sig, "sim (simulating)");
     ASSERT_TRUE(ended.has_value()) << "still running 20 s after " << signalName(sig);
     EXPECT_EQ(ended->code, 1) << child.err();
-    if (child.err().find("while building the plan") != std::string::npos) continue;
+    if (child.err().find("while building the plan") != std::string::npos) {
+      early = delay;
+      continue;
+    }
+    if (child.err().find("while simulating") == std::string::npos) {
+      late = delay;  // simulated already, file not yet open: "cancelled before/while writing"
+      continue;
+    }
     EXPECT_EQ(child.err(), "pipescope-cli: error: run cancelled: cancelled while simulating\n");
     EXPECT_LE(ended->ms, kLimitMs) << "ms from " << signalName(sig) << " to exit";
     EXPECT_FALSE(exists(db)) << "cancelled before writing, yet the file was created";
     expectAtRest(db);
+    std::printf("[ measure  ] signal landed while simulating at %ld ms (attempt %d)\n", delay,
+                attempt + 1);
     return;
   }
-  FAIL() << "every signal landed while the plan was built";
+  FAIL() << "no signal landed while simulating: building ended after " << early
+         << " ms, the file was there at " << late << " ms";
 }
 
 TEST_P(CliSignal, RunCancelledBetweenStepsEndsTheRunCancelled) {
