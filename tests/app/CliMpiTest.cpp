@@ -10,17 +10,13 @@
 
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <sstream>
-#include <thread>
 
-#include "tests/app/CliSignalUtil.h"
+#include "tests/app/CliMpiUtil.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -28,58 +24,13 @@
 namespace ps {
 namespace {
 
+using test::findOnPath;
+using test::MpiEnvironment;
 using test::TempDir;
 using ::testing::HasSubstr;
 
 const std::vector<std::string> kPlan = {"--schedule",     "1f1b", "--stages", "4",
                                         "--microbatches", "8",    "--steps",  "3"};
-
-std::optional<std::string> findOnPath(const std::string& program) {
-  const char* path = std::getenv("PATH");
-  if (!path) return std::nullopt;
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const auto candidate = std::filesystem::path(dir.empty() ? "." : dir) / program;
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec) &&
-        (std::filesystem::status(candidate, ec).permissions() &
-         std::filesystem::perms::owner_exec) != std::filesystem::perms::none)
-      return candidate.string();
-  }
-  return std::nullopt;
-}
-
-// The environment of the MPI processes started while it lives (they inherit it). OpenMPI unloads
-// its components before LeakSanitizer looks, so their one-frame stacks cannot be told apart from
-// ours: unwinding fully (slower) reaches libmpi/libopen-pal, which tests/sanitizer/lsan.supp
-// names (added here when the test's environment lacks it).
-class MpiEnvironment {
- public:
-  MpiEnvironment() {
-    const char* lsan = std::getenv("LSAN_OPTIONS");
-    if (lsan) saved_ = lsan;
-    std::string options = saved_.value_or("");
-    const auto add = [&options](const std::string& option) {
-      options += (options.empty() ? "" : ":") + option;
-    };
-    if (options.find("suppressions=") == std::string::npos)
-      add(std::string("suppressions=") + PIPESCOPE_SOURCE_DIR + "/tests/sanitizer/lsan.supp");
-    if (options.find("fast_unwind_on_malloc") == std::string::npos) add("fast_unwind_on_malloc=0");
-    setenv("LSAN_OPTIONS", options.c_str(), 1);
-  }
-  ~MpiEnvironment() {
-    if (saved_)
-      setenv("LSAN_OPTIONS", saved_->c_str(), 1);
-    else
-      unsetenv("LSAN_OPTIONS");
-  }
-  MpiEnvironment(const MpiEnvironment&) = delete;
-  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
-
- private:
-  std::optional<std::string> saved_;
-};
 
 std::vector<std::string> runArgs(const std::string& db, bool procs) {
   std::vector<std::string> args = {PIPESCOPE_CLI, "run"};
@@ -186,105 +137,6 @@ TEST(CliMpi, CudaProcsWithoutADeviceRefuseOnEveryProcessAndWriteNothing) {
   EXPECT_THAT(r.err, HasSubstr("no CUDA device"));
   EXPECT_FALSE(std::filesystem::exists(db));
 }
-
-// Processes whose command line mentions `needle` (a test's own temporary path).
-int processesMentioning(const std::string& needle) {
-  int found = 0;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-    std::ifstream in(entry.path() / "cmdline", std::ios::binary);
-    if (!in) continue;
-    const std::string cmdline{std::istreambuf_iterator<char>(in), {}};
-    if (cmdline.find(needle) != std::string::npos) ++found;
-  }
-  return found;
-}
-
-// Steps recorded so far in the file's run (read-only, beside a writer); 0 while unreadable.
-std::int64_t stepsIn(const std::string& db) {
-  if (!std::filesystem::exists(db)) return 0;
-  auto store = trace::TraceStore::open(db, trace::TraceStore::Mode::ReadOnly);
-  if (!store) return 0;
-  auto stmt = store->db().prepare("SELECT COUNT(DISTINCT step) FROM op");
-  if (!stmt) return 0;
-  auto row = stmt->step();
-  return row && *row ? stmt->int64(0) : 0;
-}
-
-// Ctrl-C or SIGTERM on mpirun (issue 12, case 4): it passes SIGTERM to every rank; rank 0 ends
-// the run 'cancelled', every process exits (before mpirun's SIGKILL a second later), and the
-// file is at rest.
-class CliMpiSignal : public ::testing::TestWithParam<int> {};
-
-TEST_P(CliMpiSignal, EndsTheRunCancelledAndEveryProcessExits) {
-  const int sig = GetParam();
-  const auto mpirun = findOnPath("mpirun");
-  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
-  TempDir dir;
-  const std::string db = dir.file("procs.sqlite");
-  std::vector<std::string> args = {*mpirun,
-                                   "--allow-run-as-root",
-                                   "--oversubscribe",
-                                   "-np",
-                                   "2",
-                                   PIPESCOPE_CLI,
-                                   "run",
-                                   "--schedule",
-                                   "1f1b",
-                                   "--stages",
-                                   "2",
-                                   "--microbatches",
-                                   "2",
-                                   "--steps",
-                                   "20000",
-                                   "--hidden",
-                                   "64",
-                                   "--procs",
-                                   "--db",
-                                   db};
-  std::optional<test::ChildProcess> child;
-  {
-    MpiEnvironment env;
-    child.emplace(args);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (stepsIn(db) < 2 && std::chrono::steady_clock::now() < deadline &&
-         !child->waitFor(std::chrono::milliseconds(20))) {
-  }
-  if (!child->running() && child->err().find("built without MPI") != std::string::npos)
-    GTEST_SKIP() << "pipescope-cli was built without MPI";
-  ASSERT_TRUE(child->running()) << child->out() << child->err();
-  ASSERT_GE(stepsIn(db), 2) << child->err();
-
-  const auto sent = std::chrono::steady_clock::now();
-  child->signal(sig);
-  const auto code = child->waitFor(std::chrono::seconds(20));
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - sent)
-          .count();
-  ASSERT_TRUE(code.has_value()) << "mpirun still running 20 s after the signal";
-  std::printf("[ measure  ] run --procs (mpirun -np 2): %s to mpirun's exit: %ld ms\n",
-              sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<long>(ms));
-  EXPECT_NE(*code, 0);
-  // No rank left behind (mpirun would SIGKILL a straggler after 1 s; none may need it).
-  EXPECT_EQ(processesMentioning(db), 0);
-  // Measured 2.0 s: rank 0 waits out MpiExecutor's 2 s grace for the other ranks' end markers
-  // after a cancel (the threaded run takes ~0.5 s under ASan). Bound here so that it cannot get
-  // worse; the 250 ms of the other commands is still to do for --procs.
-  EXPECT_LE(ms, 3000) << "ms from the signal to mpirun's exit";
-  EXPECT_FALSE(std::filesystem::exists(db + "-wal"));
-  EXPECT_FALSE(std::filesystem::exists(db + "-shm"));
-  EXPECT_EQ(test::journalMode(db), "delete");
-  const auto runs = test::runsIn(db);
-  ASSERT_EQ(runs.size(), 1u);
-  EXPECT_EQ(runs[0].status, trace::RunStatus::Cancelled) << runs[0].status_message;
-  EXPECT_THAT(child->err(), HasSubstr("run 1 cancelled"));
-}
-
-INSTANTIATE_TEST_SUITE_P(Signals, CliMpiSignal, ::testing::Values(SIGINT, SIGTERM),
-                         [](const ::testing::TestParamInfo<int>& param) {
-                           return std::string(param.param == SIGINT ? "SIGINT" : "SIGTERM");
-                         });
 
 }  // namespace
 }  // namespace ps
