@@ -31,7 +31,7 @@ void check(const ps::Status& s) {
 }
 
 void simulateSmall(const BuiltPlan& built) {
-  if (built.plan.actionCount() > 4000) return;
+  if (built.plan.actionCount() > 1000) return;
   auto sim = simulate(built.plan, built.graph, built.cost);
   if (!sim) {
     if (sim.error().empty()) __builtin_trap();
@@ -88,7 +88,7 @@ void fuzzFlags(std::string_view text) {
   // Cheap enough to build under the sanitizers: the size check above covers the rest.
   const double actions =
       static_cast<double>(*spec.stages) * spec.chunks * *spec.microbatches * spec.steps;
-  if (actions > 2000 || spec.layers.value_or(0) > 4096) return;
+  if (actions > 500 || spec.layers.value_or(0) > 1024) return;
   auto built = buildPlan(spec);
   if (!built) {
     if (built.error().empty()) __builtin_trap();
@@ -103,7 +103,7 @@ void fuzzCostJson(std::string_view text) {
     if (cost.error().empty()) __builtin_trap();
     return;
   }
-  if (cost->layers.size() > 1024) return;
+  if (cost->layers.size() > 256) return;
   PlanSpec spec;
   spec.stages = 2;
   spec.microbatches = 4;

@@ -1,10 +1,13 @@
 #pragma once
-// Whole-file input for the importers: the bytes of a file, gunzipped when it is gzip data (told
-// by the magic bytes 1f 8b, not by the name), in one buffer followed by zeroed padding. The
-// padding lets block-wise parsers (simdjson reads 64 bytes at a time) run over the buffer in
-// place, so a trace costs its decompressed size in memory once and is never copied again.
+// The importers' input: the bytes of a file, gunzipped when they are gzip data (told by the
+// magic bytes 1f 8b, not by the name). InputStream holds a sliding window of the content in a
+// buffer followed by zeroed padding, which lets block-wise parsers (simdjson reads 64 bytes at a
+// time) run over it in place; the reader drops what it has parsed, so neither the file nor its
+// inflated content is ever held whole. readInputFile/loadInputBytes read everything into one
+// buffer for callers that want that.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,6 +16,7 @@
 
 #include "trace/Result.h"
 #include "trace/import/GzipLimits.h"
+#include "trace/import/InputSources.h"
 #include "trace/import/RawTrace.h"
 
 namespace ps::trace::import {
@@ -63,6 +67,51 @@ struct InputOptions {
   std::function<Status(std::string_view head)> checkHead;
   // What gzip may inflate to; unset: GzipLimits::fromEnvironment().
   std::optional<GzipLimits> limits;
+};
+
+// A window [offset(), offset() + size()) of the content, filled from a source on demand.
+class InputStream {
+ public:
+  // Opens `path` and reads its first kInputHeadBytes (running InputOptions::checkHead on them).
+  // Errors name the file: "PATH: cannot open: ...", "PATH: is a directory, not a trace file",
+  // and those of InputSources.h.
+  [[nodiscard]] static Result<InputStream> openFile(const std::string& path,
+                                                    const ReadControl& control = {},
+                                                    const InputOptions& options = {});
+  // The same over bytes in memory, which must outlive the stream; `label` names them.
+  [[nodiscard]] static Result<InputStream> openBytes(std::string_view bytes,
+                                                     const std::string& label,
+                                                     const ReadControl& control = {},
+                                                     const InputOptions& options = {});
+
+  char* data() { return buffer_.data(); }
+  const char* data() const { return buffer_.data(); }
+  std::size_t size() const { return buffer_.size(); }
+  std::string_view view() const { return buffer_.view(); }
+  // Content offset of data()[0]: how many bytes have been dropped before it.
+  std::uint64_t offset() const { return offset_; }
+  // True once the source is exhausted: size() is all there is from offset() on.
+  bool finished() const { return finished_; }
+  // How far through the file (the compressed bytes, for gzip) the stream has read, in [0, 1].
+  double fraction() const { return finished_ ? 1.0 : source_->fraction(); }
+
+  // Reads until at least `more` bytes have been added or the source ends. May move data().
+  [[nodiscard]] Status fill(std::size_t more);
+  // Drops the first `count` bytes of the window (offset() grows by as much).
+  void discard(std::size_t count);
+  // The buffer, for a caller that read everything (offset() == 0 and finished()).
+  InputBuffer takeBuffer() { return std::move(buffer_); }
+
+ private:
+  InputStream(std::unique_ptr<ByteSource> source, std::string label, const ReadControl& control);
+  [[nodiscard]] Status checkHead(const InputOptions& options);
+
+  std::unique_ptr<ByteSource> source_;
+  std::string label_;
+  const ReadControl* control_;
+  InputBuffer buffer_;
+  std::uint64_t offset_ = 0;
+  bool finished_ = false;
 };
 
 // Reads the whole file at `path`, gunzipping it when it is gzip data. Errors name the file:

@@ -1,8 +1,8 @@
 #pragma once
 // How far gzip input may inflate (issue 12, case 15). Deflate expands up to about 1032:1, so a
 // few MB of gzip can claim gigabytes: 9.4 MB of gzipped zeros took 2.1 GB and 3.6 s before the
-// reader saw that byte 0 was no JSON. The Kineto reader needs the whole document in memory
-// (simdjson parses windows of it in place), so instead of streaming we cap what it may inflate:
+// reader saw that byte 0 was no JSON. The input now streams (InputStream), so memory no longer
+// grows with the content; the caps still bound the time a bomb can take:
 //   - a ratio: more than maxRatio times the compressed size, once past ratioFloorBytes (small
 //     files may compress as well as they like); profiler JSON compresses about 10:1;
 //   - an absolute size: maxBytes.

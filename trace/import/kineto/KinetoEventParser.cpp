@@ -125,7 +125,8 @@ struct KinetoEventParser::Impl {
   }
 
   Error malformed(std::size_t at, const std::string& what) const {
-    return makeError(label + ": malformed JSON at byte " + std::to_string(at) + ": " + what);
+    return makeError(label + ": malformed JSON at byte " + std::to_string(offset + at) + ": " +
+                     what);
   }
 
   Error errorAt(simdjson::error_code code, od::document& doc, const char* data,
@@ -308,7 +309,8 @@ struct KinetoEventParser::Impl {
   }
 
   Status parseWindow(const char* data, std::size_t begin, std::size_t end, std::size_t available,
-                     KinetoTraceBuilder& builder) {
+                     std::uint64_t windowOffset, KinetoTraceBuilder& builder) {
+    offset = windowOffset;
     od::document doc;
     const simdjson::padded_string_view view(data + begin, end - begin, available - begin);
     if (auto error = parser.iterate(view).get(doc))
@@ -349,6 +351,7 @@ struct KinetoEventParser::Impl {
   const char* missingValue = nullptr;
   std::string lateText;
   std::size_t events = 0;
+  std::uint64_t offset = 0;  // content offset of the window being parsed (for messages)
 };
 
 KinetoEventParser::KinetoEventParser(std::string label, const ReadControl& control)
@@ -357,8 +360,9 @@ KinetoEventParser::KinetoEventParser(std::string label, const ReadControl& contr
 KinetoEventParser::~KinetoEventParser() = default;
 
 Status KinetoEventParser::parseWindow(const char* data, std::size_t begin, std::size_t end,
-                                      std::size_t available, KinetoTraceBuilder& builder) {
-  return impl_->parseWindow(data, begin, end, available, builder);
+                                      std::size_t available, std::uint64_t offset,
+                                      KinetoTraceBuilder& builder) {
+  return impl_->parseWindow(data, begin, end, available, offset, builder);
 }
 
 std::size_t KinetoEventParser::eventsSeen() const {

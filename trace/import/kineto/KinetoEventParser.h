@@ -6,6 +6,7 @@
 // their category and name, and their numbers are never parsed.
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -25,10 +26,12 @@ class KinetoEventParser {
   KinetoEventParser& operator=(const KinetoEventParser&) = delete;
 
   // Parses data[begin, end), which must be a JSON array, into `builder`. `available` is how
-  // many bytes from `data` may be read (content plus padding; simdjson reads ahead). Errors:
-  // "LABEL: malformed JSON at byte N: what" with N counted from `data`, "LABEL: import cancelled".
+  // many bytes from `data` may be read (content plus padding; simdjson reads ahead); `data`
+  // starts at content offset `offset`. Errors: "LABEL: malformed JSON at byte N: what" with N
+  // counted in the content, "LABEL: import cancelled".
   [[nodiscard]] Status parseWindow(const char* data, std::size_t begin, std::size_t end,
-                                   std::size_t available, KinetoTraceBuilder& builder);
+                                   std::size_t available, std::uint64_t offset,
+                                   KinetoTraceBuilder& builder);
 
   std::size_t eventsSeen() const;
 

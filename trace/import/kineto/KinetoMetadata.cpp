@@ -25,26 +25,32 @@ std::optional<std::int64_t> integerOf(od::value& value) {
   return parseInteger(value.raw_json_token());
 }
 
-Error jsonError(simdjson::error_code code, const char* location, const char* data,
-                std::size_t fallback) {
-  const std::size_t at = location != nullptr ? static_cast<std::size_t>(location - data) : fallback;
-  return KinetoScanner::errorAt(at, simdjson::error_message(code));
+// The value being read: its window (`data`, content offset `offset`) and where in it it starts.
+struct Where {
+  const char* data;
+  std::size_t begin;
+  std::uint64_t offset;
+};
+
+Error jsonError(simdjson::error_code code, const char* location, const Where& where) {
+  const std::size_t at =
+      location != nullptr ? static_cast<std::size_t>(location - where.data) : where.begin;
+  return KinetoScanner::errorAt(where.offset + at, simdjson::error_message(code));
 }
 
 template <typename Doc>
-Error docError(simdjson::error_code code, Doc& doc, const char* data, std::size_t fallback) {
+Error docError(simdjson::error_code code, Doc& doc, const Where& where) {
   const char* location = nullptr;
   if (doc.current_location().get(location) != simdjson::SUCCESS) location = nullptr;
-  return jsonError(code, location, data, fallback);
+  return jsonError(code, location, where);
 }
 
-Status readDistributedInfo(od::document& doc, const char* data, std::size_t begin,
-                           KinetoMetadata& meta) {
+Status readDistributedInfo(od::document& doc, const Where& where, KinetoMetadata& meta) {
   od::object object;
   if (doc.get_object().get(object) != simdjson::SUCCESS) return {};  // not an object: ignore
   for (auto fieldResult : object) {
     od::field field;
-    if (auto error = std::move(fieldResult).get(field)) return docError(error, doc, data, begin);
+    if (auto error = std::move(fieldResult).get(field)) return docError(error, doc, where);
     const auto key = field.key();
     if (key.unsafe_is_equal("rank")) {
       meta.rank = toInt(integerOf(field.value()));
@@ -55,20 +61,18 @@ Status readDistributedInfo(od::document& doc, const char* data, std::size_t begi
   return {};
 }
 
-Status readDeviceProperties(od::document& doc, const char* data, std::size_t begin,
-                            KinetoMetadata& meta) {
+Status readDeviceProperties(od::document& doc, const Where& where, KinetoMetadata& meta) {
   od::array array;
   if (doc.get_array().get(array) != simdjson::SUCCESS) return {};
   for (auto elementResult : array) {
     od::value element;
-    if (auto error = std::move(elementResult).get(element))
-      return docError(error, doc, data, begin);
+    if (auto error = std::move(elementResult).get(element)) return docError(error, doc, where);
     od::object object;
     if (element.get_object().get(object) != simdjson::SUCCESS) continue;
     KinetoDeviceInfo device;
     for (auto fieldResult : object) {
       od::field field;
-      if (auto error = std::move(fieldResult).get(field)) return docError(error, doc, data, begin);
+      if (auto error = std::move(fieldResult).get(field)) return docError(error, doc, where);
       const auto key = field.key();
       if (key.unsafe_is_equal("id")) {
         device.id = integerOf(field.value()).value_or(-1);
@@ -96,7 +100,9 @@ bool isKinetoMetadataKey(std::string_view key) {
 }
 
 Status readKinetoMetadataValue(std::string_view key, const char* data, std::size_t begin,
-                               std::size_t end, std::size_t available, KinetoMetadata& meta) {
+                               std::size_t end, std::size_t available, std::uint64_t offset,
+                               KinetoMetadata& meta) {
+  const Where where{data, begin, offset};
   const std::string_view text(data + begin, end - begin);
   if (key == "baseTimeNanoseconds") {
     meta.baseTimeNs = parseInteger(text);
@@ -105,9 +111,9 @@ Status readKinetoMetadataValue(std::string_view key, const char* data, std::size
   od::parser parser;
   od::document doc;
   const simdjson::padded_string_view view(data + begin, end - begin, available - begin);
-  if (auto error = parser.iterate(view).get(doc)) return jsonError(error, nullptr, data, begin);
-  if (key == "distributedInfo") return readDistributedInfo(doc, data, begin, meta);
-  if (key == "deviceProperties") return readDeviceProperties(doc, data, begin, meta);
+  if (auto error = parser.iterate(view).get(doc)) return jsonError(error, nullptr, where);
+  if (key == "distributedInfo") return readDistributedInfo(doc, where, meta);
+  if (key == "deviceProperties") return readDeviceProperties(doc, where, meta);
   // hostname and its spellings
   std::string_view host;
   if (doc.get_string().get(host) == simdjson::SUCCESS && !host.empty()) meta.host = host;

@@ -35,10 +35,12 @@ struct KinetoMetadata {
 [[nodiscard]] bool isKinetoMetadataKey(std::string_view key);
 
 // Reads the value of top-level key `key`, bytes [begin, end) of `data`, into `meta`. `data` must
-// stay readable for at least 64 bytes past `end` (InputBuffer's padding). Values of an
-// unexpected type are ignored; malformed JSON gives "at byte N: what".
+// stay readable for at least 64 bytes past `end` (InputBuffer's padding); it starts at content
+// offset `offset`. Values of an unexpected type are ignored; malformed JSON gives "at byte N:
+// what" with N counted in the content.
 [[nodiscard]] Status readKinetoMetadataValue(std::string_view key, const char* data,
                                              std::size_t begin, std::size_t end,
-                                             std::size_t available, KinetoMetadata& meta);
+                                             std::size_t available, std::uint64_t offset,
+                                             KinetoMetadata& meta);
 
 }  // namespace ps::trace::import

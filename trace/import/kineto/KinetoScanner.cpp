@@ -23,10 +23,12 @@ Error KinetoScanner::errorAt(std::size_t pos, const std::string& what) {
 std::size_t KinetoScanner::skipWhitespace(std::size_t pos) const {
   while (pos < bytes_.size() && isJsonSpace(bytes_[pos]))
     ++pos;
+  hitEnd_ = pos >= bytes_.size();
   return pos;
 }
 
 Result<std::size_t> KinetoScanner::skipString(std::size_t pos) const {
+  hitEnd_ = false;
   const char* base = bytes_.data();
   std::size_t from = pos + 1;
   while (from < bytes_.size()) {
@@ -40,8 +42,9 @@ Result<std::size_t> KinetoScanner::skipString(std::size_t pos) const {
     if (slashes % 2 == 0) return quote + 1;
     from = quote + 1;
   }
-  return errorAt(bytes_.size(), "unexpected end of data inside the string starting at byte " +
-                                    std::to_string(pos));
+  hitEnd_ = true;
+  return errorHere(bytes_.size(), "unexpected end of data inside the string starting at byte " +
+                                      std::to_string(offset_ + pos));
 }
 
 // The state of a walk through nested JSON: inside a string or not, after a backslash or not,
@@ -76,6 +79,7 @@ struct NestedWalk {
 };
 
 Result<std::size_t> KinetoScanner::skipNested(std::size_t pos) const {
+  hitEnd_ = false;
   const char* data = bytes_.data();
   const std::size_t size = bytes_.size();
   NestedWalk walk;
@@ -122,13 +126,15 @@ Result<std::size_t> KinetoScanner::skipNested(std::size_t pos) const {
 #endif
   for (; i < size; ++i)
     if (walk.step(data[i])) return i + 1;
-  return errorAt(size,
-                 "unexpected end of data inside the value starting at byte " + std::to_string(pos));
+  hitEnd_ = true;
+  return errorHere(size, "unexpected end of data inside the value starting at byte " +
+                             std::to_string(offset_ + pos));
 }
 
 Result<std::size_t> KinetoScanner::skipValue(std::size_t pos) const {
   const char c = at(pos);
-  if (pos >= bytes_.size()) return errorAt(pos, "unexpected end of data, expected a value");
+  hitEnd_ = pos >= bytes_.size();
+  if (hitEnd_) return errorHere(pos, "unexpected end of data, expected a value");
   if (c == '"') return skipString(pos);
   if (c == '{' || c == '[') return skipNested(pos);
   std::size_t i = pos;
@@ -137,7 +143,8 @@ Result<std::size_t> KinetoScanner::skipValue(std::size_t pos) const {
     if (d == ',' || d == '}' || d == ']' || d == ':' || isJsonSpace(d)) break;
     ++i;
   }
-  if (i == pos) return errorAt(pos, std::string("unexpected '") + c + "', expected a value");
+  hitEnd_ = i >= bytes_.size();  // a number may go on in the next bytes
+  if (i == pos) return errorHere(pos, std::string("unexpected '") + c + "', expected a value");
   return i;
 }
 
