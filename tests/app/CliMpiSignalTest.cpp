@@ -96,28 +96,6 @@ std::int64_t stepsIn(const std::string& db) {
   return row && *row ? stmt->int64(0) : 0;
 }
 
-// Appends to ASAN_OPTIONS while it lives (the processes started meanwhile inherit it).
-class ScopedAsanOptions {
- public:
-  explicit ScopedAsanOptions(const std::string& option) {
-    const char* now = std::getenv("ASAN_OPTIONS");
-    if (now) saved_ = now;
-    const std::string options = saved_ ? *saved_ + ":" + option : option;
-    setenv("ASAN_OPTIONS", options.c_str(), 1);
-  }
-  ~ScopedAsanOptions() {
-    if (saved_)
-      setenv("ASAN_OPTIONS", saved_->c_str(), 1);
-    else
-      unsetenv("ASAN_OPTIONS");
-  }
-  ScopedAsanOptions(const ScopedAsanOptions&) = delete;
-  ScopedAsanOptions& operator=(const ScopedAsanOptions&) = delete;
-
- private:
-  std::optional<std::string> saved_;
-};
-
 class CliMpiSignal : public ::testing::TestWithParam<int> {
  protected:
   // Starts a two-process run that would take minutes and waits until it has written two steps.
@@ -125,15 +103,32 @@ class CliMpiSignal : public ::testing::TestWithParam<int> {
     const auto mpirun = findOnPath("mpirun");
     if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
     db_ = dir_.file("procs.sqlite");
-    const std::vector<std::string> args = {
-        *mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "2", PIPESCOPE_CLI, "run",
-        "--schedule", "1f1b", "--stages", "2", "--microbatches", "2", "--steps", "20000",
-        "--hidden", "64", "--procs", "--db", db_};
+    const std::vector<std::string> args = {*mpirun,
+                                           "--allow-run-as-root",
+                                           "--oversubscribe",
+                                           "-np",
+                                           "2",
+                                           PIPESCOPE_CLI,
+                                           "run",
+                                           "--schedule",
+                                           "1f1b",
+                                           "--stages",
+                                           "2",
+                                           "--microbatches",
+                                           "2",
+                                           "--steps",
+                                           "20000",
+                                           "--hidden",
+                                           "64",
+                                           "--procs",
+                                           "--db",
+                                           db_};
     {
       // Leak checking stays with the other CliMpi tests: here it would time LeakSanitizer
       // symbolising Open MPI's ~3000 allocations against the suppressions (1.5 s at exit).
       MpiEnvironment env;
-      const ScopedAsanOptions noLeakCheck("detect_leaks=0");
+      test::ScopedSanitizerOptions asan("ASAN_OPTIONS");
+      asan.add("detect_leaks", "0");
       mpirun_.emplace(args);
     }
     const auto deadline = Clock::now() + std::chrono::seconds(60);

@@ -25,35 +25,50 @@ inline std::optional<std::string> findOnPath(const std::string& program) {
   return std::nullopt;
 }
 
-// The environment of the MPI processes started while it lives (they inherit it). OpenMPI unloads
-// its components before LeakSanitizer looks, so their one-frame stacks cannot be told apart from
-// ours: unwinding fully (slower) reaches libmpi/libopen-pal, which tests/sanitizer/lsan.supp
-// names (added here when the test's environment lacks it).
+// A sanitizer options variable (ASAN_OPTIONS, LSAN_OPTIONS) with options appended while it
+// lives; the processes started meanwhile inherit it. An option whose name the variable already
+// sets is left as the developer set it.
+class ScopedSanitizerOptions {
+ public:
+  explicit ScopedSanitizerOptions(const char* variable) : variable_(variable) {
+    if (const char* now = std::getenv(variable)) saved_ = now;
+    options_ = saved_.value_or("");
+  }
+  ~ScopedSanitizerOptions() {
+    if (saved_)
+      setenv(variable_, saved_->c_str(), 1);
+    else
+      unsetenv(variable_);
+  }
+  ScopedSanitizerOptions(const ScopedSanitizerOptions&) = delete;
+  ScopedSanitizerOptions& operator=(const ScopedSanitizerOptions&) = delete;
+
+  // Adds `name=value` unless `name` is set already.
+  void add(const std::string& name, const std::string& value) {
+    if (options_.find(name + "=") != std::string::npos) return;
+    options_ += (options_.empty() ? "" : ":") + name + "=" + value;
+    setenv(variable_, options_.c_str(), 1);
+  }
+
+ private:
+  const char* variable_;
+  std::optional<std::string> saved_;
+  std::string options_;
+};
+
+// The environment of the MPI processes started while it lives. OpenMPI unloads its components
+// before LeakSanitizer looks, so their one-frame stacks cannot be told apart from ours: unwinding
+// fully (slower) reaches libmpi/libopen-pal, which tests/sanitizer/lsan.supp names (added here
+// when the test's environment lacks it).
 class MpiEnvironment {
  public:
   MpiEnvironment() {
-    const char* lsan = std::getenv("LSAN_OPTIONS");
-    if (lsan) saved_ = lsan;
-    std::string options = saved_.value_or("");
-    const auto add = [&options](const std::string& option) {
-      options += (options.empty() ? "" : ":") + option;
-    };
-    if (options.find("suppressions=") == std::string::npos)
-      add(std::string("suppressions=") + PIPESCOPE_SOURCE_DIR + "/tests/sanitizer/lsan.supp");
-    if (options.find("fast_unwind_on_malloc") == std::string::npos) add("fast_unwind_on_malloc=0");
-    setenv("LSAN_OPTIONS", options.c_str(), 1);
+    lsan_.add("suppressions", std::string(PIPESCOPE_SOURCE_DIR) + "/tests/sanitizer/lsan.supp");
+    lsan_.add("fast_unwind_on_malloc", "0");
   }
-  ~MpiEnvironment() {
-    if (saved_)
-      setenv("LSAN_OPTIONS", saved_->c_str(), 1);
-    else
-      unsetenv("LSAN_OPTIONS");
-  }
-  MpiEnvironment(const MpiEnvironment&) = delete;
-  MpiEnvironment& operator=(const MpiEnvironment&) = delete;
 
  private:
-  std::optional<std::string> saved_;
+  ScopedSanitizerOptions lsan_{"LSAN_OPTIONS"};
 };
 
 }  // namespace ps::test
