@@ -110,6 +110,7 @@ class MainWindow : public QMainWindow {
   void chooseAndImport(const QStringList& files);
   void onImportFinished(qint64 id, const QString& summary);
   void onImportFailed(const QString& message);
+  void endImportProgress();
 
   TimelineArea* area_ = nullptr;
   PlanPanel* plan_ = nullptr;

@@ -38,18 +38,27 @@ void MainWindow::importTraces(const ImportRequest& request, bool dialogs) {
     connect(importProgress_, &QProgressDialog::canceled, importJob_, &ImportJob::cancel);
     connect(importJob_, &ImportJob::progress, this, [this](const QString& stage, int percent) {
       importProgress_->setLabelText(QString("Importing: %1").arg(stage));
-      importProgress_->setValue(percent);
+      if (importDialogs_) importProgress_->setValue(percent);
     });
   }
-  importProgress_->setValue(0);
+  // Shown only if the import takes longer than the minimum duration: setValue(minimum) starts
+  // QProgressDialog's timer, and reset() when it ends stops it (a quick import never flashes).
+  importProgress_->reset();
   importProgress_->setLabelText("Importing: read");
-  if (dialogs) importProgress_->show();
+  if (dialogs) importProgress_->setValue(0);
   statusBar()->showMessage(QString("importing %1 file(s)…").arg(request.files.size()));
   importJob_->start(request, path_);
 }
 
-void MainWindow::onImportFinished(qint64 id, const QString& summary) {
+void MainWindow::endImportProgress() {
+  // hide() alone leaves the dialog's show timer running: an import that ended within the
+  // minimum duration had its progress dialog pop up afterwards, stuck at its last value.
+  importProgress_->reset();
   importProgress_->hide();
+}
+
+void MainWindow::onImportFinished(qint64 id, const QString& summary) {
+  endImportProgress();
   importSummary_ = summary;
   if (!listRuns(false, id)) return;
   showRun(id);
@@ -61,7 +70,7 @@ void MainWindow::onImportFinished(qint64 id, const QString& summary) {
 }
 
 void MainWindow::onImportFailed(const QString& message) {
-  importProgress_->hide();
+  endImportProgress();
   statusBar()->showMessage(message);
   fail(message, importDialogs_);
 }

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressDialog>
 #include <QTest>
 
 #include <cstdlib>
@@ -89,6 +90,33 @@ TEST(ImportUi, ImportingTwoKinetoRanksAddsARunWithTheirBubble) {
   auto* report = w.findChild<QPlainTextEdit*>("reportView");
   EXPECT_TRUE(report->toPlainText().contains("bubble ratio   33.33 %"))
       << report->toPlainText().toStdString();
+}
+
+// Seen driving the app: an import quicker than the progress dialog's minimum duration ended, and
+// then the dialog popped up stuck at its last value (hide() had left its show timer running).
+TEST(ImportUi, AQuickImportLeavesNoProgressDialogBehind) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("live.sqlite"))));
+  ImportRequest request;
+  request.format = "kineto";
+  for (int r = 0; r < 2; ++r) {
+    const std::string path = dir.file("rank" + std::to_string(r) + ".json");
+    test::writeFile(path, kinetoRank(r));
+    request.files << QString::fromStdString(path);
+  }
+  for (const bool dialogs : {true, false}) {
+    w.importTraces(request, dialogs);
+    for (int i = 0; i < 250 && w.importBusy(); ++i)
+      QTest::qWait(20);
+    QTest::qWait(800);  // past the minimum duration (300 ms)
+    auto* progress = w.findChild<QProgressDialog*>("importProgress");
+    ASSERT_NE(progress, nullptr);
+    EXPECT_FALSE(progress->isVisible())
+        << "dialogs " << dialogs << ": at " << progress->value() << " %";
+    for (auto* box : w.findChildren<QDialog*>())  // the non-modal summary
+      if (box != progress) box->close();
+  }
 }
 
 TEST(ImportUi, ABadFileReportsItsNameAndAddsNothing) {
