@@ -187,7 +187,9 @@ TEST_P(CliMpiSignal, SignalledRanksEndTheRunCancelledWithinThePromise) {
   std::printf("[ measure  ] run --procs: %s to every rank's exit: %ld ms (first %ld ms)%s\n",
               signalName(sig), exitedMs, std::min(exitMs[0], exitMs[1]),
               test::kSanitized ? " (ASan+UBSan build)" : "");
-  EXPECT_LE(exitedMs, test::kSignalLimitMs)
+  // Two ASan processes and mpirun on two cores, each exit with the sanitizer's teardown: 366-553
+  // ms on a quiet machine, 1054 ms with the whole suite and two builds beside it.
+  EXPECT_LE(exitedMs, test::kSanitized ? 2000 : 250)
       << "ms from " << signalName(sig) << " to the ranks' exit";
   expectCancelledAtRest();
 }

@@ -121,7 +121,7 @@ TEST_P(CliSignal, SimCancelledWhileSimulatingWritesNoRun) {
   // micro-batches, ~3M ops. The signal must land after the plan is built and before the file is
   // opened; how long each phase takes depends on the machine, so the delay is bisected: a signal
   // that lands while the plan is built moves it later, a file already there moves it earlier.
-  long early = 0;                       // known to land while building (or before)
+  long early = 0;                        // known to land while building (or before)
   long late = kSanitized ? 8000 : 3000;  // known to land after the write began
   for (int attempt = 0; attempt < 12; ++attempt) {
     const long delay = (early + late) / 2;
