@@ -11,6 +11,7 @@
 #include "trace/TerminalText.h"
 #include "trace/analysis/ReportFormat.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/analysis/RunExplanation.h"
 #include "trace/store/TraceReader.h"
 
 namespace ps::cli {
@@ -25,8 +26,8 @@ struct ReportOptions {
 
 Action addReportCommand(CLI::App& app) {
   auto opt = std::make_shared<ReportOptions>();
-  CLI::App* cmd =
-      app.add_subcommand("report", "Print step time, bubble, memory and links of a run");
+  CLI::App* cmd = app.add_subcommand(
+      "report", "Print step time, bubble (by cause), critical path, memory and links of a run");
   cmd->add_option("FILE", opt->file, "Trace file (.sqlite)")->required();
   cmd->add_option("--run", opt->run, "Run id (default: the latest run in the file)");
   cmd->add_flag("--json", opt->json, "Print one JSON object instead of a table");
@@ -40,7 +41,9 @@ Action addReportCommand(CLI::App& app) {
       std::cerr << "pipescope-cli: warning: " << trace::terminalSafe(warning, kErrorLineCap)
                 << '\n';
     const trace::RunAnalysis analysis = trace::analyzeRun(*run);
-    std::cout << (opt->json ? trace::reportJson(analysis) : trace::reportText(analysis));
+    const trace::RunExplanation why = trace::explainRun(*run);
+    std::cout << (opt->json ? trace::reportJson(analysis, &why)
+                            : trace::reportText(analysis, &why));
     return kExitOk;
   };
 }

@@ -3,13 +3,14 @@
 #include <algorithm>
 #include <climits>
 #include <initializer_list>
+#include <tuple>
 
 #include "trace/analysis/ConfigJson.h"
 
 namespace ps::trace {
 namespace {
 
-constexpr std::int32_t kAny = INT_MIN;  // a wildcard for stage / micro-batch in lookups
+constexpr std::int32_t kAny = RelationIndex::kAnyValue;
 
 bool inRange(const RunTrace& run, const OpRef& op) {
   return op.rank >= 0 && static_cast<std::size_t>(op.rank) < run.ranks.size() &&
@@ -34,12 +35,16 @@ Key keyOf(const RunTrace& run, const OpRef& op) {
   return {c.kind[op.index], c.stage[op.index], c.microbatch[op.index], c.step[op.index]};
 }
 
+bool optimizerIsPerRank(const RunTrace& run) {
+  const auto sync = jsonTopLevelString(run.info.config_json, "optimizer_sync");
+  return sync && *sync == "none";
+}
+
 class Finder {
  public:
-  explicit Finder(const RunTrace& run) : run_(run) {
-    const auto sync = jsonTopLevelString(run.info.config_json, "optimizer_sync");
-    optimizerPerRank_ = sync && *sync == "none";
-  }
+  explicit Finder(const RunTrace& run) : Finder(run, nullptr, optimizerIsPerRank(run)) {}
+  Finder(const RunTrace& run, const RelationIndex* index, bool optimizerPerRank)
+      : run_(run), index_(index), optimizerPerRank_(optimizerPerRank) {}
 
   const RunTrace& run() const { return run_; }
   bool optimizerPerRank() const { return optimizerPerRank_; }
@@ -57,15 +62,30 @@ class Finder {
     return out;
   }
 
+  // Calls fn(index) for each op of `lane` on `rank` with the given step and, unless kAny, stage
+  // and micro-batch, in lane order: through the index when there is one, else by a scan.
+  template <class Fn>
+  void forEach(int rank, Lane lane, std::int32_t stage, std::int32_t mb, std::int32_t step,
+               Fn&& fn) const {
+    if (index_ != nullptr && (stage != kAny || mb == kAny)) {
+      index_->forEach(rank, lane, step, stage, mb, fn);
+      return;
+    }
+    const OpColumns& c = run_.ranks[rank].lane(lane);
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (c.step[i] == step && (stage == kAny || c.stage[i] == stage) &&
+          (mb == kAny || c.microbatch[i] == mb))
+        fn(i);
+  }
+
   // Appends the ops of `lane` on `ranks` with a kind in `kinds` and the given fields.
   void find(const std::vector<int>& ranks, Lane lane, std::uint32_t kinds, std::int32_t stage,
             std::int32_t mb, std::int32_t step, std::vector<OpRef>& out) const {
     for (int r : ranks) {
       const OpColumns& c = run_.ranks[r].lane(lane);
-      for (std::size_t i = 0; i < c.size(); ++i)
-        if ((kinds >> static_cast<int>(c.kind[i]) & 1u) && c.step[i] == step &&
-            (stage == kAny || c.stage[i] == stage) && (mb == kAny || c.microbatch[i] == mb))
-          out.push_back({r, lane, i});
+      forEach(r, lane, stage, mb, step, [&](std::size_t i) {
+        if (kinds >> static_cast<int>(c.kind[i]) & 1u) out.push_back({r, lane, i});
+      });
     }
   }
   void findStage(Lane lane, std::uint32_t kinds, std::int32_t stage, std::int32_t mb,
@@ -75,8 +95,56 @@ class Finder {
 
  private:
   const RunTrace& run_;
+  const RelationIndex* index_ = nullptr;
   bool optimizerPerRank_ = false;
 };
+
+OpKind counterpart(OpKind k) {
+  switch (k) {
+    case OpKind::SEND_F:
+      return OpKind::RECV_F;
+    case OpKind::RECV_F:
+      return OpKind::SEND_F;
+    case OpKind::SEND_B:
+      return OpKind::RECV_B;
+    default:
+      return OpKind::SEND_B;
+  }
+}
+
+std::optional<OpRef> transferOf(const Finder& f, const OpRef& op) {
+  const RunTrace& run = f.run();
+  const OpColumns& own = run.ranks[op.rank].lane(op.lane);
+  const std::size_t i = op.index;
+  const OpKind kind = own.kind[i];
+  if (!isSend(kind) && !isRecv(kind)) return std::nullopt;
+  const std::int32_t peer = own.peer[i];
+  if (peer < 0 || static_cast<std::size_t>(peer) >= run.ranks.size()) return std::nullopt;
+  // Which of the equal-looking transfers on this side it is: the k-th pairs with the k-th.
+  std::size_t ordinal = 0;
+  f.forEach(op.rank, op.lane, own.stage[i], own.microbatch[i], own.step[i],
+            [&](std::size_t j) { ordinal += j < i && own.kind[j] == kind && own.peer[j] == peer; });
+  // Activations flow to the next stage, gradients to the previous one.
+  const bool towardNext = kind == OpKind::SEND_F || kind == OpKind::RECV_B;
+  const std::int32_t stage = own.stage[i];
+  const std::int32_t wantStage = stage < 0 ? kAny : (towardNext ? stage + 1 : stage - 1);
+  const OpKind other = counterpart(kind);
+  const Lane lane = laneOf(other);
+  const OpColumns& c = run.ranks[peer].lane(lane);
+  // Strictly on the adjacent stage first; importers that label both ends with one stage match on
+  // the rest.
+  for (const std::int32_t want : {wantStage, kAny}) {
+    std::size_t seen = 0;
+    std::optional<OpRef> found;
+    f.forEach(peer, lane, want, own.microbatch[i], own.step[i], [&](std::size_t j) {
+      if (!found && c.kind[j] == other && c.peer[j] == op.rank && seen++ == ordinal)
+        found = OpRef{peer, lane, j};
+    });
+    if (found) return found;
+    if (seen > 0 || want == kAny) break;
+  }
+  return std::nullopt;
+}
 
 const std::uint32_t kBackward = maskOf({OpKind::B, OpKind::I});
 const std::uint32_t kGrad = maskOf({OpKind::B, OpKind::W});
@@ -126,7 +194,7 @@ std::vector<OpRef> inputsOf(const Finder& f, const OpRef& op) {
       break;
     case OpKind::RECV_F:
     case OpKind::RECV_B:
-      if (auto s = matchingTransfer(f.run(), op)) in.push_back(*s);
+      if (auto s = transferOf(f, op)) in.push_back(*s);
       break;
     default:
       break;
@@ -160,7 +228,7 @@ std::vector<OpRef> candidatesOf(const Finder& f, const OpRef& op, const Key& k) 
       break;
     case OpKind::SEND_F:
     case OpKind::SEND_B:
-      if (auto r = matchingTransfer(f.run(), op)) c.push_back(*r);
+      if (auto r = transferOf(f, op)) c.push_back(*r);
       break;
     case OpKind::RECV_F:
       if (staged) f.find(self, Lane::Compute, maskOf({OpKind::F}), k.stage, k.mb, k.step, c);
@@ -195,19 +263,6 @@ std::vector<OpRef> outputsOf(const Finder& f, const OpRef& op) {
   return out;
 }
 
-OpKind counterpart(OpKind k) {
-  switch (k) {
-    case OpKind::SEND_F:
-      return OpKind::RECV_F;
-    case OpKind::RECV_F:
-      return OpKind::SEND_F;
-    case OpKind::SEND_B:
-      return OpKind::RECV_B;
-    default:
-      return OpKind::SEND_B;
-  }
-}
-
 }  // namespace
 
 std::vector<OpRef> opInputs(const RunTrace& run, const OpRef& op) {
@@ -223,35 +278,54 @@ OpRelations opRelations(const RunTrace& run, const OpRef& op) {
 
 std::optional<OpRef> matchingTransfer(const RunTrace& run, const OpRef& op) {
   if (!inRange(run, op)) return std::nullopt;
-  const OpColumns& own = run.ranks[op.rank].lane(op.lane);
-  const std::size_t i = op.index;
-  const OpKind kind = own.kind[i];
-  if (!isSend(kind) && !isRecv(kind)) return std::nullopt;
-  const std::int32_t peer = own.peer[i];
-  if (peer < 0 || static_cast<std::size_t>(peer) >= run.ranks.size()) return std::nullopt;
-  // Which of the equal-looking transfers on this side it is: the k-th pairs with the k-th.
-  std::size_t ordinal = 0;
-  for (std::size_t j = 0; j < i; ++j)
-    ordinal += own.kind[j] == kind && own.peer[j] == peer && own.stage[j] == own.stage[i] &&
-               own.microbatch[j] == own.microbatch[i] && own.step[j] == own.step[i];
-  // Activations flow to the next stage, gradients to the previous one.
-  const bool towardNext = kind == OpKind::SEND_F || kind == OpKind::RECV_B;
-  const std::int32_t stage = own.stage[i];
-  const std::int32_t wantStage = stage < 0 ? kAny : (towardNext ? stage + 1 : stage - 1);
-  const OpKind other = counterpart(kind);
-  const Lane lane = laneOf(other);
-  const OpColumns& c = run.ranks[peer].lane(lane);
-  // Strictly on the adjacent stage first; importers that label both ends with one stage match on
-  // the rest.
-  for (const std::int32_t want : {wantStage, kAny}) {
-    std::size_t seen = 0;
-    for (std::size_t j = 0; j < c.size(); ++j)
-      if (c.kind[j] == other && c.peer[j] == op.rank && c.microbatch[j] == own.microbatch[i] &&
-          c.step[j] == own.step[i] && (want == kAny || c.stage[j] == want) && seen++ == ordinal)
-        return OpRef{peer, lane, j};
-    if (seen > 0 || want == kAny) break;
+  return transferOf(Finder(run), op);
+}
+
+RelationIndex::RelationIndex(const RunTrace& run)
+    : run_(run), optimizerPerRank_(optimizerIsPerRank(run)), lanes_(run.ranks.size()) {
+  for (std::size_t r = 0; r < run.ranks.size(); ++r)
+    for (int l = 0; l < kLaneCount; ++l) {
+      const OpColumns& c = run.ranks[r].lanes[l];
+      auto& entries = lanes_[r][l];
+      entries.reserve(c.size());
+      for (std::size_t i = 0; i < c.size(); ++i)
+        entries.push_back({c.step[i], c.stage[i], c.microbatch[i], i});
+      std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return std::tie(a.step, a.stage, a.mb, a.index) < std::tie(b.step, b.stage, b.mb, b.index);
+      });
+    }
+}
+
+std::vector<OpRef> RelationIndex::inputs(const OpRef& op) const {
+  if (!inRange(run_, op)) return {};
+  return inputsOf(Finder(run_, this, optimizerPerRank_), op);
+}
+
+std::optional<OpRef> RelationIndex::matchingTransfer(const OpRef& op) const {
+  if (!inRange(run_, op)) return std::nullopt;
+  return transferOf(Finder(run_, this, optimizerPerRank_), op);
+}
+
+std::pair<const RelationIndex::Entry*, const RelationIndex::Entry*> RelationIndex::range(
+    int rank, Lane lane, std::int32_t step, std::int32_t stage, std::int32_t mb) const {
+  const auto& entries = lanes_[rank][static_cast<int>(lane)];
+  const Entry* first = entries.data();
+  const Entry* last = first + entries.size();
+  if (stage == kAnyValue && mb == kAnyValue) {
+    first = std::lower_bound(first, last, step,
+                             [](const Entry& e, std::int32_t s) { return e.step < s; });
+    last = std::upper_bound(first, last, step,
+                            [](std::int32_t s, const Entry& e) { return s < e.step; });
+    return {first, last};
   }
-  return std::nullopt;
+  const auto key = std::tie(step, stage, mb);
+  first = std::lower_bound(first, last, key, [](const Entry& e, const auto& k) {
+    return std::tie(e.step, e.stage, e.mb) < k;
+  });
+  last = std::upper_bound(first, last, key, [](const auto& k, const Entry& e) {
+    return k < std::tie(e.step, e.stage, e.mb);
+  });
+  return {first, last};
 }
 
 }  // namespace ps::trace

@@ -13,7 +13,11 @@
 // it (every rank when it gives none). Kinds without a rule (FILL, AR, A2A, OFFLOAD, RELOAD,
 // OTHER) have no relations. Outputs are exactly the ops whose inputs hold the op.
 
+#include <array>
+#include <climits>
+#include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "trace/RunTrace.h"
@@ -34,5 +38,51 @@ std::vector<OpRef> opInputs(const RunTrace& run, const OpRef& op);
 
 // The RECV a SEND delivered to, or the SEND a RECV came from; nullopt when not recorded.
 std::optional<OpRef> matchingTransfer(const RunTrace& run, const OpRef& op);
+
+// The same relations for analyses that ask them of every op (attribution, critical path): the
+// functions above scan lanes, fine for one click but quadratic over a run. Built once, O(n log n),
+// over (step, stage, micro-batch) per rank and lane; the run must outlive it unchanged.
+class RelationIndex {
+ public:
+  static constexpr std::int32_t kAnyValue = INT_MIN;  // wildcard stage / micro-batch
+
+  explicit RelationIndex(const RunTrace& run);
+  const RunTrace& run() const { return run_; }
+  bool optimizerPerRank() const { return optimizerPerRank_; }
+
+  std::vector<OpRef> inputs(const OpRef& op) const;
+  std::optional<OpRef> matchingTransfer(const OpRef& op) const;
+
+  // Calls fn(index) for each op of the lane with this step and, unless kAnyValue, this stage and
+  // micro-batch; lane order within one (stage, micro-batch). A known micro-batch with any stage
+  // is not indexed (callers scan).
+  template <class Fn>
+  void forEach(int rank, Lane lane, std::int32_t step, std::int32_t stage, std::int32_t mb,
+               Fn&& fn) const {
+    if (stage != kAnyValue && mb == kAnyValue) {
+      // Stage known, micro-batch any: the step range, filtered.
+      const auto [first, last] = range(rank, lane, step, kAnyValue, kAnyValue);
+      for (const Entry* e = first; e != last; ++e)
+        if (e->stage == stage) fn(e->index);
+      return;
+    }
+    const auto [first, last] = range(rank, lane, step, stage, mb);
+    for (const Entry* e = first; e != last; ++e)
+      fn(e->index);
+  }
+
+ private:
+  struct Entry {
+    std::int32_t step, stage, mb;
+    std::size_t index;
+  };
+  // Entries of (rank, lane) with this step and, unless both are kAnyValue, stage and mb.
+  std::pair<const Entry*, const Entry*> range(int rank, Lane lane, std::int32_t step,
+                                              std::int32_t stage, std::int32_t mb) const;
+
+  const RunTrace& run_;
+  bool optimizerPerRank_ = false;  // the run's optimizer_sync is "none"
+  std::vector<std::array<std::vector<Entry>, kLaneCount>> lanes_;  // sorted by (step, stage, mb)
+};
 
 }  // namespace ps::trace

@@ -1,5 +1,6 @@
 #include "trace/analysis/ReportFormat.h"
 
+#include <cstdint>
 #include <cstdio>
 
 #include "trace/JsonWriter.h"
@@ -9,7 +10,40 @@
 
 namespace ps::trace {
 
-std::string reportJson(const RunAnalysis& a) {
+namespace {
+
+void writeBreakdown(JsonWriter& w, const BubbleBreakdown& b) {
+  w.beginObject();
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    w.key(std::string(idleCauseJsonKey(static_cast<IdleCause>(c)))).value(b.ns[c]);
+  w.endObject();
+}
+
+void writeCriticalPath(JsonWriter& w, const RunExplanation::Path& path) {
+  w.beginObject();
+  w.key("step").value(path.step);
+  w.key("length_ns").value(path.lengthNs);
+  w.key("ops").beginArray();
+  for (const PathOp& op : path.ops) {
+    w.beginObject();
+    w.key("rank").value(op.rank);
+    w.key("kind").value(std::string(opKindName(op.kind)));
+    w.key("stage").value(op.stage < 0 ? std::nullopt : std::optional<int>(op.stage));
+    w.key("microbatch").value(op.microbatch < 0 ? std::nullopt : std::optional<int>(op.microbatch));
+    w.key("start_ns").value(op.start);
+    w.key("end_ns").value(op.end);
+    w.key("share").value(path.lengthNs > 0 ? static_cast<double>(op.end - op.start) /
+                                                 static_cast<double>(path.lengthNs)
+                                           : 0.0);
+    w.endObject();
+  }
+  w.endArray();
+  w.endObject();
+}
+
+}  // namespace
+
+std::string reportJson(const RunAnalysis& a, const RunExplanation* why) {
   JsonWriter w(true);
   w.beginObject();
   w.key("run").beginObject();
@@ -46,6 +80,10 @@ std::string reportJson(const RunAnalysis& a) {
     w.key("bubble_ratio").value(r.bubble_ratio);
     w.key("peak_memory_bytes").value(r.peak_memory_bytes);
     w.key("memory_capacity_bytes").value(r.memory_capacity_bytes);
+    if (why != nullptr && static_cast<std::size_t>(r.rank) < why->ranks.size()) {
+      w.key("bubble_breakdown");
+      writeBreakdown(w, why->ranks[r.rank]);
+    }
     w.endObject();
   }
   w.endArray();
@@ -63,6 +101,15 @@ std::string reportJson(const RunAnalysis& a) {
   for (const auto& [name, value] : a.metrics)
     w.key(name).value(value);
   w.endObject();
+  if (why != nullptr) {
+    w.key("bubble_breakdown");
+    writeBreakdown(w, why->run);
+    w.key("critical_path");
+    if (why->criticalPath)
+      writeCriticalPath(w, *why->criticalPath);
+    else
+      w.null();
+  }
   w.endObject();
   return w.str() + "\n";
 }
@@ -86,7 +133,52 @@ std::string line(const char* fmt, auto... args) {
 }
 }  // namespace
 
-std::string reportText(const RunAnalysis& a) {
+namespace {
+
+std::string shareOf(std::int64_t ns, std::int64_t of) {
+  return of > 0 ? formatPercent(static_cast<double>(ns) / static_cast<double>(of)) : "-";
+}
+
+std::string breakdownText(const RunExplanation& why) {
+  std::string out = "\nidle by cause (share of the step time)\nrank  ";
+  // Padded columns, the last one not (no trailing blanks).
+  auto cell = [](std::string text, int c) {
+    return c + 1 < kIdleCauseCount ? pad(std::move(text), 11) : text;
+  };
+  for (int c = 0; c < kIdleCauseCount; ++c)
+    out += cell(std::string(idleCauseLabel(static_cast<IdleCause>(c))), c);
+  out += "\n";
+  auto row = [&](std::string head, const BubbleBreakdown& b, std::int64_t of) {
+    out += pad(std::move(head), 6);
+    for (int c = 0; c < kIdleCauseCount; ++c)
+      out += cell(shareOf(b.ns[c], of), c);
+    out += "\n";
+  };
+  for (std::size_t r = 0; r < why.ranks.size(); ++r)
+    row(line("%4zu", r), why.ranks[r], why.spanSumNs);
+  const auto ranks = static_cast<std::int64_t>(why.ranks.size());
+  row(" all", why.run, ranks > 0 && why.spanSumNs <= INT64_MAX / ranks ? why.spanSumNs * ranks : 0);
+  return out;
+}
+
+std::string criticalPathText(const RunExplanation::Path& path) {
+  constexpr std::size_t kShown = 16;
+  std::int64_t transferNs = 0;
+  for (const PathOp& op : path.ops)
+    if (!isCompute(op.kind)) transferNs += op.end - op.start;
+  std::string out = "\ncritical path  step " + std::to_string(path.step) + ", " +
+                    formatDuration(path.lengthNs) + " over " + std::to_string(path.ops.size()) +
+                    " ops, transfers " + shareOf(transferNs, path.lengthNs) + " of it\n  ";
+  for (std::size_t i = 0; i < path.ops.size() && i < kShown; ++i)
+    out += (i ? " > " : "") + std::string("r") + std::to_string(path.ops[i].rank) + ":" +
+           pathOpLabel(path.ops[i]);
+  if (path.ops.size() > kShown) out += " ... " + std::to_string(path.ops.size() - kShown) + " more";
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string reportText(const RunAnalysis& a, const RunExplanation* why) {
   std::string out;
   // Built by concatenation, not line(): a safe name can still be longer than its buffer.
   out += "run " + std::to_string(a.run.id) + "  \"" + terminalSafe(a.run.name) + "\"  source " +
@@ -112,6 +204,10 @@ std::string reportText(const RunAnalysis& a) {
            pad(r.bubble_ratio ? formatPercent(*r.bubble_ratio) : "-", 9) + "  " +
            pad(r.peak_memory_bytes ? formatBytes(*r.peak_memory_bytes) : "-", 12) + "  " +
            (r.memory_capacity_bytes ? formatBytes(*r.memory_capacity_bytes) : "-") + "\n";
+  }
+  if (why != nullptr) {
+    out += breakdownText(*why);
+    if (why->criticalPath) out += criticalPathText(*why->criticalPath);
   }
   if (!a.links.empty()) {
     out += "\nlink      bytes         busy              bandwidth\n";

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/analysis/RunExplanation.h"
 
 namespace ps::trace {
 
@@ -11,11 +12,15 @@ namespace ps::trace {
 // metrics{} (DESIGN §5), plus status, steps[] (per-step span and bubble) and the extension
 // `compute_coverage`: for an imported run, the share of the trace's busy time in recognised
 // compute (FigureCoverage.h, BusyCoverage), 0..1; null for runs that were not imported. Under
-// kLowComputeCoverage the bubble and step time describe little of the trace.
-std::string reportJson(const RunAnalysis& a);
+// kLowComputeCoverage the bubble and step time describe little of the trace. With an explanation
+// (explainRun), `ranks[].bubble_breakdown`, the run's `bubble_breakdown` (DESIGN §5's six fields
+// plus `other_ns`) and `critical_path` {step, length_ns, ops[] {rank, kind, stage, microbatch,
+// start_ns, end_ns, share}} (null when the run has no ops).
+std::string reportJson(const RunAnalysis& a, const RunExplanation* why = nullptr);
 // A fixed-width table; stable text (golden-tested). Text from the file (run name, source,
 // schedule, status message, metric names) is printed through terminalSafe; an imported run
-// whose recognised compute covers little of its busy time says so beside the bubble ratio.
-std::string reportText(const RunAnalysis& a);
+// whose recognised compute covers little of its busy time says so beside the bubble ratio. With
+// an explanation: the idle time by cause per rank (points of the step time) and the critical path.
+std::string reportText(const RunAnalysis& a, const RunExplanation* why = nullptr);
 
 }  // namespace ps::trace
