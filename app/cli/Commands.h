@@ -16,6 +16,7 @@ Action addReportCommand(CLI::App& app);
 Action addCompareCommand(CLI::App& app);
 Action addDemoCommand(CLI::App& app);
 Action addSchedulesCommand(CLI::App& app);
+Action addPresetsCommand(CLI::App& app);
 Action addSimCommand(CLI::App& app);
 Action addRunCommand(CLI::App& app);
 Action addExportCommand(CLI::App& app);

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "runtime/cost/CostModel.h"
+#include "runtime/run/Presets.h"
 
 namespace ps::cli {
 
@@ -11,48 +12,93 @@ namespace ps::cli {
 // the cost flags' values by uniformCostModel (finite, and no op or transfer past kMaxOpNs).
 void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   auto& s = o.spec;
-  auto* schedule = cmd.add_option("--schedule", s.schedule,
-                                  "Schedule generator (see `pipescope-cli schedules`)");
-  auto* file = cmd.add_option("--schedule-file", s.scheduleFile,
-                              "torch pipelining CSV schedule (compute-only or with comms)")
-                   ->check(CLI::ExistingFile);
+  using Spec = runtime::PlanSpec;
+  auto keep = [&o](CLI::Option* option, std::function<void(Spec&, const PlanOptions&)> copy) {
+    o.plans.emplace_back(option, std::move(copy));
+    return option;
+  };
+  cmd.add_option("--preset", o.preset,
+                 "A preset's plan (see `pipescope-cli presets`) or a preset .json file; flags "
+                 "given with it override its values");
+  auto* schedule = keep(cmd.add_option("--schedule", s.schedule,
+                                       "Schedule generator (see `pipescope-cli schedules`)"),
+                        [](Spec& d, const PlanOptions& f) {
+                          d.schedule = f.spec.schedule;
+                          d.scheduleFile.clear();
+                        });
+  auto* file = keep(cmd.add_option("--schedule-file", s.scheduleFile,
+                                   "torch pipelining CSV schedule (compute-only or with comms)")
+                        ->check(CLI::ExistingFile),
+                    [](Spec& d, const PlanOptions& f) { d.scheduleFile = f.spec.scheduleFile; });
   schedule->excludes(file);
   file->excludes(schedule);
-  cmd.add_option("--stages", s.stages, "Pipeline ranks P")->check(CLI::Range(1, 4096));
-  cmd.add_option("--microbatches", s.microbatches, "Micro-batches M per step")
-      ->check(CLI::Range(1, 1 << 20));
-  cmd.add_option("--chunks", s.chunks, "Virtual stages per rank V")->check(CLI::Range(1, 64));
-  cmd.add_option("--layers", s.layers, "Model layers (default P·V)")
-      ->check(CLI::Range(1, runtime::kMaxLayers));
-  cmd.add_option("--boundaries", s.boundaries,
-                 "First layer of stages 1..S-1, e.g. 3,6,9 (default: balanced by the partitioner)");
-  cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile);
-  cmd.add_option("--fwd-us", s.uniform.fwdUs, "One layer's forward time (µs)");
-  cmd.add_option("--bwd-us", s.uniform.bwdUs, "One layer's whole backward I+W (µs)");
-  cmd.add_option("--wgrad-us", s.uniform.wgradUs, "The weight-gradient part W of --bwd-us (µs)");
-  cmd.add_option("--act-mb", s.uniform.actMb, "One micro-batch's activations per layer (MiB)");
-  cmd.add_option("--param-mb", s.uniform.paramMb, "Parameters per layer (MiB)");
-  cmd.add_option("--link-gbps", s.uniform.linkGbps, "Link bandwidth (Gb/s); default: free links");
-  cmd.add_option("--link-latency-us", s.uniform.linkLatencyUs, "Link latency (µs)");
-  cmd.add_option("--steps", s.steps, "Training steps")->check(CLI::Range(1, 100000));
-  cmd.add_option("--optimizer-sync", o.optimizerSync,
-                 "barrier: the optimizer step waits for every rank; none: only for its own")
-      ->check(CLI::IsMember({"barrier", "none"}));
-  cmd.add_flag(
-      "--recompute", s.recompute,
-      "Activation recomputation: keep only stage inputs after F, recompute before backward");
+  keep(cmd.add_option("--stages", s.stages, "Pipeline ranks P")->check(CLI::Range(1, 4096)),
+       [](Spec& d, const PlanOptions& f) { d.stages = f.spec.stages; });
+  keep(cmd.add_option("--microbatches", s.microbatches, "Micro-batches M per step")
+           ->check(CLI::Range(1, 1 << 20)),
+       [](Spec& d, const PlanOptions& f) { d.microbatches = f.spec.microbatches; });
+  keep(cmd.add_option("--chunks", s.chunks, "Virtual stages per rank V")->check(CLI::Range(1, 64)),
+       [](Spec& d, const PlanOptions& f) { d.chunks = f.spec.chunks; });
+  keep(cmd.add_option("--layers", s.layers, "Model layers (default P·V)")
+           ->check(CLI::Range(1, runtime::kMaxLayers)),
+       [](Spec& d, const PlanOptions& f) { d.layers = f.spec.layers; });
+  keep(cmd.add_option(
+           "--boundaries", s.boundaries,
+           "First layer of stages 1..S-1, e.g. 3,6,9 (default: balanced by the partitioner)"),
+       [](Spec& d, const PlanOptions& f) { d.boundaries = f.spec.boundaries; });
+  keep(cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile),
+       [](Spec& d, const PlanOptions& f) { d.costsFile = f.spec.costsFile; });
+  keep(cmd.add_option("--fwd-us", s.uniform.fwdUs, "One layer's forward time (µs)"),
+       [](Spec& d, const PlanOptions& f) { d.uniform.fwdUs = f.spec.uniform.fwdUs; });
+  keep(cmd.add_option("--bwd-us", s.uniform.bwdUs, "One layer's whole backward I+W (µs)"),
+       [](Spec& d, const PlanOptions& f) { d.uniform.bwdUs = f.spec.uniform.bwdUs; });
+  keep(cmd.add_option("--wgrad-us", s.uniform.wgradUs,
+                      "The weight-gradient part W of --bwd-us (µs)"),
+       [](Spec& d, const PlanOptions& f) { d.uniform.wgradUs = f.spec.uniform.wgradUs; });
+  keep(cmd.add_option("--act-mb", s.uniform.actMb, "One micro-batch's activations per layer (MiB)"),
+       [](Spec& d, const PlanOptions& f) { d.uniform.actMb = f.spec.uniform.actMb; });
+  keep(cmd.add_option("--param-mb", s.uniform.paramMb, "Parameters per layer (MiB)"),
+       [](Spec& d, const PlanOptions& f) { d.uniform.paramMb = f.spec.uniform.paramMb; });
+  keep(cmd.add_option("--link-gbps", s.uniform.linkGbps,
+                      "Link bandwidth (Gb/s); default: free links"),
+       [](Spec& d, const PlanOptions& f) { d.uniform.linkGbps = f.spec.uniform.linkGbps; });
+  keep(cmd.add_option("--link-latency-us", s.uniform.linkLatencyUs, "Link latency (µs)"),
+       [](Spec& d, const PlanOptions& f) {
+         d.uniform.linkLatencyUs = f.spec.uniform.linkLatencyUs;
+       });
+  keep(cmd.add_option("--steps", s.steps, "Training steps")->check(CLI::Range(1, 100000)),
+       [](Spec& d, const PlanOptions& f) { d.steps = f.spec.steps; });
+  keep(cmd.add_option("--optimizer-sync", o.optimizerSync,
+                      "barrier: the optimizer step waits for every rank; none: only for its own")
+           ->check(CLI::IsMember({"barrier", "none"})),
+       [](Spec& d, const PlanOptions& f) {
+         d.optimizerSync =
+             runtime::parseOptimizerSync(f.optimizerSync).value_or(runtime::OptimizerSync::Barrier);
+       });
+  keep(cmd.add_flag(
+           "--recompute", s.recompute,
+           "Activation recomputation: keep only stage inputs after F, recompute before backward"),
+       [](Spec& d, const PlanOptions& f) { d.recompute = f.spec.recompute; });
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }
 
-runtime::PlanSpec planSpec(PlanOptions& o) {
+Result<runtime::PlanSpec> planSpec(PlanOptions& o) {
   o.spec.optimizerSync =
       runtime::parseOptimizerSync(o.optimizerSync).value_or(runtime::OptimizerSync::Barrier);
-  return o.spec;
+  if (o.preset.empty()) return o.spec;
+  auto preset = runtime::findPreset(o.preset);
+  if (!preset) return std::move(preset).takeError();
+  runtime::PlanSpec spec = preset->spec;
+  for (const auto& [option, copy] : o.plans)
+    if (option->count() > 0) copy(spec, o);
+  return spec;
 }
 
 Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& o) {
-  return runtime::buildPlan(planSpec(o));
+  auto spec = planSpec(o);
+  if (!spec) return std::move(spec).takeError();
+  return runtime::buildPlan(*spec);
 }
 
 }  // namespace ps::cli

@@ -1,14 +1,18 @@
 #pragma once
 // The PLAN flags of DESIGN §5, shared by `sim` and `run`.
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/run/PlanBuilder.h"
 
 namespace CLI {
 class App;
-}
+class Option;
+}  // namespace CLI
 
 namespace ps::cli {
 
@@ -17,14 +21,19 @@ struct PlanOptions {
   std::string optimizerSync = "barrier";
   std::string db;
   std::string name;
+  std::string preset;  // --preset NAME|FILE.json: its plan, then the flags given override it
+  // The plan flags with how each copies its value into a spec: a preset's spec takes those given.
+  std::vector<std::pair<CLI::Option*, std::function<void(runtime::PlanSpec&, const PlanOptions&)>>>
+      plans;
 };
 
-// Adds --schedule/--schedule-file, --stages, --microbatches, --chunks, --layers, --boundaries,
-// --costs, the uniform cost and link flags, --steps, --optimizer-sync, --db and --name.
+// Adds --preset, --schedule/--schedule-file, --stages, --microbatches, --chunks, --layers,
+// --boundaries, --costs, the uniform cost and link flags, --steps, --optimizer-sync, --db, --name.
 void addPlanOptions(CLI::App& cmd, PlanOptions& options);
 
-// The spec, finished from the parsed strings (e.g. --optimizer-sync).
-runtime::PlanSpec planSpec(PlanOptions& options);
+// The spec, finished from the parsed strings (e.g. --optimizer-sync): the flags', or the
+// preset's with the flags given on the command line applied over it. Errors name the preset.
+Result<runtime::PlanSpec> planSpec(PlanOptions& options);
 
 // planSpec, built.
 Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& options);

@@ -27,7 +27,9 @@ Action addSimCommand(CLI::App& app) {
     // written) and the store closes in rollback mode.
     const InterruptScope interrupt;
     runtime::RunPlanRequest request;
-    request.spec = planSpec(*opt);
+    auto spec = planSpec(*opt);
+    if (!spec) return fail(spec.error());
+    request.spec = std::move(*spec);
     request.backend = runtime::Backend::Sim;
     request.name = opt->name;
     runtime::RunControl control;

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     commands.emplace_back(app.get_subcommands({})[before], std::move(action));
   };
   add(ps::cli::addSchedulesCommand);
+  add(ps::cli::addPresetsCommand);
   add(ps::cli::addSimCommand);
   add(ps::cli::addRunCommand);
   add(ps::cli::addReportCommand);

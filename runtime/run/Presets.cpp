@@ -1,0 +1,147 @@
+#include "runtime/run/Presets.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "runtime/cost/JsonFields.h"
+
+namespace ps::runtime {
+namespace {
+
+using json::Fields;
+
+Status readPlan(const Fields& f, PlanSpec& spec) {
+  PS_TRY(f.onlyKeys({"schedule", "stages", "microbatches", "chunks", "layers", "boundaries",
+                     "steps", "optimizer_sync", "recompute", "fwd_us", "bwd_us", "wgrad_us",
+                     "act_mb", "param_mb", "link_gbps", "link_latency_us"}));
+  PS_ASSIGN(schedule, f.text("schedule"));
+  if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
+  spec.schedule = *schedule;
+  auto intField = [&](std::string_view key, auto apply) -> Status {
+    auto v = f.integer(key, 1);
+    if (!v) return std::move(v).takeError();
+    if (!*v) return {};
+    if (**v > (1 << 20)) return f.error(key, "expected at most 1048576");
+    apply(static_cast<int>(**v));
+    return {};
+  };
+  PS_TRY(intField("stages", [&](int v) { spec.stages = v; }));
+  PS_TRY(intField("microbatches", [&](int v) { spec.microbatches = v; }));
+  PS_TRY(intField("chunks", [&](int v) { spec.chunks = v; }));
+  PS_TRY(intField("layers", [&](int v) { spec.layers = v; }));
+  PS_TRY(intField("steps", [&](int v) { spec.steps = v; }));
+  PS_ASSIGN(boundaries, f.text("boundaries"));
+  if (boundaries) spec.boundaries = *boundaries;
+  PS_ASSIGN(sync, f.text("optimizer_sync"));
+  if (sync) {
+    const auto parsed = parseOptimizerSync(*sync);
+    if (!parsed) return f.error("optimizer_sync", "expected \"barrier\" or \"none\"");
+    spec.optimizerSync = *parsed;
+  }
+  PS_ASSIGN(recompute, f.boolean("recompute"));
+  if (recompute) spec.recompute = *recompute;
+  auto number = [&](std::string_view key, double& into) -> Status {
+    auto v = f.number(key);
+    if (!v) return std::move(v).takeError();
+    if (*v) into = **v;
+    return {};
+  };
+  PS_TRY(number("fwd_us", spec.uniform.fwdUs));
+  PS_TRY(number("bwd_us", spec.uniform.bwdUs));
+  PS_TRY(number("wgrad_us", spec.uniform.wgradUs));
+  PS_TRY(number("act_mb", spec.uniform.actMb));
+  PS_TRY(number("param_mb", spec.uniform.paramMb));
+  PS_TRY(number("link_latency_us", spec.uniform.linkLatencyUs));
+  PS_ASSIGN(gbps, f.number("link_gbps", true));
+  if (gbps) spec.uniform.linkGbps = *gbps;
+  return {};
+}
+
+Status readHeadline(const Fields& f, Preset::Headline& h) {
+  PS_TRY(f.onlyKeys({"metric", "value", "text"}));
+  PS_ASSIGN(metric, f.text("metric"));
+  PS_ASSIGN(value, f.number("value"));
+  PS_ASSIGN(text, f.text("text"));
+  if (!metric || !value || !text) return f.error("", "expected metric, value and text");
+  if (*metric != "bubble_ratio" && *metric != "steady_bubble_ratio" && *metric != "step_time_ns")
+    return f.error("metric", "expected bubble_ratio, steady_bubble_ratio or step_time_ns");
+  h = {*metric, *value, *text};
+  return {};
+}
+
+Result<std::string> required(const Fields& f, std::string_view key) {
+  auto v = f.text(key);
+  if (!v) return std::move(v).takeError();
+  if (!*v || (*v)->empty()) return f.error(key, "missing (a non-empty string)");
+  return **v;
+}
+
+}  // namespace
+
+Result<Preset> parsePreset(std::string_view text, const std::string& source) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(text);
+  PS_ASSIGN(top, json::parseTopObject(parser, padded, text, source));
+  const Fields f(source, "", top);
+  PS_TRY(f.onlyKeys({"name", "title", "reference", "teaching", "formula", "plan", "headline"}));
+  Preset p;
+  PS_ASSIGN(name, required(f, "name"));
+  if (std::any_of(name.begin(), name.end(), [](char c) {
+        return !((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_');
+      }))
+    return f.error("name", "expected lower-case letters, digits, '-' or '_'");
+  p.name = name;
+  PS_ASSIGN(title, required(f, "title"));
+  PS_ASSIGN(reference, required(f, "reference"));
+  PS_ASSIGN(teaching, required(f, "teaching"));
+  p.title = title;
+  p.reference = reference;
+  p.teaching = teaching;
+  PS_ASSIGN(formula, f.text("formula"));
+  if (formula) p.formula = *formula;
+  PS_ASSIGN(plan, f.child("plan"));
+  if (!plan) return f.error("plan", "missing (the schedule, sizes and costs)");
+  PS_TRY(readPlan(*plan, p.spec));
+  PS_ASSIGN(headline, f.child("headline"));
+  if (!headline) return f.error("headline", "missing (metric, value, text)");
+  PS_TRY(readHeadline(*headline, p.headline));
+  return p;
+}
+
+const PresetList& builtinPresets() {
+  static const PresetList list = [] {
+    PresetList l;
+    for (const auto& file : embeddedPresetFiles()) {
+      auto p = parsePreset(file.text, "resources/presets/" + file.fileName);
+      if (p)
+        l.presets.push_back(std::move(*p));
+      else
+        l.errors.push_back(p.error());
+    }
+    std::sort(l.presets.begin(), l.presets.end(),
+              [](const Preset& a, const Preset& b) { return a.name < b.name; });
+    return l;
+  }();
+  return list;
+}
+
+Result<Preset> findPreset(const std::string& nameOrPath) {
+  if (nameOrPath.size() > 5 && nameOrPath.ends_with(".json")) {
+    std::ifstream in(nameOrPath, std::ios::binary);
+    if (!in) return Error{nameOrPath + ": cannot open for reading"};
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parsePreset(text.str(), nameOrPath);
+  }
+  std::string names;
+  for (const Preset& p : builtinPresets().presets) {
+    if (p.name == nameOrPath) return p;
+    names += (names.empty() ? "" : ", ") + p.name;
+  }
+  return Error{"--preset: unknown preset \"" + nameOrPath + "\" (there are: " + names +
+               "; or give a preset .json file)"};
+}
+
+}  // namespace ps::runtime

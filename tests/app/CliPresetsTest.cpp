@@ -1,0 +1,57 @@
+// pipescope-cli presets and sim --preset (DESIGN §5, §8): the list, one preset in full, a preset's
+// plan with a flag over it, and an unknown name refused before any file is touched.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <filesystem>
+
+#include "tests/app/CliTestUtil.h"
+#include "tests/common/TestUtil.h"
+
+namespace ps {
+namespace {
+
+using test::cli;
+using ::testing::HasSubstr;
+
+TEST(CliPresets, ListsEveryPresetAndShowsOne) {
+  const auto list = cli({"presets"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_THAT(list.out, HasSubstr("gpipe            GPipe: all forwards, then all backwards\n"));
+  EXPECT_THAT(list.out, HasSubstr("\nzb-v "));
+  const auto one = cli({"presets", "1f1b"});
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_THAT(one.out, HasSubstr("formula   (p-1)/(m+p-1)\n"));
+  EXPECT_THAT(one.out, HasSubstr("plan      --schedule 1f1b --stages 4 --microbatches 8"));
+}
+
+TEST(CliPresets, SimRunsAPresetWithTheFlagsGivenOverIt) {
+  test::TempDir dir;
+  const std::string db = dir.file("preset.sqlite");
+  const auto sim = cli({"sim", "--preset", "1f1b", "--microbatches", "16", "--db", db});
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_THAT(sim.out, HasSubstr("1f1b p=4 m=16"));
+  const auto r = cli({"report", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
+  EXPECT_EQ(int64_t(doc["run"]["microbatches"]), 16);
+  // The preset's costs (F = 1 µs, B = 2 µs) kept: (p-1)/(m+p-1) = 3/19.
+  EXPECT_NEAR(double(doc["bubble_ratio"]), 3.0 / 19.0, 1e-12);
+  EXPECT_EQ(int64_t(doc["step_time_ns"]), 57000);
+}
+
+TEST(CliPresets, AnUnknownPresetIsRefusedBeforeTheFileIsTouched) {
+  test::TempDir dir;
+  const std::string db = dir.file("none.sqlite");
+  const auto r = cli({"sim", "--preset", "gpipe2", "--db", db});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--preset: unknown preset \"gpipe2\" (there are: 1f1b, chimera"));
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+}  // namespace
+}  // namespace ps
