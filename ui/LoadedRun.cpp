@@ -11,6 +11,10 @@ Result<std::shared_ptr<const LoadedRun>> loadAndAnalyse(const QString& path, qin
   loaded->file = path;
   loaded->trace = std::make_shared<const trace::RunTrace>(std::move(*run));
   loaded->analysis = trace::analyzeRun(*loaded->trace);
+  // The explanation is O(n log n) with a few passes per op: above kExplainMaxOps the window
+  // opens without it (the Stats dock says so; `report` still computes it).
+  if (loaded->trace->opCount() <= kExplainMaxOps)
+    loaded->why = std::make_shared<const trace::RunExplanation>(trace::explainRun(*loaded->trace));
   return std::shared_ptr<const LoadedRun>(std::move(loaded));
 }
 

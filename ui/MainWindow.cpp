@@ -17,6 +17,7 @@
 #include <QTableView>
 #include <QTimer>
 
+#include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/store/TraceStore.h"
 #include "ui/CompareModel.h"
@@ -26,6 +27,7 @@
 #include "ui/RunHistoryPanel.h"
 #include "ui/SessionFiles.h"
 #include "ui/StatsPanel.h"
+#include "ui/TeachPanel.h"
 #include "ui/TimelineArea.h"
 #include "ui/TraceFileWatch.h"
 #include "ui/import/ImportJob.h"
@@ -61,7 +63,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   details_ = new OpDetailsPanel(this);
   details_->setTimeline(area_->timeline());
   detailsDock_ = addDock("Details", "detailsDock", details_, Qt::BottomDockWidgetArea);
+  teach_ = new TeachPanel(area_->timeline(), this);
+  teachDock_ = addDock("Teach", "teachDock", teach_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(statsDock_, linksDock_);
+  tabifyDockWidget(statsDock_, teachDock_);
   tabifyDockWidget(statsDock_, compareDock_);
   tabifyDockWidget(statsDock_, detailsDock_);
   compareDock_->hide();
@@ -89,6 +94,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(cancel_);
 
   buildMenus();
+  buildPapersMenu();
   setAcceptDrops(true);
   fitToScreen();
   QSettings settings;
@@ -214,6 +220,7 @@ void MainWindow::showLoaded(const std::shared_ptr<const LoadedRun>& run) {
   area_->showRun(run);
   stats_->showRun(run);
   links_->showRun(run);
+  teach_->setRun(run->trace);
   showKnobsOf(*run);
   // The loader's word on what it left out of the file; every line is in the Stats dock.
   if (const auto& warnings = run->trace->warnings; !warnings.empty())
@@ -276,11 +283,14 @@ bool MainWindow::compareRuns(qint64 a, qint64 b) {
 }
 
 bool MainWindow::openDemo(const QString& path) {
+  // The demo is the 1f1b preset (resources/presets/1f1b.json), as `pipescope-cli demo`'s.
+  auto preset = runtime::findPreset(runtime::kDemoPreset);
+  if (!preset) {
+    fail(QString::fromStdString(preset.error()), true);
+    return false;
+  }
   runtime::RunPlanRequest request;
-  request.spec.schedule = "1f1b";
-  request.spec.stages = 4;
-  request.spec.microbatches = 8;
-  request.spec.uniform.actMb = 1;  // memory per stage; links stay free, so the bubble is 3/11
+  request.spec = preset->spec;
   request.backend = runtime::Backend::Sim;
   // Milliseconds: run here, so that the window opens on it.
   auto result = runtime::runPlan(request, {path.toStdString()});

@@ -8,6 +8,7 @@
 #include <QMainWindow>
 
 #include <memory>
+#include <string>
 
 class QDockWidget;
 class QLabel;
@@ -30,6 +31,7 @@ class RunController;
 class RunHistoryPanel;
 class StageEditor;
 class StatsPanel;
+class TeachPanel;
 class TimelineArea;
 class TimelineView;
 class TraceFileWatch;
@@ -50,6 +52,9 @@ class MainWindow : public QMainWindow {
   bool showRun(qint64 id);
   // Simulates the demo (1F1B, 4 stages, 8 micro-batches) into `path` and opens it.
   bool openDemo(const QString& path);
+  // Papers → a preset (resources/presets): its plan in the Plan panel, its teaching text in the
+  // Stats panel, simulated into the open file (runBusy() until shown).
+  bool openPreset(const std::string& name);
   // Started without a file: reopens the scratch session in the user's data location (its runs
   // survive quitting), or starts it with the demo when it is new.
   bool openScratchSession();
@@ -95,6 +100,7 @@ class MainWindow : public QMainWindow {
   void fitToScreen();
   // MainWindowMenus.cpp
   void buildMenus();
+  void buildPapersMenu();  // MainWindowMenus.cpp
   void chooseAndOpen();
   void rebuildRecentMenu();
   void setDarkPalette(bool on);
@@ -120,8 +126,10 @@ class MainWindow : public QMainWindow {
   LinksPanel* links_ = nullptr;
   CompareModel* compare_ = nullptr;
   OpDetailsPanel* details_ = nullptr;
+  TeachPanel* teach_ = nullptr;
   QDockWidget *planDock_ = nullptr, *historyDock_ = nullptr, *statsDock_ = nullptr,
-              *linksDock_ = nullptr, *compareDock_ = nullptr, *detailsDock_ = nullptr;
+              *linksDock_ = nullptr, *compareDock_ = nullptr, *detailsDock_ = nullptr,
+              *teachDock_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   RunController* controller_ = nullptr;
   QProgressBar* progress_ = nullptr;

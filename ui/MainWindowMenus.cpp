@@ -11,11 +11,15 @@
 #include <QStatusBar>
 #include <QStyle>
 
+#include "runtime/run/Presets.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/analysis/StatsCsv.h"
 #include "ui/DarkPalette.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
+#include "ui/PlanPanel.h"
 #include "ui/SessionFiles.h"
+#include "ui/StatsPanel.h"
 #include "ui/TimelineArea.h"
 #include "ui/TimelineExport.h"
 #include "ui/inspect/OpSearchBar.h"
@@ -66,10 +70,51 @@ void MainWindow::buildMenus() {
   dark->setCheckable(true);
   connect(dark, &QAction::toggled, this, &MainWindow::setDarkPalette);
   dark->setChecked(QSettings().value("darkPalette", false).toBool());
+  QAction* causes = view->addAction("Bubble &causes");
+  causes->setObjectName("idleCausesAction");
+  causes->setCheckable(true);
+  causes->setChecked(true);
+  causes->setToolTip("Tint or hatch each idle part by why the rank waits (hover a gap for more)");
+  connect(causes, &QAction::toggled, timeline(), &TimelineView::setIdleCausesVisible);
+  QAction* path = view->addAction("Critical &path", QKeySequence(Qt::CTRL | Qt::Key_P));
+  path->setObjectName("criticalPathAction");
+  path->setCheckable(true);
+  path->setToolTip("Outline the chain of ops and transfers that sets the longest step's time");
+  connect(path, &QAction::toggled, timeline(), &TimelineView::setCriticalPathVisible);
   view->addSeparator();
   for (QDockWidget* dock :
-       {planDock_, historyDock_, statsDock_, linksDock_, compareDock_, detailsDock_})
+       {planDock_, historyDock_, statsDock_, linksDock_, compareDock_, detailsDock_, teachDock_})
     view->addAction(dock->toggleViewAction());
+}
+
+void MainWindow::buildPapersMenu() {
+  QMenu* papers = menuBar()->addMenu("&Papers");
+  papers->setObjectName("papersMenu");
+  papers->setToolTipsVisible(true);
+  for (const auto& preset : runtime::builtinPresets().presets) {
+    QAction* a = papers->addAction(QString::fromStdString(preset.title), this,
+                                   [this, name = preset.name] { openPreset(name); });
+    a->setObjectName(QString::fromStdString("preset:" + preset.name));
+    a->setToolTip(QString::fromStdString(preset.reference));
+  }
+}
+
+bool MainWindow::openPreset(const std::string& name) {
+  auto preset = runtime::findPreset(name);
+  if (!preset) {
+    fail(QString::fromStdString(preset.error()), true);
+    return false;
+  }
+  runtime::RunPlanRequest request;
+  request.spec = preset->spec;
+  request.backend = runtime::Backend::Sim;
+  plan_->showRequest(request);
+  stats_->showTeaching(
+      QString::fromStdString(preset->title), QString::fromStdString(preset->reference),
+      QString::fromStdString(preset->teaching + "  Headline: " + preset->headline.text + "."));
+  statsDock_->show();
+  runRequest(request);
+  return true;
 }
 
 void MainWindow::setDarkPalette(bool on) {

@@ -1,7 +1,9 @@
 #include "ui/StatsPanel.h"
 
 #include <QFontDatabase>
+#include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -11,6 +13,8 @@
 #include "trace/analysis/ConfigJson.h"
 #include "trace/analysis/FigureCoverage.h"
 #include "trace/analysis/ReportFormat.h"
+#include "trace/analysis/RunExplanation.h"
+#include "ui/IdleCauseLegend.h"
 #include "ui/LegendWidget.h"
 #include "ui/LoadedRun.h"
 
@@ -20,7 +24,9 @@ namespace {
 // The schedule's paper bubble beside the measured one, on the line after "bubble ratio". p is
 // the ranks the trace holds, never more than the header claims: a header claiming 2^31-1 ranks
 // (issue 12 case 7) must not reach the formulas (2p overflows there).
-std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace) {
+std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace,
+                               const trace::RunAnalysis& analysis,
+                               const trace::RunExplanation* why) {
   const trace::RunInfo& run = trace.info;
   if (!run.schedule || !run.num_microbatches || run.source == "kineto" || run.source == "nsys")
     return report;
@@ -34,17 +40,27 @@ std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace)
   char text[160];
   std::snprintf(text, sizeof text, "paper bubble   %.2f %%  %s with F = t, B = 2t, free links\n",
                 analytic->value * 100.0, analytic->formula.c_str());
-  report.insert(end == std::string::npos ? report.size() : end + 1, text);
+  std::string insert = text;
+  // Why the two differ, cause by cause (the attribution's points of the step time).
+  if (why != nullptr && analysis.bubble_ratio)
+    for (const std::string& gap :
+         trace::paperGapLines(*why, analytic->value, *analysis.bubble_ratio))
+      insert += "  " + gap + "\n";
+  report.insert(end == std::string::npos ? report.size() : end + 1, insert);
   return report;
 }
 
 }  // namespace
 
 QString statsText(const LoadedRun& run) {
-  std::string text = withAnalyticBubble(trace::reportText(run.analysis), *run.trace);
+  std::string text = withAnalyticBubble(trace::reportText(run.analysis, run.why.get()), *run.trace,
+                                        run.analysis, run.why.get());
   const std::string coverage =
       trace::coverageText(trace::figureCoverage(*run.trace, run.analysis), run.analysis);
   if (!coverage.empty()) text += "\n" + coverage + "\n";
+  if (!run.why)
+    text += "\nbubble causes and critical path: not computed in the app for runs of more than " +
+            std::to_string(kExplainMaxOps) + " ops (`pipescope-cli report` gives them)\n";
   // What the loader left out of a damaged or hostile file (ops beyond ±2^52 ns, ...).
   if (!run.trace->warnings.empty()) {
     text += "\nloaded with warnings:\n";
@@ -59,6 +75,19 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(new LegendWidget(this));
+  layout->addWidget(new IdleCauseLegend(this));
+  // A preset's text scrolls in a few lines' height: the report below keeps the room.
+  teaching_ = new QLabel(this);
+  teaching_->setObjectName("teachingText");
+  teaching_->setWordWrap(true);
+  teaching_->setTextFormat(Qt::RichText);
+  teachingScroll_ = new QScrollArea(this);
+  teachingScroll_->setWidget(teaching_);
+  teachingScroll_->setWidgetResizable(true);
+  teachingScroll_->setFrameShape(QFrame::NoFrame);
+  teachingScroll_->setMaximumHeight(5 * fontMetrics().height());
+  teachingScroll_->setVisible(false);
+  layout->addWidget(teachingScroll_);
   report_ = new QPlainTextEdit(this);
   report_->setObjectName("reportView");
   report_->setReadOnly(true);
@@ -74,6 +103,17 @@ void StatsPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
 
 void StatsPanel::clear() {
   report_->clear();
+}
+
+void StatsPanel::showTeaching(const QString& title, const QString& reference,
+                              const QString& paragraph) {
+  teaching_->setText("<b>" + title.toHtmlEscaped() + "</b><br><i>" + reference.toHtmlEscaped() +
+                     "</i><br>" + paragraph.toHtmlEscaped());
+  teachingScroll_->setVisible(!title.isEmpty());
+}
+
+QString StatsPanel::teachingText() const {
+  return teachingScroll_->isHidden() ? QString() : teaching_->text();
 }
 
 QString StatsPanel::text() const {

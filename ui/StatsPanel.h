@@ -1,13 +1,16 @@
 #pragma once
-// The Stats dock: the kind legend, the run's report (the CLI's `report` text), the schedule's
-// paper bubble beside the measured one, and which ops the figures cover (so an imported trace
-// that is mostly OTHER work does not read as "bubble 0 %" without a word).
+// The Stats dock: the kind legend, a preset's teaching text, the run's report (the CLI's
+// `report` text with the idle time by cause and the critical path), the schedule's paper bubble
+// beside the measured one with the causes of the difference, and which ops the figures cover (so an
+// imported trace that is mostly OTHER work does not read as "bubble 0 %" without a word).
 
 #include <QWidget>
 
 #include <memory>
 
+class QLabel;
 class QPlainTextEdit;
+class QScrollArea;
 
 namespace ps::ui {
 
@@ -20,8 +23,14 @@ class StatsPanel : public QWidget {
   void showRun(const std::shared_ptr<const LoadedRun>& run);
   void clear();
   QString text() const;
+  // A preset's figure: its title, reference and teaching paragraph above the report (hidden for
+  // an empty title).
+  void showTeaching(const QString& title, const QString& reference, const QString& paragraph);
+  QString teachingText() const;
 
  private:
+  QLabel* teaching_;
+  QScrollArea* teachingScroll_;
   QPlainTextEdit* report_;
 };
 

@@ -110,6 +110,7 @@ void TimelineArea::showRun(const std::shared_ptr<const LoadedRun>& run) {
   if (!run) return;
   primary_->setTitle(timelineTitle(*run, {}));
   timeline()->setRun(run->trace, run->analysis.steps);
+  timeline()->setExplanation(run->why);
   memory_->setRun(run->trace);
   memory_->setVisibleRange(timeline()->visibleRange());
 }
@@ -118,9 +119,13 @@ void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,
                                   const std::shared_ptr<const LoadedRun>& b) {
   primary_->setTitle(timelineTitle(*a, "A"));
   compared_->setTitle(timelineTitle(*b, "B"));
-  if (timeline()->run() != a->trace.get()) timeline()->setRun(a->trace, a->analysis.steps);
+  if (timeline()->run() != a->trace.get()) {
+    timeline()->setRun(a->trace, a->analysis.steps);
+    timeline()->setExplanation(a->why);
+  }
   memory_->setRun(a->trace);
   compareTimeline()->setRun(b->trace, b->analysis.steps);
+  compareTimeline()->setExplanation(b->why);
   compared_->setVisible(true);
   equalizePending_ = true;
   equalizeHeights();

@@ -8,6 +8,8 @@
 
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
+#include "runtime/run/RunConfig.h"
+#include "runtime/run/Sensitivity.h"
 #include "trace/TerminalText.h"
 #include "trace/analysis/ReportFormat.h"
 #include "trace/analysis/RunAnalysis.h"
@@ -21,7 +23,22 @@ struct ReportOptions {
   std::string file;
   std::optional<std::int64_t> run;
   bool json = false;
+  bool sensitivity = false;
 };
+
+// The run's plan rebuilt from its config_json and re-simulated stage by stage and kind by kind.
+Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run) {
+  const std::string what = "--sensitivity: run " + std::to_string(run.info.id);
+  if (run.info.source != "sim" && run.info.source != "cpu" && run.info.source != "cuda")
+    return Error{what + " was imported (source " + run.info.source +
+                 "): there is no plan to re-simulate"};
+  auto request = runtime::requestFromConfigJson(run.info.config_json);
+  if (!request) return Error{what + ": " + request.error()};
+  auto built = runtime::buildPlan(request->spec);
+  if (!built) return Error{what + ": " + built.error()};
+  return runtime::stepSensitivity(*built);
+}
+
 }  // namespace
 
 Action addReportCommand(CLI::App& app) {
@@ -31,6 +48,9 @@ Action addReportCommand(CLI::App& app) {
   cmd->add_option("FILE", opt->file, "Trace file (.sqlite)")->required();
   cmd->add_option("--run", opt->run, "Run id (default: the latest run in the file)");
   cmd->add_flag("--json", opt->json, "Print one JSON object instead of a table");
+  cmd->add_flag("--sensitivity", opt->sensitivity,
+                "Re-simulate the run's plan with each op kind of each stage 10 % faster and "
+                "rank what shortens the step most (sim, cpu and cuda runs)");
   return [opt]() {
     trace::LoadOptions load;
     auto run = trace::loadRunFromFile(opt->file, opt->run, load);
@@ -42,8 +62,15 @@ Action addReportCommand(CLI::App& app) {
                 << '\n';
     const trace::RunAnalysis analysis = trace::analyzeRun(*run);
     const trace::RunExplanation why = trace::explainRun(*run);
-    std::cout << (opt->json ? trace::reportJson(analysis, &why)
-                            : trace::reportText(analysis, &why));
+    std::vector<trace::StepSpeedup> table;
+    if (opt->sensitivity) {
+      auto rows = sensitivityOf(*run);
+      if (!rows) return fail(rows.error());
+      table = std::move(*rows);
+    }
+    const auto* sensitivity = opt->sensitivity ? &table : nullptr;
+    std::cout << (opt->json ? trace::reportJson(analysis, &why, sensitivity)
+                            : trace::reportText(analysis, &why, sensitivity));
     return kExitOk;
   };
 }

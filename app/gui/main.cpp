@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QPixmap>
 #include <QSettings>
 #include <QTemporaryDir>
@@ -24,6 +25,7 @@ int failWith(const QString& message, int code) {
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("PipeScope");
+  QApplication::setWindowIcon(QIcon(":/icons/pipescope.svg"));
   QApplication::setOrganizationName("PipeScope");
   QApplication::setApplicationVersion(PIPESCOPE_VERSION);
 

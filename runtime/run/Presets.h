@@ -13,6 +13,9 @@
 
 namespace ps::runtime {
 
+// The preset the app's demo and `pipescope-cli demo` simulate.
+inline constexpr const char* kDemoPreset = "1f1b";
+
 struct PresetFile {
   std::string fileName;  // e.g. "1f1b.json"
   std::string_view text;

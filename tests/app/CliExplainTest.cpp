@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdio>
 #include <string>
 
 #include "tests/app/CliTestUtil.h"
@@ -74,6 +75,38 @@ TEST(CliExplain, ReportTextShowsTheCausesAndThePath) {
   // Rank 3 of 1F1B p=4 m=8: 3 of 33 µs warm-up, 6 drain (F = 1, B = 2).
   EXPECT_THAT(r.out, HasSubstr("   3  9.09 %     18.18 %    0.00 %"));
   EXPECT_THAT(r.out, HasSubstr("critical path  step 0, 33.000 µs"));
+}
+
+TEST(CliExplain, ReportSensitivityRanksWhatToSpeedUp) {
+  test::TempDir dir;
+  const std::string db = dir.file("sens.sqlite");
+  ASSERT_EQ(cli({"sim", "--preset", "gpipe", "--db", db}).exit_code, 0);
+  const auto r = cli({"report", db, "--json", "--sensitivity"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out;
+  simdjson::dom::array rows = doc["sensitivity"];
+  ASSERT_EQ(rows.size(), 8u);  // F and B on 4 stages
+  const std::int64_t step = int64_t(doc["step_time_ns"]);
+  for (simdjson::dom::element row : rows)
+    EXPECT_EQ(int64_t(row["step_ns"]) + int64_t(row["saved_ns"]), step);
+  const auto text = cli({"report", db, "--sensitivity"});
+  EXPECT_THAT(text.out, HasSubstr("10 % faster   shortens the step by\n  B on stage"));
+}
+
+TEST(CliExplain, SensitivityOfAnImportedRunIsRefused) {
+  test::TempDir dir;
+  const std::string csv = dir.file("s.csv"), db = dir.file("imp.sqlite");
+  {
+    std::FILE* f = std::fopen(csv.c_str(), "w");
+    std::fputs("0F0,0B0\n,1F0,1B0\n", f);
+    std::fclose(f);
+  }
+  ASSERT_EQ(cli({"import", "torch-csv", csv, "--db", db}).exit_code, 0);
+  const auto r = cli({"report", db, "--sensitivity"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--sensitivity: run 1 was imported (source torch-csv)"));
 }
 
 }  // namespace

@@ -39,9 +39,9 @@ TEST(CliPresets, SimRunsAPresetWithTheFlagsGivenOverIt) {
   simdjson::dom::element doc;
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS);
   EXPECT_EQ(int64_t(doc["run"]["microbatches"]), 16);
-  // The preset's costs (F = 1 µs, B = 2 µs) kept: (p-1)/(m+p-1) = 3/19.
+  // The preset's costs (F = 100 µs, B = 200 µs) kept: (p-1)/(m+p-1) = 3/19.
   EXPECT_NEAR(double(doc["bubble_ratio"]), 3.0 / 19.0, 1e-12);
-  EXPECT_EQ(int64_t(doc["step_time_ns"]), 57000);
+  EXPECT_EQ(int64_t(doc["step_time_ns"]), 5700000);
 }
 
 TEST(CliPresets, AnUnknownPresetIsRefusedBeforeTheFileIsTouched) {

@@ -44,6 +44,18 @@ std::string kinetoRank(int rank) {
   return json;
 }
 
+// Both ranks written into `dir`, as one kineto import.
+ImportRequest twoKinetoRanks(const test::TempDir& dir) {
+  ImportRequest request;
+  request.format = "kineto";
+  for (int r = 0; r < 2; ++r) {
+    const std::string path = dir.file("rank" + std::to_string(r) + ".json");
+    test::writeFile(path, kinetoRank(r));
+    request.files << QString::fromStdString(path);
+  }
+  return request;
+}
+
 TEST(ImportUi, DialogGuessesTheFormatFromTheFiles) {
   test::TempDir dir;
   const std::string json = dir.file("rank0.json"), csv = dir.file("s.csv");
@@ -67,13 +79,7 @@ TEST(ImportUi, ImportingTwoKinetoRanksAddsARunWithTheirBubble) {
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("live.sqlite"))));
   auto* history = w.findChild<QListWidget*>("runHistory");
   const int before = history->count();
-  ImportRequest request;
-  request.format = "kineto";
-  for (int r = 0; r < 2; ++r) {
-    const std::string path = dir.file("rank" + std::to_string(r) + ".json");
-    test::writeFile(path, kinetoRank(r));
-    request.files << QString::fromStdString(path);
-  }
+  const ImportRequest request = twoKinetoRanks(dir);
   w.importTraces(request, false);
   for (int i = 0; i < 250 && w.importBusy(); ++i)
     QTest::qWait(20);
@@ -98,13 +104,7 @@ TEST(ImportUi, AQuickImportLeavesNoProgressDialogBehind) {
   test::TempDir dir;
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("live.sqlite"))));
-  ImportRequest request;
-  request.format = "kineto";
-  for (int r = 0; r < 2; ++r) {
-    const std::string path = dir.file("rank" + std::to_string(r) + ".json");
-    test::writeFile(path, kinetoRank(r));
-    request.files << QString::fromStdString(path);
-  }
+  const ImportRequest request = twoKinetoRanks(dir);
   for (const bool dialogs : {true, false}) {
     w.importTraces(request, dialogs);
     for (int i = 0; i < 250 && w.importBusy(); ++i)

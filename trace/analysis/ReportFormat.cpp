@@ -1,7 +1,10 @@
 #include "trace/analysis/ReportFormat.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "trace/JsonWriter.h"
 #include "trace/TerminalText.h"
@@ -43,7 +46,8 @@ void writeCriticalPath(JsonWriter& w, const RunExplanation::Path& path) {
 
 }  // namespace
 
-std::string reportJson(const RunAnalysis& a, const RunExplanation* why) {
+std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
+                       const std::vector<StepSpeedup>* sensitivity) {
   JsonWriter w(true);
   w.beginObject();
   w.key("run").beginObject();
@@ -80,9 +84,9 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why) {
     w.key("bubble_ratio").value(r.bubble_ratio);
     w.key("peak_memory_bytes").value(r.peak_memory_bytes);
     w.key("memory_capacity_bytes").value(r.memory_capacity_bytes);
-    if (why != nullptr && static_cast<std::size_t>(r.rank) < why->ranks.size()) {
+    if (why != nullptr && static_cast<std::size_t>(r.rank) < why->bubbles.ranks.size()) {
       w.key("bubble_breakdown");
-      writeBreakdown(w, why->ranks[r.rank]);
+      writeBreakdown(w, why->bubbles.ranks[r.rank]);
     }
     w.endObject();
   }
@@ -103,12 +107,25 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why) {
   w.endObject();
   if (why != nullptr) {
     w.key("bubble_breakdown");
-    writeBreakdown(w, why->run);
+    writeBreakdown(w, why->bubbles.run);
     w.key("critical_path");
     if (why->criticalPath)
       writeCriticalPath(w, *why->criticalPath);
     else
       w.null();
+  }
+  if (sensitivity != nullptr) {
+    w.key("sensitivity").beginArray();
+    for (const StepSpeedup& row : *sensitivity) {
+      w.beginObject();
+      w.key("kind").value(std::string(opKindName(row.kind)));
+      w.key("stage").value(row.stage);
+      w.key("rank").value(row.rank);
+      w.key("step_ns").value(row.stepNs);
+      w.key("saved_ns").value(row.savedNs);
+      w.endObject();
+    }
+    w.endArray();
   }
   w.endObject();
   return w.str() + "\n";
@@ -154,18 +171,27 @@ std::string breakdownText(const RunExplanation& why) {
       out += cell(shareOf(b.ns[c], of), c);
     out += "\n";
   };
-  for (std::size_t r = 0; r < why.ranks.size(); ++r)
-    row(line("%4zu", r), why.ranks[r], why.spanSumNs);
-  const auto ranks = static_cast<std::int64_t>(why.ranks.size());
-  row(" all", why.run, ranks > 0 && why.spanSumNs <= INT64_MAX / ranks ? why.spanSumNs * ranks : 0);
+  const BubbleAttribution& b = why.bubbles;
+  for (std::size_t r = 0; r < b.ranks.size(); ++r)
+    row(line("%4zu", r), b.ranks[r], b.spanSumNs);
+  const auto ranks = static_cast<std::int64_t>(b.ranks.size());
+  row(" all", b.run, ranks > 0 && b.spanSumNs <= INT64_MAX / ranks ? b.spanSumNs * ranks : 0);
   return out;
 }
 
 std::string criticalPathText(const RunExplanation::Path& path) {
   constexpr std::size_t kShown = 16;
-  std::int64_t transferNs = 0;
+  // A send and its receive cover the same time: the union of the transfers' intervals.
+  std::vector<std::pair<std::int64_t, std::int64_t>> transfers;
   for (const PathOp& op : path.ops)
-    if (!isCompute(op.kind)) transferNs += op.end - op.start;
+    if (!isCompute(op.kind)) transfers.emplace_back(op.start, op.end);
+  std::sort(transfers.begin(), transfers.end());
+  std::vector<std::int64_t> starts, ends;
+  for (const auto& [s, e] : transfers) {
+    starts.push_back(s);
+    ends.push_back(e);
+  }
+  const std::int64_t transferNs = unionLength(starts, ends);
   std::string out = "\ncritical path  step " + std::to_string(path.step) + ", " +
                     formatDuration(path.lengthNs) + " over " + std::to_string(path.ops.size()) +
                     " ops, transfers " + shareOf(transferNs, path.lengthNs) + " of it\n  ";
@@ -178,7 +204,8 @@ std::string criticalPathText(const RunExplanation::Path& path) {
 
 }  // namespace
 
-std::string reportText(const RunAnalysis& a, const RunExplanation* why) {
+std::string reportText(const RunAnalysis& a, const RunExplanation* why,
+                       const std::vector<StepSpeedup>* sensitivity) {
   std::string out;
   // Built by concatenation, not line(): a safe name can still be longer than its buffer.
   out += "run " + std::to_string(a.run.id) + "  \"" + terminalSafe(a.run.name) + "\"  source " +
@@ -208,6 +235,17 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why) {
   if (why != nullptr) {
     out += breakdownText(*why);
     if (why->criticalPath) out += criticalPathText(*why->criticalPath);
+  }
+  if (sensitivity != nullptr && !sensitivity->empty()) {
+    constexpr std::size_t kRows = 8;
+    out += "\n10 % faster   shortens the step by\n";
+    for (std::size_t i = 0; i < sensitivity->size() && i < kRows; ++i) {
+      const StepSpeedup& row = (*sensitivity)[i];
+      const std::string what = std::string(opKindName(row.kind)) + " on stage " +
+                               std::to_string(row.stage) + " (rank " + std::to_string(row.rank) +
+                               ")";
+      out += "  " + pad(what, 24) + formatDuration(row.savedNs) + "\n";
+    }
   }
   if (!a.links.empty()) {
     out += "\nlink      bytes         busy              bandwidth\n";

@@ -2,9 +2,11 @@
 // The two faces of `pipescope-cli report`: a table for people and the JSON object of DESIGN §5.
 
 #include <string>
+#include <vector>
 
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/analysis/RunExplanation.h"
+#include "trace/analysis/StepSpeedup.h"
 
 namespace ps::trace {
 
@@ -15,12 +17,16 @@ namespace ps::trace {
 // kLowComputeCoverage the bubble and step time describe little of the trace. With an explanation
 // (explainRun), `ranks[].bubble_breakdown`, the run's `bubble_breakdown` (DESIGN §5's six fields
 // plus `other_ns`) and `critical_path` {step, length_ns, ops[] {rank, kind, stage, microbatch,
-// start_ns, end_ns, share}} (null when the run has no ops).
-std::string reportJson(const RunAnalysis& a, const RunExplanation* why = nullptr);
+// start_ns, end_ns, share}} (null when the run has no ops). With a sensitivity table:
+// `sensitivity` [{kind, stage, rank, step_ns, saved_ns}], best first.
+std::string reportJson(const RunAnalysis& a, const RunExplanation* why = nullptr,
+                       const std::vector<StepSpeedup>* sensitivity = nullptr);
 // A fixed-width table; stable text (golden-tested). Text from the file (run name, source,
 // schedule, status message, metric names) is printed through terminalSafe; an imported run
 // whose recognised compute covers little of its busy time says so beside the bubble ratio. With
-// an explanation: the idle time by cause per rank (points of the step time) and the critical path.
-std::string reportText(const RunAnalysis& a, const RunExplanation* why = nullptr);
+// an explanation: the idle time by cause per rank (points of the step time) and the critical path;
+// with a sensitivity table its best rows.
+std::string reportText(const RunAnalysis& a, const RunExplanation* why = nullptr,
+                       const std::vector<StepSpeedup>* sensitivity = nullptr);
 
 }  // namespace ps::trace

@@ -1,27 +1,63 @@
 #include "trace/analysis/RunExplanation.h"
 
-#include "trace/analysis/CriticalPath.h"
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "trace/analysis/Saturating.h"
 #include "trace/analysis/StepGraph.h"
 
 namespace ps::trace {
+namespace {
+
+std::vector<std::int64_t> workPerRank(const RunTrace& run) {
+  std::vector<std::int64_t> work(run.ranks.size(), 0);
+  for (std::size_t r = 0; r < run.ranks.size(); ++r) {
+    const OpColumns& c = run.ranks[r].lane(Lane::Compute);
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (isPipelineCompute(c.kind[i])) work[r] = satAdd(work[r], satSub(c.end[i], c.start[i]));
+  }
+  return work;
+}
+
+std::string format(const char* fmt, auto... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+}  // namespace
+
+double RunExplanation::points(IdleCause cause) const {
+  const double of = static_cast<double>(bubbles.spanSumNs) *
+                    static_cast<double>(std::max<std::size_t>(1, bubbles.ranks.size()));
+  return of > 0 ? 100.0 * static_cast<double>(bubbles.run[cause]) / of : 0.0;
+}
 
 RunExplanation explainRun(const RunTrace& run) {
   const StepGraph graph(run);
-  BubbleAttribution bubbles = attributeBubbles(graph);
   RunExplanation out;
-  out.ranks = std::move(bubbles.ranks);
-  out.run = bubbles.run;
-  out.spanSumNs = bubbles.spanSumNs;
-  if (const auto path = longestStepCriticalPath(graph)) {
-    RunExplanation::Path p{path->step, path->lengthNs, {}};
-    p.ops.reserve(path->ops.size());
-    for (const OpRef& ref : path->ops) {
+  out.bubbles = attributeBubbles(graph);
+  out.path = longestStepCriticalPath(graph);
+  if (out.path) {
+    RunExplanation::Path p{out.path->step, out.path->lengthNs, {}};
+    p.ops.reserve(out.path->ops.size());
+    for (const OpRef& ref : out.path->ops) {
       const OpColumns& c = run.ranks[ref.rank].lane(ref.lane);
       p.ops.push_back({ref.rank, c.kind[ref.index], c.stage[ref.index], c.microbatch[ref.index],
                        c.start[ref.index], c.end[ref.index]});
     }
     out.criticalPath = std::move(p);
   }
+  out.rankWorkNs = workPerRank(run);
+  for (std::size_t r = 0; r < out.bubbles.parts.size(); ++r)
+    for (const IdlePart& part : out.bubbles.parts[r]) {
+      if (part.cause != IdleCause::Transfer || !part.waitedFor.valid()) continue;
+      const OpColumns& c = run.ranks[part.waitedFor.rank].lane(part.waitedFor.lane);
+      const int peer = c.peer[part.waitedFor.index];
+      auto& ns = out.transferWaitByLink[{peer, static_cast<int>(r)}];
+      ns = satAdd(ns, part.end - part.start);
+    }
   return out;
 }
 
@@ -29,6 +65,45 @@ std::string pathOpLabel(const PathOp& op) {
   std::string kind(opKindName(op.kind));
   if (op.stage < 0 || op.microbatch < 0) return kind;
   return std::to_string(op.stage) + kind + std::to_string(op.microbatch);
+}
+
+std::vector<std::string> paperGapLines(const RunExplanation& why, double paperBubble,
+                                       double measuredBubble) {
+  std::vector<std::string> lines;
+  constexpr double kShown = 0.01;  // points
+  const double imbalance = why.points(IdleCause::Imbalance);
+  if (imbalance >= kShown && !why.rankWorkNs.empty()) {
+    const auto [lo, hi] = std::minmax_element(why.rankWorkNs.begin(), why.rankWorkNs.end());
+    const double ratio = *lo > 0 ? static_cast<double>(*hi) / static_cast<double>(*lo) : 0.0;
+    lines.push_back(format("+%.2f pts imbalance: rank %d has %.2fx the work of rank %d", imbalance,
+                           static_cast<int>(hi - why.rankWorkNs.begin()), ratio,
+                           static_cast<int>(lo - why.rankWorkNs.begin())));
+  }
+  const double transfer = why.points(IdleCause::Transfer);
+  if (transfer >= kShown) {
+    std::string line = format("+%.2f pts transfer waits", transfer);
+    const auto most =
+        std::max_element(why.transferWaitByLink.begin(), why.transferWaitByLink.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (most != why.transferWaitByLink.end())
+      line += format(", most on %d -> %d", most->first.first, most->first.second);
+    lines.push_back(line);
+  }
+  const double barrier = why.points(IdleCause::Barrier);
+  if (barrier >= kShown)
+    lines.push_back(format("+%.2f pts optimizer barrier: waiting for other ranks' OPT", barrier));
+  const double other = why.points(IdleCause::Other);
+  if (other >= kShown)
+    lines.push_back(format("+%.2f pts not explained by the recorded dependencies", other));
+  // What is left is the pipeline's own fill, drain and dependency waits, against the formula's.
+  const double shape =
+      100.0 * (measuredBubble - paperBubble) - imbalance - transfer - barrier - other;
+  if (std::fabs(shape) >= kShown)
+    lines.push_back(
+        format("%+.2f pts fill, drain and dependency waits (costs other than "
+               "F = t, B = 2t, equal stages)",
+               shape));
+  return lines;
 }
 
 }  // namespace ps::trace

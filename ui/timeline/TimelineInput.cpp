@@ -51,7 +51,14 @@ QString TimelineView::tooltipAt(QPoint pos) {
   if (t && pos.y() >= t->computeTop && pos.y() < t->computeBottom()) {
     const auto gap =
         idleGapAt(*run_, t->rank, steps_, pxToTime(range_, plotWidth(), pos.x() - kGutter));
-    if (gap) return gapTooltip(*run_, *gap, chunks_);
+    if (gap) {
+      QString text = gapTooltip(*run_, *gap, chunks_);
+      if (why_) {
+        const QString why = idleCauseLines(*run_, causeIndex_, gap->rank, gap->from, gap->to);
+        if (!why.isEmpty()) text += "\n" + why;
+      }
+      return text;
+    }
   }
   return {};
 }

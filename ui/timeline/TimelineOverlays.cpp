@@ -78,6 +78,7 @@ std::vector<std::pair<int, std::size_t>> TimelineView::selectionDependencies() c
 // Computed once per selection (a scan of every compute lane, too slow for every paint).
 void TimelineView::computeDependencies() {
   dependencies_.clear();
+  dependents_.clear();
   if (!run_ || !selection_.valid() || selection_.lane != Lane::Compute) return;
   const auto& lane = run_->ranks[selection_.rank].lane(Lane::Compute);
   const std::size_t i = selection_.index;
@@ -85,22 +86,31 @@ void TimelineView::computeDependencies() {
   const trace::OpKind kind = lane.kind[i];
   if (stage < 0 || mb < 0) return;
   // F(s,m) <- F(s-1,m); B/I(s,m) <- B/I(s+1,m) and F(s,m); W(s,m) <- I(s,m).
-  auto find = [&](int wantStage, std::initializer_list<trace::OpKind> kinds) {
+  auto find = [&](auto& into, int wantStage, std::initializer_list<trace::OpKind> kinds) {
     for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
       const auto& l = run_->ranks[r].lane(Lane::Compute);
       for (std::size_t k = 0; k < l.size(); ++k)
         if (l.stage[k] == wantStage && l.microbatch[k] == mb && l.step[k] == step)
           for (auto want : kinds)
-            if (l.kind[k] == want) dependencies_.emplace_back(static_cast<int>(r), k);
+            if (l.kind[k] == want) into.emplace_back(static_cast<int>(r), k);
     }
   };
   using trace::OpKind;
-  if (kind == OpKind::F) find(stage - 1, {OpKind::F});
+  auto& in = dependencies_;
+  if (kind == OpKind::F) find(in, stage - 1, {OpKind::F});
   if (kind == OpKind::B || kind == OpKind::I) {
-    find(stage + 1, {OpKind::B, OpKind::I});
-    find(stage, {OpKind::F});
+    find(in, stage + 1, {OpKind::B, OpKind::I});
+    find(in, stage, {OpKind::F});
   }
-  if (kind == OpKind::W) find(stage, {OpKind::I});
+  if (kind == OpKind::W) find(in, stage, {OpKind::I});
+  // And the other way: the ops that wait for this one (the same rules read backwards).
+  auto& out = dependents_;
+  if (kind == OpKind::F) {
+    find(out, stage + 1, {OpKind::F});
+    find(out, stage, {OpKind::B, OpKind::I});
+  }
+  if (kind == OpKind::B || kind == OpKind::I) find(out, stage - 1, {OpKind::B, OpKind::I});
+  if (kind == OpKind::I) find(out, stage, {OpKind::W});
 }
 
 void TimelineView::drawSelection(QPainter& p) {
@@ -130,7 +140,8 @@ void TimelineView::drawSelection(QPainter& p) {
     p.setBrush(Qt::NoBrush);
     p.drawRect(self.height() > 10 ? self.adjusted(1, 1, -2, -2) : self.adjusted(0, 0, -1, -1));
   }
-  // Dependencies: arrows from the end of each producer to the start of the selected op, drawn
+  // Dependencies: arrows from the end of each producer to the start of the selected op (and on to
+  // the ops that wait for it), drawn
   // from the boxes' middles (the labels go on top of them afterwards).
   if (self.isEmpty()) return;
   p.setRenderHint(QPainter::Antialiasing, true);
@@ -139,6 +150,14 @@ void TimelineView::drawSelection(QPainter& p) {
     if (from.isEmpty()) continue;
     arrow(p, QPointF(from.right(), from.center().y()), QPointF(self.left(), self.center().y()),
           text, 8);
+  }
+  // What waits for it, in the highlight colour: from its end to their starts.
+  const QColor onward = palette().color(QPalette::Highlight);
+  for (auto [r, k] : dependents_) {
+    const QRect to = opRect({r, Lane::Compute, k});
+    if (to.isEmpty()) continue;
+    arrow(p, QPointF(self.right(), self.center().y()), QPointF(to.left(), to.center().y()), onward,
+          8);
   }
   p.setRenderHint(QPainter::Antialiasing, false);
 }

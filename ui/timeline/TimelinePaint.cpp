@@ -302,6 +302,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   paintPlainStrips(p, c, scale);
   for (const auto& g : ground_)
     p.fillRect(g.rect, c[g.ground]);
+  drawIdleCauses(p, palette().color(QPalette::Window).lightness() < 128);
   paintBoxes(p, c);
   // Overlays stay inside the plot: never over the rank labels nor the axis. Labels go on top of
   // outlines and arrows so that lines never run through them.
@@ -309,6 +310,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.setClipRect(plotRect());
   drawSelection(p);
   drawFlows(p);
+  drawCriticalPath(p);
   drawBoxLabels(p);
   p.restore();
   if (layout_.pinnedHeight() > 0) {

@@ -34,6 +34,8 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
                           std::vector<trace::StepStats> steps) {
   run_ = std::move(run);
   selection_ = {};
+  why_.reset();  // it explained the previous run
+  causeIndex_ = IdleCauseIndex();
   steps_ = std::move(steps);
   numberText_.clear();  // labels of the last run ("3·1" on an interleaved one)
   indexes_.clear();
@@ -42,6 +44,7 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
   highlightCount_ = 0;
   filtering_ = false;
   dependencies_.clear();
+  dependents_.clear();
   flows_.clear();
   flowsBuilt_ = false;
   band_ = {0, 0};

@@ -29,9 +29,11 @@
 #include "trace/analysis/LaneIndex.h"
 #include "trace/analysis/LaneQuery.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/analysis/RunExplanation.h"
 #include "ui/timeline/DepthRows.h"
 #include "ui/timeline/DevicePixelCache.h"
 #include "ui/timeline/FlowMatcher.h"
+#include "ui/timeline/IdleCauses.h"
 #include "ui/timeline/StageChunks.h"
 #include "ui/timeline/StripComposer.h"
 #include "ui/timeline/TimeMapping.h"
@@ -107,8 +109,12 @@ class TimelineView : public QWidget {
   };
   void select(const Selection& selection);
   Selection selection() const { return selection_; }
-  // Ops the selection depends on (for tests), as (rank, index in the compute lane).
+  // Ops the selection depends on, and the ops that wait for it (for tests), as (rank, index in
+  // the compute lane); the second are drawn as arrows in the highlight colour.
   std::vector<std::pair<int, std::size_t>> selectionDependencies() const;
+  const std::vector<std::pair<int, std::size_t>>& selectionDependents() const {
+    return dependents_;
+  }
   // Selects `op` and scrolls (and, when it is wider than the view, zooms) so that it shows.
   void centerOn(const Selection& op);
   // Search results: drawn emphasised, every other op dimmed; empty: no filter.
@@ -119,6 +125,17 @@ class TimelineView : public QWidget {
   bool flowsVisible() const { return flowsVisible_; }
   // Flows drawn in the last paint (for tests).
   std::size_t drawnFlows() const { return drawnFlows_; }
+  // Why the run is idle where it is (explainRun of the run shown): each idle part of a compute
+  // row is tinted or hatched by its cause and its tooltip says what it waited for; the critical
+  // path, on request, is outlined op by op and joined by a line. Null clears both.
+  void setExplanation(std::shared_ptr<const trace::RunExplanation> why);
+  void setIdleCausesVisible(bool visible);
+  bool idleCausesVisible() const { return causesVisible_; }
+  void setCriticalPathVisible(bool visible);
+  bool criticalPathVisible() const { return pathVisible_; }
+  // Cause parts and path ops drawn in the last paint (for tests).
+  std::size_t drawnCauseParts() const { return drawnCauseParts_; }
+  std::size_t drawnPathOps() const { return drawnPathOps_; }
   // Where an op's box is (for tests and the details panel); empty when not on screen.
   QRect opRect(const Selection& op) const;
   // The hover text at `pos` (what the tooltip shows), empty for none.
@@ -205,6 +222,10 @@ class TimelineView : public QWidget {
   bool highlighted(const Box& b) const;
   void computeDependencies();
 
+  // TimelineExplain.cpp
+  void drawIdleCauses(QPainter& p, bool dark);
+  void drawCriticalPath(QPainter& p);
+
   // TimelineInput.cpp
   const Box* boxAt(QPoint p) const;
   void zoomAroundPointer(double factor);
@@ -247,6 +268,12 @@ class TimelineView : public QWidget {
   std::size_t highlightCount_ = 0;
   bool filtering_ = false;  // a search is on (even one matching nothing)
   std::vector<std::pair<int, std::size_t>> dependencies_;  // of the selection
+  std::vector<std::pair<int, std::size_t>> dependents_;    // ops that wait for the selection
+  std::shared_ptr<const trace::RunExplanation> why_;
+  IdleCauseIndex causeIndex_;
+  bool causesVisible_ = true;
+  bool pathVisible_ = false;
+  std::size_t drawnCauseParts_ = 0, drawnPathOps_ = 0;
   bool flowsVisible_ = false;
   bool flowsBuilt_ = false;
   std::vector<Flow> flows_;

@@ -8,115 +8,13 @@
 #include <optional>
 #include <string_view>
 
+#include "tests/trace/import/FixtureTable.h"
+#include "tests/trace/import/NsysFixtureSchema.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace::import::testing {
 
 namespace {
-
-// A value for one column of an INSERT.
-class Cell {
- public:
-  Cell(std::nullptr_t) {}                                      // NOLINT: NULL
-  Cell(std::int64_t v) : kind_(Kind::Int), int_(v) {}          // NOLINT
-  Cell(int v) : kind_(Kind::Int), int_(v) {}                   // NOLINT
-  Cell(double v) : kind_(Kind::Real), real_(v) {}              // NOLINT
-  Cell(std::string_view v) : kind_(Kind::Text), text_(v) {}    // NOLINT
-  Cell(const char* v) : kind_(Kind::Text), text_(v) {}         // NOLINT
-  Cell(const std::string& v) : kind_(Kind::Text), text_(v) {}  // NOLINT
-
-  void bindTo(SqliteStatement& stmt, int index) const {
-    switch (kind_) {
-      case Kind::Null:
-        stmt.bindNull(index);
-        break;
-      case Kind::Int:
-        stmt.bind(index, int_);
-        break;
-      case Kind::Real:
-        stmt.bind(index, real_);
-        break;
-      case Kind::Text:
-        stmt.bind(index, text_);
-        break;
-    }
-  }
-
- private:
-  enum class Kind { Null, Int, Real, Text };
-  Kind kind_ = Kind::Null;
-  std::int64_t int_ = 0;
-  double real_ = 0;
-  std::string_view text_;
-};
-
-struct Column {
-  const char* name;
-  const char* decl;
-};
-
-// One table of the export, created with the columns the options keep; insert() takes a value
-// for every column of the full schema and drops the ones left out.
-class FixtureTable {
- public:
-  FixtureTable(SqliteDb& db, std::string name, std::vector<Column> columns,
-               const NsysFixtureOptions& options)
-      : db_(db), name_(std::move(name)), columns_(std::move(columns)) {
-    const auto& drops = options.dropTables;
-    dropped_ = std::find(drops.begin(), drops.end(), name_) != drops.end();
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      const bool drop = std::find(options.dropColumns.begin(), options.dropColumns.end(),
-                                  std::make_pair(name_, std::string(columns_[i].name))) !=
-                        options.dropColumns.end();
-      if (!drop) kept_.push_back(i);
-    }
-  }
-
-  Status create() {
-    if (dropped_) return {};
-    std::string sql = "CREATE TABLE " + name_ + " (";
-    std::string insert = "INSERT INTO " + name_ + " (";
-    std::string params;
-    for (std::size_t k = 0; k < kept_.size(); ++k) {
-      const Column& c = columns_[kept_[k]];
-      const char* sep = k == 0 ? "" : ", ";
-      sql += std::string(sep) + "\"" + c.name + "\" " + c.decl;
-      insert += std::string(sep) + "\"" + c.name + "\"";
-      params += std::string(sep) + "?";
-    }
-    PS_TRY(db_.exec(sql + ")"));
-    if (kept_.empty()) return {};
-    auto stmt = db_.prepare(insert + ") VALUES (" + params + ")");
-    if (!stmt) return std::move(stmt).takeError();
-    insert_ = std::move(*stmt);
-    return {};
-  }
-
-  Status insert(std::initializer_list<Cell> row) {
-    if (dropped_ || kept_.empty()) return {};
-    if (row.size() != columns_.size())
-      return Error{"fixture: " + name_ + " row has " + std::to_string(row.size()) + " values for " +
-                   std::to_string(columns_.size()) + " columns"};
-    const Cell* cells = row.begin();
-    for (std::size_t k = 0; k < kept_.size(); ++k)
-      cells[kept_[k]].bindTo(insert_, static_cast<int>(k) + 1);
-    return insert_.run();
-  }
-
- private:
-  SqliteDb& db_;
-  std::string name_;
-  std::vector<Column> columns_;
-  std::vector<std::size_t> kept_;
-  bool dropped_ = false;
-  SqliteStatement insert_;
-};
-
-constexpr const char* kInt = "INTEGER";
-constexpr const char* kIntNN = "INTEGER NOT NULL";
-constexpr const char* kText = "TEXT";
-constexpr const char* kTextNN = "TEXT NOT NULL";
-constexpr const char* kReal = "REAL";
 
 // Documented codes of nsys 2024.6 (before enumCodeOffset).
 constexpr std::int64_t kNvtxMark = 34, kNvtxThread = 39, kNvtxPushPop = 59, kNvtxStartEnd = 60,
@@ -130,142 +28,31 @@ class NsysFixtureWriter {
  public:
   NsysFixtureWriter(SqliteDb& db, const NsysFixtureOptions& o)
       : o_(o),
-        strings_(db, "StringIds", {{"id", "INTEGER NOT NULL PRIMARY KEY"}, {"value", kTextNN}}, o),
-        meta_(db, "META_DATA_EXPORT", {{"name", kTextNN}, {"value", kText}}, o),
+        strings_(db, "StringIds", nsysFixtureColumns("StringIds"), o),
+        meta_(db, "META_DATA_EXPORT", nsysFixtureColumns("META_DATA_EXPORT"), o),
         session_(db, "TARGET_INFO_SESSION_START_TIME",
-                 {{"utcEpochNs", kInt}, {"utcTime", kText}, {"localTime", kText}}, o),
-        env_(db, "TARGET_INFO_SYSTEM_ENV",
-             {{"globalVid", kInt},
-              {"devStateName", kTextNN},
-              {"name", kTextNN},
-              {"nameEnum", kIntNN},
-              {"value", kTextNN}},
-             o),
-        gpu_(db, "TARGET_INFO_GPU",
-             {{"vmId", kIntNN},
-              {"id", kIntNN},
-              {"name", kText},
-              {"busLocation", kText},
-              {"isDiscrete", kInt},
-              {"l2CacheSize", kInt},
-              {"totalMemory", kInt},
-              {"memoryBandwidth", kInt},
-              {"clockRate", kInt},
-              {"smCount", kInt},
-              {"uuid", kText},
-              {"chipName", kText},
-              {"cuDevice", kInt},
-              {"computeMajor", kInt},
-              {"computeMinor", kInt}},
-             o),
-        cudaGpu_(db, "TARGET_INFO_CUDA_GPU",
-                 {{"vmId", kIntNN},
-                  {"name", kTextNN},
-                  {"pciBusId", kText},
-                  {"globalMemoryBandwidth", kIntNN},
-                  {"globalMemorySize", kIntNN},
-                  {"numMultiprocessors", kIntNN},
-                  {"computeCapabilityMajor", kIntNN},
-                  {"computeCapabilityMinor", kIntNN},
-                  {"deviceId", kIntNN},
-                  {"pid", kInt}},
-                 o),
-        processes_(db, "PROCESSES", {{"globalPid", kInt}, {"pid", kInt}, {"name", kText}}, o),
-        threads_(db, "ThreadNames", {{"nameId", kIntNN}, {"priority", kInt}, {"globalTid", kInt}},
-                 o),
-        eventTypes_(db, "ENUM_NSYS_EVENT_TYPE",
-                    {{"id", "INTEGER NOT NULL PRIMARY KEY"}, {"name", kText}, {"label", kText}}, o),
-        copyKinds_(db, "ENUM_CUDA_MEMCPY_OPER",
-                   {{"id", "INTEGER NOT NULL PRIMARY KEY"}, {"name", kText}, {"label", kText}}, o),
+                 nsysFixtureColumns("TARGET_INFO_SESSION_START_TIME"), o),
+        env_(db, "TARGET_INFO_SYSTEM_ENV", nsysFixtureColumns("TARGET_INFO_SYSTEM_ENV"), o),
+        gpu_(db, "TARGET_INFO_GPU", nsysFixtureColumns("TARGET_INFO_GPU"), o),
+        cudaGpu_(db, "TARGET_INFO_CUDA_GPU", nsysFixtureColumns("TARGET_INFO_CUDA_GPU"), o),
+        processes_(db, "PROCESSES", nsysFixtureColumns("PROCESSES"), o),
+        threads_(db, "ThreadNames", nsysFixtureColumns("ThreadNames"), o),
+        eventTypes_(db, "ENUM_NSYS_EVENT_TYPE", nsysFixtureColumns("ENUM_NSYS_EVENT_TYPE"), o),
+        copyKinds_(db, "ENUM_CUDA_MEMCPY_OPER", nsysFixtureColumns("ENUM_CUDA_MEMCPY_OPER"), o),
         memOpers_(db, "ENUM_CUDA_DEV_MEM_EVENT_OPER",
-                  {{"id", "INTEGER NOT NULL PRIMARY KEY"}, {"name", kText}, {"label", kText}}, o),
-        memKinds_(db, "ENUM_CUDA_MEM_KIND",
-                  {{"id", "INTEGER NOT NULL PRIMARY KEY"}, {"name", kText}, {"label", kText}}, o),
-        nvtx_(db, "NVTX_EVENTS",
-              {{"start", kIntNN},    {"end", kInt},          {"eventType", kIntNN},
-               {"rangeId", kInt},    {"category", kInt},     {"color", kInt},
-               {"text", kText},      {"globalTid", kInt},    {"endGlobalTid", kInt},
-               {"textId", kInt},     {"domainId", kInt},     {"uint64Value", kInt},
-               {"int64Value", kInt}, {"doubleValue", kReal}, {"uint32Value", kInt},
-               {"int32Value", kInt}, {"floatValue", kReal},  {"jsonTextId", kInt},
-               {"jsonText", kText},  {"binaryData", kText}},
-              o),
+                  nsysFixtureColumns("ENUM_CUDA_DEV_MEM_EVENT_OPER"), o),
+        memKinds_(db, "ENUM_CUDA_MEM_KIND", nsysFixtureColumns("ENUM_CUDA_MEM_KIND"), o),
+        nvtx_(db, "NVTX_EVENTS", nsysFixtureColumns("NVTX_EVENTS"), o),
         runtime_(db, "CUPTI_ACTIVITY_KIND_RUNTIME",
-                 {{"start", kIntNN},
-                  {"end", kIntNN},
-                  {"eventClass", kIntNN},
-                  {"globalTid", kInt},
-                  {"correlationId", kInt},
-                  {"nameId", kIntNN},
-                  {"returnValue", kIntNN},
-                  {"callchainId", kInt}},
+                 nsysFixtureColumns("CUPTI_ACTIVITY_KIND_RUNTIME"), o),
+        kernels_(db, "CUPTI_ACTIVITY_KIND_KERNEL", nsysFixtureColumns("CUPTI_ACTIVITY_KIND_KERNEL"),
                  o),
-        kernels_(db, "CUPTI_ACTIVITY_KIND_KERNEL",
-                 {{"start", kIntNN},
-                  {"end", kIntNN},
-                  {"deviceId", kIntNN},
-                  {"contextId", kIntNN},
-                  {"greenContextId", kInt},
-                  {"streamId", kIntNN},
-                  {"correlationId", kInt},
-                  {"globalPid", kInt},
-                  {"demangledName", kIntNN},
-                  {"shortName", kIntNN},
-                  {"mangledName", kInt},
-                  {"launchType", kInt},
-                  {"cacheConfig", kInt},
-                  {"registersPerThread", kIntNN},
-                  {"gridX", kIntNN},
-                  {"gridY", kIntNN},
-                  {"gridZ", kIntNN},
-                  {"blockX", kIntNN},
-                  {"blockY", kIntNN},
-                  {"blockZ", kIntNN},
-                  {"staticSharedMemory", kIntNN},
-                  {"dynamicSharedMemory", kIntNN},
-                  {"localMemoryPerThread", kIntNN},
-                  {"localMemoryTotal", kIntNN},
-                  {"gridId", kIntNN},
-                  {"sharedMemoryExecuted", kInt},
-                  {"graphNodeId", kInt},
-                  {"sharedMemoryLimitConfig", kInt}},
-                 o),
-        memcpy_(db, "CUPTI_ACTIVITY_KIND_MEMCPY",
-                {{"start", kIntNN},       {"end", kIntNN},           {"deviceId", kIntNN},
-                 {"contextId", kIntNN},   {"greenContextId", kInt},  {"streamId", kIntNN},
-                 {"correlationId", kInt}, {"globalPid", kInt},       {"bytes", kIntNN},
-                 {"copyKind", kIntNN},    {"deprecatedSrcId", kInt}, {"srcKind", kInt},
-                 {"dstKind", kInt},       {"srcDeviceId", kInt},     {"srcContextId", kInt},
-                 {"dstDeviceId", kInt},   {"dstContextId", kInt},    {"migrationCause", kInt},
-                 {"graphNodeId", kInt},   {"virtualAddress", kInt}},
+        memcpy_(db, "CUPTI_ACTIVITY_KIND_MEMCPY", nsysFixtureColumns("CUPTI_ACTIVITY_KIND_MEMCPY"),
                 o),
-        memset_(db, "CUPTI_ACTIVITY_KIND_MEMSET",
-                {{"start", kIntNN},
-                 {"end", kIntNN},
-                 {"deviceId", kIntNN},
-                 {"contextId", kIntNN},
-                 {"greenContextId", kInt},
-                 {"streamId", kIntNN},
-                 {"correlationId", kInt},
-                 {"globalPid", kInt},
-                 {"value", kIntNN},
-                 {"bytes", kIntNN},
-                 {"graphNodeId", kInt},
-                 {"memKind", kInt}},
+        memset_(db, "CUPTI_ACTIVITY_KIND_MEMSET", nsysFixtureColumns("CUPTI_ACTIVITY_KIND_MEMSET"),
                 o),
         memory_(db, "CUDA_GPU_MEMORY_USAGE_EVENTS",
-                {{"start", kIntNN},
-                 {"globalPid", kIntNN},
-                 {"deviceId", kIntNN},
-                 {"contextId", kIntNN},
-                 {"address", kIntNN},
-                 {"pc", kIntNN},
-                 {"bytes", kIntNN},
-                 {"memKind", kIntNN},
-                 {"memoryOperationType", kIntNN},
-                 {"name", kText},
-                 {"correlationId", kInt}},
-                o) {}
+                nsysFixtureColumns("CUDA_GPU_MEMORY_USAGE_EVENTS"), o) {}
 
   Status write(const std::vector<FixtureRank>& ranks) {
     for (FixtureTable* t : tables())

@@ -14,6 +14,7 @@
 
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/NsysFixture.h"
+#include "tests/trace/import/NsysPlanted.h"
 #include "tests/trace/import/RawTraceQueries.h"
 #include "trace/import/nsys/NsysTracks.h"
 #include "trace/store/Sqlite.h"
@@ -26,54 +27,13 @@ using testing::eventsOf;
 using testing::FixtureEvent;
 using testing::FixtureEventKind;
 using testing::FixtureRank;
+using testing::gpuTrack;
 using testing::hasWarning;
+using testing::kPid;
+using testing::kSendRecv;
 using testing::NsysFixtureOptions;
-
-constexpr const char* kSendRecv = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
-constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
-constexpr int kPid = 4000;  // NsysFixtureOptions::basePid + rank 0
-
-std::int32_t gpuTrack(std::int64_t device, std::int64_t stream) {
-  return nsys::kGpuTrackBase + static_cast<std::int32_t>((device << 18) + stream);
-}
-
-// One pipeline op PP:1F3 (step 2) with two kernels below it, NCCL kernels and copies after it.
-FixtureRank plantedRank(int rank = 0) {
-  FixtureRank r;
-  r.rank = rank;
-  r.events = {
-      {FixtureEventKind::Annotation, "PP:1F3", 1'000'000, 5'000'000, -1, -1, 2},
-      {FixtureEventKind::Kernel, "gemm_fwd", 1'200'000, 2'000'000},
-      {FixtureEventKind::Kernel, "gelu_fwd", 2'100'000, 3'000'000},
-      {FixtureEventKind::Nccl, kSendRecv, 6'000'000, 7'000'000},
-      {FixtureEventKind::Nccl, kAllReduce, 7'500'000, 8'000'000},
-      {FixtureEventKind::Memcpy, "", 8'100'000, 8'200'000, 1, 1 << 20},
-      {FixtureEventKind::Memcpy, "", 8'300'000, 8'310'000, -1, 4096},
-  };
-  r.memory = {{100'000, 1000}, {200'000, 3000}, {300'000, 2000}, {400'000, 2500}};
-  return r;
-}
-
-class NsysReaderTest : public ::testing::Test {
- protected:
-  // Writes `ranks` with `options` and reads the file back; fails the test on an error.
-  std::vector<RawRankTrace> roundTrip(const std::vector<FixtureRank>& ranks,
-                                      const NsysFixtureOptions& options = {}) {
-    const std::string path = dir_.file("report.sqlite");
-    const Status written = testing::writeNsysFixture(path, ranks, options);
-    EXPECT_TRUE(written.ok()) << written.error();
-    auto traces = readNsysFile(path);
-    EXPECT_TRUE(traces.ok()) << traces.error();
-    return traces.ok() ? std::move(*traces) : std::vector<RawRankTrace>{};
-  }
-  RawRankTrace single(const FixtureRank& rank, const NsysFixtureOptions& options = {}) {
-    auto traces = roundTrip({rank}, options);
-    EXPECT_EQ(traces.size(), 1U);
-    return traces.empty() ? RawRankTrace{} : std::move(traces.front());
-  }
-
-  ps::test::TempDir dir_;
-};
+using testing::NsysReaderTest;
+using testing::plantedRank;
 
 TEST_F(NsysReaderTest, PushPopRangeProjectsOntoExactlyItsKernels) {
   NsysFixtureOptions options;
@@ -338,106 +298,6 @@ TEST_F(NsysReaderTest, MemsetAndRankHintFromHandAddedRows) {
   EXPECT_EQ(t.nameOf(memsets[0]), "Memset");
   EXPECT_EQ(t.rank, 3);
 }
-
-TEST_F(NsysReaderTest, ReadingLeavesTheFileUntouched) {
-  const std::string path = dir_.file("report.sqlite");
-  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}).ok());
-  const std::string before = ps::test::readFile(path);
-  const auto mtime = std::filesystem::last_write_time(path);
-  ASSERT_TRUE(readNsysFile(path).ok());
-  EXPECT_EQ(ps::test::readFile(path), before);
-  EXPECT_EQ(std::filesystem::last_write_time(path), mtime);
-  EXPECT_FALSE(std::filesystem::exists(path + "-journal"));
-  EXPECT_FALSE(std::filesystem::exists(path + "-wal"));
-}
-
-TEST_F(NsysReaderTest, SqliteThatIsNotNsysIsAnError) {
-  const std::string path = dir_.file("other.sqlite");
-  {
-    auto db = SqliteDb::open(path, SqliteDb::Mode::ReadWriteCreate);
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE(db->exec("CREATE TABLE op (start_ns INTEGER); INSERT INTO op VALUES (1)").ok());
-  }
-  auto traces = readNsysFile(path);
-  ASSERT_FALSE(traces.ok());
-  EXPECT_EQ(traces.error(), path + ": not an Nsight Systems export (no StringIds table)");
-}
-
-TEST_F(NsysReaderTest, GarbageBytesAreAnErrorNamingTheFile) {
-  const std::string path = dir_.file("garbage.sqlite");
-  ps::test::writeFile(path, std::string(4096, '\x5a') + "not a database at all");
-  auto traces = readNsysFile(path);
-  ASSERT_FALSE(traces.ok());
-  EXPECT_NE(traces.error().find(path), std::string::npos) << traces.error();
-  EXPECT_NE(traces.error().find("not a SQLite database"), std::string::npos) << traces.error();
-
-  auto missing = readNsysFile(dir_.file("nope.sqlite"));
-  ASSERT_FALSE(missing.ok());
-  EXPECT_NE(missing.error().find("nope.sqlite"), std::string::npos);
-}
-
-TEST_F(NsysReaderTest, TruncatedExportIsAnErrorNotACrash) {
-  const std::string path = dir_.file("report.sqlite");
-  FixtureRank r = plantedRank();
-  for (int i = 0; i < 20000; ++i)
-    r.events.push_back({FixtureEventKind::Kernel, "k", 10'000'000 + i * 100, 10'000'050 + i * 100});
-  ASSERT_TRUE(testing::writeNsysFixture(path, {r}).ok());
-  const std::string bytes = ps::test::readFile(path);
-  ps::test::writeFile(path, bytes.substr(0, bytes.size() / 2));
-  auto traces = readNsysFile(path);
-  ASSERT_FALSE(traces.ok());
-  EXPECT_EQ(traces.error().rfind(path + ": ", 0), 0U) << traces.error();
-}
-
-TEST_F(NsysReaderTest, UnknownSchemaMajorIsAnError) {
-  NsysFixtureOptions options;
-  options.schemaVersion = "4.0.0";
-  const std::string path = dir_.file("future.sqlite");
-  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}, options).ok());
-  auto traces = readNsysFile(path);
-  ASSERT_FALSE(traces.ok());
-  EXPECT_EQ(traces.error().rfind(path + ": ", 0), 0U) << traces.error();
-  EXPECT_NE(traces.error().find("schema version 4.0.0"), std::string::npos) << traces.error();
-}
-
-TEST_F(NsysReaderTest, CancelIsHonouredAndProgressIsThrottled) {
-  const std::string path = dir_.file("big.sqlite");
-  FixtureRank r = plantedRank();
-  for (int i = 0; i < 50000; ++i)
-    r.events.push_back({FixtureEventKind::Kernel, "k", 10'000'000 + i * 100, 10'000'050 + i * 100});
-  ASSERT_TRUE(testing::writeNsysFixture(path, {r}).ok());
-
-  std::atomic<bool> cancel{true};
-  ReadControl control;
-  control.cancel = &cancel;
-  auto cancelled = readNsysFile(path, control);
-  ASSERT_FALSE(cancelled.ok());
-  EXPECT_EQ(cancelled.error(), path + ": import cancelled");
-
-  // Cancelled part-way, from the progress callback as a UI would.
-  cancel = false;
-  int calls = 0;
-  control.progress = [&](double) {
-    if (++calls == 2) cancel = true;
-  };
-  auto midway = readNsysFile(path, control);
-  ASSERT_FALSE(midway.ok());
-  EXPECT_EQ(midway.error(), path + ": import cancelled");
-
-  // Uncancelled: a rising fraction, ending at 1, about a hundred calls at most.
-  cancel = false;
-  std::vector<double> fractions;
-  control.progress = [&](double f) { fractions.push_back(f); };
-  auto done = readNsysFile(path, control);
-  ASSERT_TRUE(done.ok()) << done.error();
-  ASSERT_FALSE(fractions.empty());
-  EXPECT_LE(fractions.size(), 101U);
-  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
-  EXPECT_EQ(fractions.back(), 1.0);
-  EXPECT_EQ(eventsOf(done->front(), EventSource::Kernel).size(), 50002U);
-}
-
-// --- Real exports (PIPESCOPE_EXTERNAL_TRACES/nsys) -------------------------------------------
 
 }  // namespace
 }  // namespace ps::trace::import

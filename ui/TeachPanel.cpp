@@ -1,0 +1,210 @@
+#include "ui/TeachPanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSlider>
+#include <QStyle>
+#include <QTableWidget>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <tuple>
+
+#include "trace/Units.h"
+#include "ui/timeline/TimelineView.h"
+
+namespace ps::ui {
+
+using trace::Lane;
+using trace::OpKind;
+
+TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), view_(view) {
+  setObjectName("teachPanel");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  auto* controls = new QHBoxLayout;
+  auto button = [&](QStyle::StandardPixmap icon, const QString& tip, const char* name) {
+    auto* b = new QToolButton(this);
+    b->setIcon(style()->standardIcon(icon));
+    b->setToolTip(tip);
+    b->setObjectName(name);
+    controls->addWidget(b);
+    return b;
+  };
+  back_ = button(QStyle::SP_MediaSkipBackward, "Step back one op", "teachBack");
+  play_ = button(QStyle::SP_MediaPlay, "Play / pause: one op after another", "teachPlay");
+  play_->setCheckable(true);
+  forward_ = button(QStyle::SP_MediaSkipForward, "Step forward one op", "teachForward");
+  slider_ = new QSlider(Qt::Horizontal, this);
+  slider_->setObjectName("teachSlider");
+  controls->addWidget(slider_, 1);
+  layout->addLayout(controls);
+  current_ = new QLabel("Open a run to step through its ops.", this);
+  current_->setObjectName("teachCurrent");
+  current_->setWordWrap(true);
+  layout->addWidget(current_);
+  // Ranks across (a short bottom dock has room for columns, not rows).
+  table_ = new QTableWidget(2, 0, this);
+  table_->setObjectName("teachTable");
+  table_->setVerticalHeaderLabels({"activations in flight", "bubble so far"});
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  layout->addWidget(table_, 1);
+  timer_ = new QTimer(this);
+  timer_->setInterval(400);
+  connect(timer_, &QTimer::timeout, this, [this] {
+    if (position_ + 1 >= order_.size()) return setPlaying(false);
+    stepForward();
+  });
+  connect(back_, &QToolButton::clicked, this, &TeachPanel::stepBack);
+  connect(forward_, &QToolButton::clicked, this, &TeachPanel::stepForward);
+  connect(play_, &QToolButton::toggled, this, &TeachPanel::setPlaying);
+  connect(slider_, &QSlider::valueChanged, this,
+          [this](int v) { setPosition(static_cast<std::size_t>(std::max(0, v))); });
+  setRun(nullptr);
+}
+
+void TeachPanel::setRun(std::shared_ptr<const trace::RunTrace> run) {
+  setPlaying(false);
+  run_ = std::move(run);
+  order_.clear();
+  position_ = 0;
+  const bool usable = run_ && run_->opCount() <= kMaxOps;
+  if (usable) {
+    std::vector<std::tuple<std::int64_t, int, std::size_t>> ops;
+    for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
+      const auto& c = run_->ranks[r].lane(Lane::Compute);
+      for (std::size_t i = 0; i < c.size(); ++i)
+        ops.emplace_back(c.start[i], static_cast<int>(r), i);
+    }
+    std::sort(ops.begin(), ops.end());
+    for (const auto& [start, r, i] : ops)
+      order_.push_back({r, Lane::Compute, i});
+  }
+  for (QWidget* w : std::initializer_list<QWidget*>{back_, play_, forward_, slider_})
+    w->setEnabled(!order_.empty());
+  const QSignalBlocker block(slider_);
+  slider_->setRange(0, order_.empty() ? 0 : static_cast<int>(order_.size() - 1));
+  slider_->setValue(0);
+  if (order_.empty()) {
+    current_->setText(run_ ? QString("This run has %1 ops: step-through takes runs of up to %2.")
+                                 .arg(run_->opCount())
+                                 .arg(kMaxOps)
+                           : QString("Open a run to step through its ops."));
+    table_->setColumnCount(0);
+    return;
+  }
+  show(0, false);  // the timeline keeps its selection until the user steps
+}
+
+void TeachPanel::setPosition(std::size_t position) {
+  if (order_.empty()) return;
+  show(std::min(position, order_.size() - 1), true);
+}
+
+void TeachPanel::stepForward() {
+  if (position_ + 1 < order_.size()) setPosition(position_ + 1);
+}
+
+void TeachPanel::stepBack() {
+  if (position_ > 0) setPosition(position_ - 1);
+}
+
+void TeachPanel::setPlaying(bool playing) {
+  if (playing && order_.empty()) playing = false;
+  if (playing)
+    timer_->start();
+  else
+    timer_->stop();
+  const QSignalBlocker block(play_);
+  play_->setChecked(playing);
+  play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+}
+
+bool TeachPanel::playing() const {
+  return timer_->isActive();
+}
+
+std::vector<TeachPanel::RankState> TeachPanel::rankStates() const {
+  std::vector<RankState> out;
+  if (order_.empty()) return out;
+  const trace::OpRef& cur = order_[position_];
+  const auto& curLane = run_->ranks[cur.rank].lane(Lane::Compute);
+  const std::int64_t t = curLane.start[cur.index];
+  const std::int32_t step = curLane.step[cur.index];
+  // The step began at its earliest op on any rank.
+  std::int64_t stepStart = t;
+  for (const auto& r : run_->ranks) {
+    const auto& c = r.lane(Lane::Compute);
+    for (std::size_t i = 0; i < c.size() && c.start[i] < stepStart; ++i)
+      if (c.step[i] == step) stepStart = c.start[i];
+  }
+  out.resize(run_->ranks.size());
+  for (std::size_t r = 0; r < run_->ranks.size(); ++r) {
+    const auto& c = run_->ranks[r].lane(Lane::Compute);
+    std::int64_t busy = 0, cursor = stepStart;
+    for (std::size_t i = 0; i < c.size() && c.start[i] < t; ++i) {
+      if (c.kind[i] == OpKind::F) ++out[r].inFlight;
+      if ((c.kind[i] == OpKind::B || c.kind[i] == OpKind::I) && c.end[i] <= t) --out[r].inFlight;
+      if (c.step[i] != step) continue;
+      // The union of the step's ops up to t.
+      const std::int64_t s = std::max(c.start[i], cursor), e = std::min(c.end[i], t);
+      if (e > s) busy += e - s;
+      cursor = std::max(cursor, e);
+    }
+    out[r].inFlight = std::max(0, out[r].inFlight);
+    out[r].idleNs = std::max<std::int64_t>(0, t - stepStart - busy);
+  }
+  return out;
+}
+
+QString TeachPanel::currentText() const {
+  return current_->text();
+}
+
+void TeachPanel::show(std::size_t position, bool moveTimeline) {
+  position_ = position;
+  const trace::OpRef& op = order_[position];
+  const auto& c = run_->ranks[op.rank].lane(Lane::Compute);
+  const QString kind = QString::fromUtf8(trace::opKindName(c.kind[op.index]).data());
+  QString what = kind;
+  if (c.stage[op.index] >= 0 && c.microbatch[op.index] >= 0)
+    what = QString("%1 of micro-batch %2 on stage %3")
+               .arg(kind)
+               .arg(c.microbatch[op.index])
+               .arg(c.stage[op.index]);
+  current_->setText(QString("op %1 of %2: rank %3 starts %4 at %5 (step %6)")
+                        .arg(position + 1)
+                        .arg(order_.size())
+                        .arg(op.rank)
+                        .arg(what)
+                        .arg(QString::fromStdString(trace::formatDuration(c.start[op.index])))
+                        .arg(c.step[op.index]));
+  {
+    const QSignalBlocker block(slider_);
+    slider_->setValue(static_cast<int>(position));
+  }
+  const auto states = rankStates();
+  table_->setColumnCount(static_cast<int>(states.size()));
+  for (std::size_t r = 0; r < states.size(); ++r) {
+    table_->setHorizontalHeaderItem(static_cast<int>(r),
+                                    new QTableWidgetItem(QString("rank %1").arg(r)));
+    auto cell = [&](int row, const QString& text) {
+      auto* item = new QTableWidgetItem(text);
+      item->setTextAlignment(Qt::AlignCenter);
+      if (static_cast<int>(r) == op.rank) item->setBackground(palette().highlight());
+      if (static_cast<int>(r) == op.rank) item->setForeground(palette().highlightedText());
+      table_->setItem(row, static_cast<int>(r), item);
+    };
+    cell(0, QString::number(states[r].inFlight));
+    cell(1, QString::fromStdString(trace::formatDuration(states[r].idleNs)));
+  }
+  if (moveTimeline && view_ && view_->run() == run_.get())
+    view_->centerOn({op.rank, Lane::Compute, op.index});
+}
+
+}  // namespace ps::ui
