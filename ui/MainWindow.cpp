@@ -284,16 +284,13 @@ bool MainWindow::compareRuns(qint64 a, qint64 b) {
 
 bool MainWindow::openDemo(const QString& path) {
   // The demo is the 1f1b preset (resources/presets/1f1b.json), as `pipescope-cli demo`'s.
-  auto preset = runtime::findPreset(runtime::kDemoPreset);
-  if (!preset) {
-    fail(QString::fromStdString(preset.error()), true);
+  const auto request = runtime::presetRequest(runtime::kDemoPreset);
+  if (!request) {
+    fail(QString::fromStdString(request.error()), true);
     return false;
   }
-  runtime::RunPlanRequest request;
-  request.spec = preset->spec;
-  request.backend = runtime::Backend::Sim;
   // Milliseconds: run here, so that the window opens on it.
-  auto result = runtime::runPlan(request, {path.toStdString()});
+  auto result = runtime::runPlan(*request, {path.toStdString()});
   if (!result || result->status != trace::RunStatus::Complete) {
     fail(QString::fromStdString(!result ? result.error() : result->message), true);
     return false;

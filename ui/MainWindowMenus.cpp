@@ -101,19 +101,17 @@ void MainWindow::buildPapersMenu() {
 
 bool MainWindow::openPreset(const std::string& name) {
   auto preset = runtime::findPreset(name);
-  if (!preset) {
-    fail(QString::fromStdString(preset.error()), true);
+  const auto request = runtime::presetRequest(name);
+  if (!preset || !request) {
+    fail(QString::fromStdString(preset ? request.error() : preset.error()), true);
     return false;
   }
-  runtime::RunPlanRequest request;
-  request.spec = preset->spec;
-  request.backend = runtime::Backend::Sim;
-  plan_->showRequest(request);
+  plan_->showRequest(*request);
   stats_->showTeaching(
       QString::fromStdString(preset->title), QString::fromStdString(preset->reference),
       QString::fromStdString(preset->teaching + "  Headline: " + preset->headline.text + "."));
   statsDock_->show();
-  runRequest(request);
+  runRequest(*request);
   return true;
 }
 

@@ -33,14 +33,12 @@ Action addDemoCommand(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--steps", opt->steps, "Training steps")->check(CLI::Range(1, 100000));
   return [opt]() {
-    auto preset = runtime::findPreset(runtime::kDemoPreset);
-    if (!preset) return fail(preset.error());
-    runtime::RunPlanRequest request;
-    request.spec = preset->spec;
+    auto made = runtime::presetRequest(runtime::kDemoPreset);
+    if (!made) return fail(made.error());
+    runtime::RunPlanRequest request = std::move(*made);
     if (opt->stages) request.spec.stages = opt->stages;
     if (opt->microbatches) request.spec.microbatches = opt->microbatches;
     if (opt->steps) request.spec.steps = *opt->steps;
-    request.backend = runtime::Backend::Sim;
     auto result = runtime::runPlan(request, {opt->db});
     if (!result) return fail(result.error());
     if (result->status != trace::RunStatus::Complete) return fail(result->message, kExitRunFailed);

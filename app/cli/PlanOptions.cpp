@@ -7,13 +7,31 @@
 
 namespace ps::cli {
 
+namespace {
+
+using Copy = std::function<void(runtime::PlanSpec&, const PlanOptions&)>;
+
+// Copies one field of the parsed flags' spec into a preset's spec.
+template <class T>
+Copy field(T runtime::PlanSpec::*member) {
+  return [member](runtime::PlanSpec& d, const PlanOptions& f) { d.*member = f.spec.*member; };
+}
+template <class T>
+Copy uniformField(T runtime::UniformCostFlags::*member) {
+  return [member](runtime::PlanSpec& d, const PlanOptions& f) {
+    d.uniform.*member = f.spec.uniform.*member;
+  };
+}
+
+}  // namespace
+
 // Each flag's own range; their product is bounded by buildPlan's size check (a plan past
 // runtime::kMaxPlanActions actions is refused with the product named, runtime/run/PlanSize.h), and
 // the cost flags' values by uniformCostModel (finite, and no op or transfer past kMaxOpNs).
 void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   auto& s = o.spec;
   using Spec = runtime::PlanSpec;
-  auto keep = [&o](CLI::Option* option, std::function<void(Spec&, const PlanOptions&)> copy) {
+  auto keep = [&o](CLI::Option* option, Copy copy) {
     o.plans.emplace_back(option, std::move(copy));
     return option;
   };
@@ -29,45 +47,45 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   auto* file = keep(cmd.add_option("--schedule-file", s.scheduleFile,
                                    "torch pipelining CSV schedule (compute-only or with comms)")
                         ->check(CLI::ExistingFile),
-                    [](Spec& d, const PlanOptions& f) { d.scheduleFile = f.spec.scheduleFile; });
+                    field(&Spec::scheduleFile));
   schedule->excludes(file);
   file->excludes(schedule);
   keep(cmd.add_option("--stages", s.stages, "Pipeline ranks P")->check(CLI::Range(1, 4096)),
-       [](Spec& d, const PlanOptions& f) { d.stages = f.spec.stages; });
+       field(&Spec::stages));
   keep(cmd.add_option("--microbatches", s.microbatches, "Micro-batches M per step")
            ->check(CLI::Range(1, 1 << 20)),
-       [](Spec& d, const PlanOptions& f) { d.microbatches = f.spec.microbatches; });
+       field(&Spec::microbatches));
   keep(cmd.add_option("--chunks", s.chunks, "Virtual stages per rank V")->check(CLI::Range(1, 64)),
-       [](Spec& d, const PlanOptions& f) { d.chunks = f.spec.chunks; });
+       field(&Spec::chunks));
   keep(cmd.add_option("--layers", s.layers, "Model layers (default P·V)")
            ->check(CLI::Range(1, runtime::kMaxLayers)),
-       [](Spec& d, const PlanOptions& f) { d.layers = f.spec.layers; });
+       field(&Spec::layers));
   keep(cmd.add_option(
            "--boundaries", s.boundaries,
            "First layer of stages 1..S-1, e.g. 3,6,9 (default: balanced by the partitioner)"),
-       [](Spec& d, const PlanOptions& f) { d.boundaries = f.spec.boundaries; });
+       field(&Spec::boundaries));
   keep(cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile),
-       [](Spec& d, const PlanOptions& f) { d.costsFile = f.spec.costsFile; });
+       field(&Spec::costsFile));
   keep(cmd.add_option("--fwd-us", s.uniform.fwdUs, "One layer's forward time (µs)"),
-       [](Spec& d, const PlanOptions& f) { d.uniform.fwdUs = f.spec.uniform.fwdUs; });
+       uniformField(&runtime::UniformCostFlags::fwdUs));
   keep(cmd.add_option("--bwd-us", s.uniform.bwdUs, "One layer's whole backward I+W (µs)"),
-       [](Spec& d, const PlanOptions& f) { d.uniform.bwdUs = f.spec.uniform.bwdUs; });
+       uniformField(&runtime::UniformCostFlags::bwdUs));
   keep(cmd.add_option("--wgrad-us", s.uniform.wgradUs,
                       "The weight-gradient part W of --bwd-us (µs)"),
-       [](Spec& d, const PlanOptions& f) { d.uniform.wgradUs = f.spec.uniform.wgradUs; });
+       uniformField(&runtime::UniformCostFlags::wgradUs));
   keep(cmd.add_option("--act-mb", s.uniform.actMb, "One micro-batch's activations per layer (MiB)"),
-       [](Spec& d, const PlanOptions& f) { d.uniform.actMb = f.spec.uniform.actMb; });
+       uniformField(&runtime::UniformCostFlags::actMb));
   keep(cmd.add_option("--param-mb", s.uniform.paramMb, "Parameters per layer (MiB)"),
-       [](Spec& d, const PlanOptions& f) { d.uniform.paramMb = f.spec.uniform.paramMb; });
+       uniformField(&runtime::UniformCostFlags::paramMb));
   keep(cmd.add_option("--link-gbps", s.uniform.linkGbps,
                       "Link bandwidth (Gb/s); default: free links"),
-       [](Spec& d, const PlanOptions& f) { d.uniform.linkGbps = f.spec.uniform.linkGbps; });
+       uniformField(&runtime::UniformCostFlags::linkGbps));
   keep(cmd.add_option("--link-latency-us", s.uniform.linkLatencyUs, "Link latency (µs)"),
        [](Spec& d, const PlanOptions& f) {
          d.uniform.linkLatencyUs = f.spec.uniform.linkLatencyUs;
        });
   keep(cmd.add_option("--steps", s.steps, "Training steps")->check(CLI::Range(1, 100000)),
-       [](Spec& d, const PlanOptions& f) { d.steps = f.spec.steps; });
+       field(&Spec::steps));
   keep(cmd.add_option("--optimizer-sync", o.optimizerSync,
                       "barrier: the optimizer step waits for every rank; none: only for its own")
            ->check(CLI::IsMember({"barrier", "none"})),
@@ -78,7 +96,7 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   keep(cmd.add_flag(
            "--recompute", s.recompute,
            "Activation recomputation: keep only stage inputs after F, recompute before backward"),
-       [](Spec& d, const PlanOptions& f) { d.recompute = f.spec.recompute; });
+       field(&Spec::recompute));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

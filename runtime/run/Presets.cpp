@@ -144,4 +144,13 @@ Result<Preset> findPreset(const std::string& nameOrPath) {
                "; or give a preset .json file)"};
 }
 
+Result<RunPlanRequest> presetRequest(const std::string& nameOrPath) {
+  auto preset = findPreset(nameOrPath);
+  if (!preset) return std::move(preset).takeError();
+  RunPlanRequest request;
+  request.spec = preset->spec;
+  request.backend = Backend::Sim;
+  return request;
+}
+
 }  // namespace ps::runtime

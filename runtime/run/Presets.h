@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/run/PlanBuilder.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/Result.h"
 
 namespace ps::runtime {
@@ -53,5 +54,8 @@ const PresetList& builtinPresets();
 // A built-in preset by name, or a preset file when `nameOrPath` ends in .json; errors list the
 // names there are.
 Result<Preset> findPreset(const std::string& nameOrPath);
+
+// A simulation of the preset's plan (what Papers, the demo and `demo` run).
+Result<RunPlanRequest> presetRequest(const std::string& nameOrPath);
 
 }  // namespace ps::runtime

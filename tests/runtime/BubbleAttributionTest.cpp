@@ -12,14 +12,11 @@
 
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/schedules/Schedule.h"
-#include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"
-#include "tests/common/TestUtil.h"
+#include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/BubbleAttribution.h"
 #include "trace/analysis/CriticalPath.h"
 #include "trace/analysis/RunAnalysis.h"
-#include "trace/store/TraceReader.h"
-#include "trace/store/TraceStore.h"
 
 namespace ps::runtime {
 namespace {
@@ -42,22 +39,8 @@ PlanSpec specFor(const std::string& schedule) {
   return spec;
 }
 
-// Simulates a spec and loads the run back from a trace file.
 trace::RunTrace simulateToTrace(const PlanSpec& spec) {
-  auto built = buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  auto sim = simulate(built->plan, built->graph, built->cost);
-  EXPECT_TRUE(sim.ok()) << sim.error();
-  if (!sim.ok()) return {};
-  test::TempDir dir;
-  auto store = trace::TraceStore::open(dir.file("attr.sqlite"), trace::TraceStore::Mode::ReadWrite);
-  EXPECT_TRUE(store.ok());
-  auto id = writeSimulation(*store, built->plan, built->cost, *sim, "attr", built->configJson);
-  EXPECT_TRUE(id.ok()) << id.error();
-  auto run = trace::loadRun(*store, *id);
-  EXPECT_TRUE(run.ok()) << run.error();
-  return run.ok() ? std::move(*run) : trace::RunTrace{};
+  return test::simulateThroughTraceFile(spec);
 }
 
 // Σ over steps of each rank's idle time (span − busy, DESIGN §4).

@@ -9,13 +9,9 @@
 
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/run/Presets.h"
-#include "runtime/sim/SimWriter.h"
-#include "runtime/sim/Simulator.h"
-#include "tests/common/TestUtil.h"
+#include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/AnalyticBubble.h"
 #include "trace/analysis/RunAnalysis.h"
-#include "trace/store/TraceReader.h"
-#include "trace/store/TraceStore.h"
 
 namespace ps::runtime {
 namespace {
@@ -23,20 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 
 trace::RunAnalysis simulatePreset(const Preset& p) {
-  auto built = buildPlan(p.spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  auto sim = simulate(built->plan, built->graph, built->cost);
-  EXPECT_TRUE(sim.ok()) << sim.error();
-  if (!sim.ok()) return {};
-  test::TempDir dir;
-  auto store = trace::TraceStore::open(dir.file("p.sqlite"), trace::TraceStore::Mode::ReadWrite);
-  EXPECT_TRUE(store.ok());
-  auto id = writeSimulation(*store, built->plan, built->cost, *sim, p.name, built->configJson);
-  EXPECT_TRUE(id.ok()) << id.error();
-  auto run = trace::loadRun(*store, *id);
-  EXPECT_TRUE(run.ok()) << run.error();
-  return run.ok() ? trace::analyzeRun(*run) : trace::RunAnalysis{};
+  return trace::analyzeRun(test::simulateThroughTraceFile(p.spec));
 }
 
 TEST(Presets, EveryFileParsesAndTheClassicFiguresAreThere) {

@@ -7,7 +7,10 @@
 #include <limits>
 
 #include "runtime/plan/Validator.h"
+#include "runtime/sim/SimWriter.h"
 #include "tests/common/TestUtil.h"
+#include "trace/store/TraceReader.h"
+#include "trace/store/TraceStore.h"
 
 namespace ps::test {
 
@@ -58,6 +61,26 @@ SimResult validateAndSimulate(const Plan& plan, const runtime::CostModel& cost) 
   auto sim = runtime::simulate(plan, *graph, cost);
   EXPECT_TRUE(sim.ok()) << plan.schedule << ": " << sim.error();
   return sim.ok() ? std::move(*sim) : SimResult{};
+}
+
+trace::RunTrace simulateThroughTraceFile(const runtime::PlanSpec& spec) {
+  auto built = runtime::buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return {};
+  auto sim = runtime::simulate(built->plan, built->graph, built->cost);
+  EXPECT_TRUE(sim.ok()) << sim.error();
+  if (!sim.ok()) return {};
+  TempDir dir;
+  auto store = trace::TraceStore::open(dir.file("run.sqlite"), trace::TraceStore::Mode::ReadWrite);
+  EXPECT_TRUE(store.ok());
+  if (!store.ok()) return {};
+  auto id =
+      runtime::writeSimulation(*store, built->plan, built->cost, *sim, "test", built->configJson);
+  EXPECT_TRUE(id.ok()) << id.error();
+  if (!id.ok()) return {};
+  auto run = trace::loadRun(*store, *id);
+  EXPECT_TRUE(run.ok()) << run.error();
+  return run.ok() ? std::move(*run) : trace::RunTrace{};
 }
 
 std::int64_t StepMeasure::maxIdleNs() const {

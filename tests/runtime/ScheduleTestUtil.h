@@ -8,8 +8,10 @@
 
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/Simulator.h"
+#include "trace/RunTrace.h"
 
 namespace ps::test {
 
@@ -20,6 +22,10 @@ runtime::CostModel uniformCosts(int layers, double fwdUs = 1, double bwdUs = 2, 
 // Validates and simulates; fails the calling test (and returns an empty result) when either
 // step fails.
 runtime::SimResult validateAndSimulate(const runtime::Plan& plan, const runtime::CostModel& cost);
+
+// Builds the spec (buildPlan), simulates it, writes the run to a trace file and loads it back, as
+// `report` and the app read it; fails the calling test (and returns an empty run) on an error.
+trace::RunTrace simulateThroughTraceFile(const runtime::PlanSpec& spec);
 
 // One step's numbers (DESIGN §4): span over every rank's compute ops of the step; per rank the
 // idle time (span − busy) and the mean bubble ratio.

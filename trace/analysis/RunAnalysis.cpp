@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "trace/analysis/ConfigJson.h"
+#include "trace/analysis/StepGraph.h"
 
 namespace ps::trace {
 namespace {
@@ -28,18 +29,6 @@ struct UnionAccumulator {
   }
   std::int64_t finish() const { return open ? satAdd(total, satSub(curEnd, curStart)) : total; }
 };
-
-// One sort over every rank's steps (sorting per rank made it quadratic in the rank count).
-std::vector<int> distinctSteps(const RunTrace& run) {
-  std::vector<int> steps;
-  for (const auto& r : run.ranks) {
-    const auto& lane = r.lane(Lane::Compute);
-    steps.insert(steps.end(), lane.step.begin(), lane.step.end());
-  }
-  std::sort(steps.begin(), steps.end());
-  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-  return steps;
-}
 
 // Mean of int64 values held as a double, back to int64 without the UB of an out-of-range cast.
 std::int64_t roundToInt64(double v) {
@@ -153,7 +142,7 @@ RunAnalysis analyzeRun(const RunTrace& run) {
   RunAnalysis a;
   a.run = run.info;
   a.chunks = chunksOf(run.info);
-  const std::vector<int> steps = distinctSteps(run);
+  const std::vector<int> steps = distinctComputeSteps(run);
   a.steps = computeSteps(run, steps);
   if (!a.steps.empty()) {
     double spanSum = 0, bubbleSum = 0;

@@ -8,6 +8,12 @@
 namespace ps::trace {
 namespace {
 
+bool isGrad(OpKind k) {
+  return k == OpKind::B || k == OpKind::W;
+}
+
+}  // namespace
+
 std::vector<int> distinctComputeSteps(const RunTrace& run) {
   std::vector<int> steps;
   for (const auto& r : run.ranks) {
@@ -18,12 +24,6 @@ std::vector<int> distinctComputeSteps(const RunTrace& run) {
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
   return steps;
 }
-
-bool isGrad(OpKind k) {
-  return k == OpKind::B || k == OpKind::W;
-}
-
-}  // namespace
 
 std::int64_t StepGraph::Extent::span() const {
   return satSub(end, start);

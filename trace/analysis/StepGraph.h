@@ -22,6 +22,9 @@ constexpr bool isPipelineCompute(OpKind k) {
   return k == OpKind::F || k == OpKind::B || k == OpKind::I || k == OpKind::W || k == OpKind::R;
 }
 
+// The distinct step numbers of the run's compute ops, ascending (one sort over every rank).
+std::vector<int> distinctComputeSteps(const RunTrace& run);
+
 class StepGraph {
  public:
   explicit StepGraph(const RunTrace& run);
