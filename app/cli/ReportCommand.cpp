@@ -36,6 +36,8 @@ Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run
   if (!request) return Error{what + ": " + request.error()};
   auto built = runtime::buildPlan(request->spec);
   if (!built) return Error{what + ": " + built.error()};
+  // A run that really ran: its measured times, not the flags' (the simulator's are its own).
+  if (run.info.source != "sim") runtime::useMeasuredCosts(*built, run);
   return runtime::stepSensitivity(*built);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "runtime/sim/Simulator.h"
@@ -47,7 +48,55 @@ void scale(LayerCost& layer, trace::OpKind kind, double factor) {
   }
 }
 
+// Mean duration of each (stage, kind) over the run's compute ops.
+std::map<std::pair<int, trace::OpKind>, double> meanDurations(const trace::RunTrace& run) {
+  std::map<std::pair<int, trace::OpKind>, std::pair<double, int>> sums;
+  for (const auto& rank : run.ranks) {
+    const trace::OpColumns& c = rank.lane(trace::Lane::Compute);
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (c.stage[i] >= 0) {
+        auto& [sum, n] = sums[{c.stage[i], c.kind[i]}];
+        sum += static_cast<double>(c.duration(i));
+        ++n;
+      }
+  }
+  std::map<std::pair<int, trace::OpKind>, double> means;
+  for (const auto& [key, v] : sums)
+    means[key] = v.first / v.second;
+  return means;
+}
+
 }  // namespace
+
+void useMeasuredCosts(BuiltPlan& built, const trace::RunTrace& run) {
+  const auto means = meanDurations(run);
+  auto mean = [&](int stage, trace::OpKind kind) -> std::optional<double> {
+    const auto it = means.find({stage, kind});
+    return it == means.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  if (built.plan.placement.empty()) return;
+  const auto& stages = built.plan.placement[0];
+  for (int s = 0; s < static_cast<int>(stages.size()); ++s) {
+    const int first = stages[s].firstLayer, last = stages[s].lastLayer;
+    if (first < 0 || last >= static_cast<int>(built.cost.layers.size()) || last < first) continue;
+    const double n = last - first + 1;
+    for (int l = first; l <= last; ++l) {
+      LayerCost& layer = built.cost.layers[l];
+      if (const auto f = mean(s, trace::OpKind::F)) layer.fwdNs = *f / n;
+      const auto i = mean(s, trace::OpKind::I), w = mean(s, trace::OpKind::W);
+      if (i) layer.inputGradNs = *i / n;
+      if (w) layer.weightGradNs = *w / n;
+      if (const auto b = mean(s, trace::OpKind::B); b && !i && !w) {
+        const double whole = layer.inputGradNs + layer.weightGradNs;
+        const double wShare = whole > 0 ? layer.weightGradNs / whole : 0.5;
+        layer.inputGradNs = *b / n * (1 - wShare);
+        layer.weightGradNs = *b / n * wShare;
+      }
+    }
+  }
+  for (RankCost& r : built.cost.ranks)
+    r.speed = 1.0;
+}
 
 Result<std::vector<trace::StepSpeedup>> stepSensitivity(const BuiltPlan& built, double speedup) {
   const Plan& plan = built.plan;

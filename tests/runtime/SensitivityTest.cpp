@@ -7,6 +7,8 @@
 
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/run/Sensitivity.h"
+#include "runtime/sim/Simulator.h"
+#include "trace/RunTrace.h"
 
 namespace ps::runtime {
 namespace {
@@ -56,6 +58,30 @@ TEST(Sensitivity, EveryRowSavesSomethingOnEqualStages) {
   ASSERT_TRUE(rows.ok()) << rows.error();
   for (const auto& r : *rows)
     EXPECT_GT(r.savedNs, 0) << opKindName(r.kind) << " stage " << r.stage;
+}
+
+// A recorded run's own times: the plan's flags say the stages are equal, the run (here a
+// simulation with rank 2 at 1/1.5 the speed, as a measured run would show it) says stage 2 is
+// slow; with its measured costs the table finds stage 2, with the flags' it cannot.
+TEST(Sensitivity, MeasuredCostsComeFromTheRunsOwnOps) {
+  const BuiltPlan slow = onefonebWithSlowRank(2);
+  auto sim = simulate(slow.plan, slow.graph, slow.cost);
+  ASSERT_TRUE(sim.ok()) << sim.error();
+  trace::RunTrace run;
+  run.ranks.resize(4);
+  for (const SimRecord& r : sim->records)
+    run.ranks[r.rank]
+        .lane(trace::Lane::Compute)
+        .push(r.start_ns, r.end_ns, r.kind, r.stage, r.microbatch, r.step, -1, -1, -1);
+  BuiltPlan flags = onefonebWithSlowRank(-1);
+  useMeasuredCosts(flags, run);
+  EXPECT_DOUBLE_EQ(flags.cost.layers[2].fwdNs, 150e3);  // 100 µs at 1/1.5 the speed
+  EXPECT_DOUBLE_EQ(flags.cost.layers[0].fwdNs, 100e3);
+  EXPECT_DOUBLE_EQ(flags.cost.layers[2].inputGradNs + flags.cost.layers[2].weightGradNs, 300e3);
+  auto rows = stepSensitivity(flags);
+  ASSERT_TRUE(rows.ok()) << rows.error();
+  EXPECT_EQ((*rows)[0].stage, 2);
+  EXPECT_EQ((*rows)[0].kind, trace::OpKind::B);
 }
 
 }  // namespace
