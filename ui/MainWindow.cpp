@@ -21,8 +21,10 @@
 #include "runtime/run/RunPlan.h"
 #include "trace/store/TraceStore.h"
 #include "ui/CompareModel.h"
+#include "ui/ExplorePanel.h"
 #include "ui/LinksPanel.h"
 #include "ui/LoadedRun.h"
+#include "ui/PlanPanel.h"
 #include "ui/RunController.h"
 #include "ui/RunHistoryPanel.h"
 #include "ui/SessionFiles.h"
@@ -65,10 +67,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   detailsDock_ = addDock("Details", "detailsDock", details_, Qt::BottomDockWidgetArea);
   teach_ = new TeachPanel(area_->timeline(), this);
   teachDock_ = addDock("Teach", "teachDock", teach_, Qt::BottomDockWidgetArea);
+  explore_ = new ExplorePanel(this);
+  exploreDock_ = addDock("Explore", "exploreDock", explore_, Qt::BottomDockWidgetArea);
+  // The sweep starts from the plan on screen; a chosen candidate is shown and simulated.
+  connect(explore_, &ExplorePanel::exploreRequested, this,
+          [this] { explore_->explore(plan_->request()); });
+  connect(explore_, &ExplorePanel::candidateChosen, this,
+          [this](const runtime::RunPlanRequest& request) {
+            plan_->showRequest(request);
+            runRequest(request);
+          });
   tabifyDockWidget(statsDock_, linksDock_);
   tabifyDockWidget(statsDock_, teachDock_);
   tabifyDockWidget(statsDock_, compareDock_);
   tabifyDockWidget(statsDock_, detailsDock_);
+  tabifyDockWidget(statsDock_, exploreDock_);
   compareDock_->hide();
   statsDock_->raise();
 

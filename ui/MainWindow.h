@@ -23,6 +23,7 @@ struct RunPlanRequest;
 namespace ps::ui {
 
 class CompareModel;
+class ExplorePanel;
 class ImportJob;
 class LinksPanel;
 class OpDetailsPanel;
@@ -127,9 +128,10 @@ class MainWindow : public QMainWindow {
   CompareModel* compare_ = nullptr;
   OpDetailsPanel* details_ = nullptr;
   TeachPanel* teach_ = nullptr;
+  ExplorePanel* explore_ = nullptr;
   QDockWidget *planDock_ = nullptr, *historyDock_ = nullptr, *statsDock_ = nullptr,
               *linksDock_ = nullptr, *compareDock_ = nullptr, *detailsDock_ = nullptr,
-              *teachDock_ = nullptr;
+              *teachDock_ = nullptr, *exploreDock_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   RunController* controller_ = nullptr;
   QProgressBar* progress_ = nullptr;

@@ -82,8 +82,8 @@ void MainWindow::buildMenus() {
   path->setToolTip("Outline the chain of ops and transfers that sets the longest step's time");
   connect(path, &QAction::toggled, timeline(), &TimelineView::setCriticalPathVisible);
   view->addSeparator();
-  for (QDockWidget* dock :
-       {planDock_, historyDock_, statsDock_, linksDock_, compareDock_, detailsDock_, teachDock_})
+  for (QDockWidget* dock : {planDock_, historyDock_, statsDock_, linksDock_, compareDock_,
+                            detailsDock_, teachDock_, exploreDock_})
     view->addAction(dock->toggleViewAction());
 }
 

@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -75,6 +76,11 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   for (QComboBox* c : {backend_, model_, sync_, optimizer_})
     connect(c, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
   connect(recompute_, &QCheckBox::toggled, this, [this] { userChanged(false); });
+  // A speed or capacity moves the partitioner's cut, as a shape knob does.
+  for (QCheckBox* c : {splitBackward_, forwardOnly_})
+    connect(c, &QCheckBox::toggled, this, [this] { userChanged(false); });
+  for (QLineEdit* e : {rankSpeed_, rankMemory_})
+    connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
 
   showRequest([] {
     runtime::RunPlanRequest r;
@@ -163,6 +169,24 @@ void PlanPanel::buildMore() {
   recompute_->setObjectName("recomputeCheck");
   recompute_->setToolTip(tips::kRecompute);
   form->addRow(recompute_);
+  splitBackward_ = new QCheckBox("Split backward (I now, W in bubbles)", more_);
+  splitBackward_->setObjectName("splitBackwardCheck");
+  splitBackward_->setToolTip(tips::kSplitBackward);
+  form->addRow(splitBackward_);
+  forwardOnly_ = new QCheckBox("Forward only (inference)", more_);
+  forwardOnly_->setObjectName("forwardOnlyCheck");
+  forwardOnly_->setToolTip(tips::kForwardOnly);
+  form->addRow(forwardOnly_);
+  rankSpeed_ = new QLineEdit(more_);
+  rankSpeed_->setObjectName("rankSpeedEdit");
+  rankSpeed_->setPlaceholderText("e.g. 1,1,2,1");
+  rankSpeed_->setToolTip(tips::kRankSpeed);
+  form->addRow("Rank speeds", rankSpeed_);
+  rankMemory_ = new QLineEdit(more_);
+  rankMemory_->setObjectName("rankMemoryEdit");
+  rankMemory_->setPlaceholderText("GiB, e.g. 80,80,40,40");
+  rankMemory_->setToolTip(tips::kRankMemory);
+  form->addRow("Rank memory", rankMemory_);
   optimizer_ = combo(more_, "optimizerCombo", {"adam", "sgd"}, tips::kOptimizer);
   form->addRow("Optimizer", optimizer_);
   more_->setVisible(false);
@@ -282,6 +306,11 @@ QString PlanPanel::moreSummary() const {
   }
   if (sync_->currentIndex() != 0) parts << "sync " + sync_->currentText();
   if (recompute_->isChecked()) parts << "recompute";
+  if (splitBackward_->isChecked()) parts << "split backward";
+  if (forwardOnly_->isChecked()) parts << "forward only";
+  if (!rankSpeed_->text().trimmed().isEmpty()) parts << "speeds " + rankSpeed_->text().trimmed();
+  if (!rankMemory_->text().trimmed().isEmpty())
+    parts << "memory " + rankMemory_->text().trimmed() + " GiB";
   if (trainsModel() && optimizer_->currentIndex() != 0) parts << optimizer_->currentText();
   return parts.isEmpty() ? QString("defaults") : parts.join(", ");
 }

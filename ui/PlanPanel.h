@@ -14,6 +14,7 @@
 #include "ui/PlanPanelCheck.h"
 
 class QCheckBox;
+class QLineEdit;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -107,7 +108,8 @@ class PlanPanel : public QWidget {
   QDoubleSpinBox *latency_ = nullptr, *actMb_ = nullptr, *fwd_ = nullptr, *bwd_ = nullptr,
                  *wgrad_ = nullptr;
   QComboBox *sync_ = nullptr, *optimizer_ = nullptr;
-  QCheckBox* recompute_ = nullptr;
+  QCheckBox *recompute_ = nullptr, *splitBackward_ = nullptr, *forwardOnly_ = nullptr;
+  QLineEdit *rankSpeed_ = nullptr, *rankMemory_ = nullptr;  // "1,1,2,1"; empty = the costs'
   QLabel *notice_ = nullptr, *error_ = nullptr;
   QPushButton* simulateButton_ = nullptr;
   QCheckBox* rerun_ = nullptr;

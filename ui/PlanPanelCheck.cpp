@@ -10,7 +10,7 @@ namespace ps::ui {
 
 Knob knobNamedIn(std::string_view message) {
   // The flags buildPlan's errors name, and the "(m=2, p=4)" of the generators' constraints.
-  static constexpr std::array<std::pair<std::string_view, Knob>, 30> kTokens{{
+  static constexpr std::array<std::pair<std::string_view, Knob>, 34> kTokens{{
       {"--microbatches", Knob::Microbatches},
       {"(m=", Knob::Microbatches},
       {" m=", Knob::Microbatches},
@@ -40,6 +40,10 @@ Knob knobNamedIn(std::string_view message) {
       {"optimizer", Knob::Optimizer},
       {"CUDA", Knob::Backend},
       {"--backend", Knob::Backend},
+      {"--split-backward", Knob::SplitBackward},
+      {"--forward-only", Knob::ForwardOnly},
+      {"--rank-speed", Knob::RankSpeed},
+      {"--rank-memory-gb", Knob::RankMemory},
       {"unknown schedule", Knob::Schedule},
   }};
   std::size_t best = std::string_view::npos;

@@ -30,6 +30,10 @@ enum class Knob {
   FwdUs,
   BwdUs,
   WgradUs,
+  SplitBackward,
+  ForwardOnly,
+  RankSpeed,
+  RankMemory,  // the last: showProblem walks Schedule..RankMemory
 };
 
 // The knob a runtime message names first (by position in the message): "--microbatches" or "m="

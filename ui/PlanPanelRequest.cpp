@@ -2,12 +2,16 @@
 // A knob the user has not touched gives back the exact value it was shown (a spin box rounds to
 // its decimals and clamps to its range), so that an untouched panel reruns the run byte for byte.
 
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 #include <QTimer>
 #include <QToolButton>
 #include <QVariant>
@@ -32,6 +36,30 @@ void snapshot(QComboBox* c) {
 }
 void snapshot(QCheckBox* c) {
   c->setProperty(kShown, c->isChecked());
+}
+void snapshot(QLineEdit* e) {
+  e->setProperty(kShown, e->text());
+}
+bool touched(const QLineEdit* e) {
+  return e->text() != e->property(kShown).toString();
+}
+// "1, 1, 2, 1" as numbers; a value that is not one becomes NaN, which buildPlan refuses naming
+// the flag and the rank.
+std::vector<double> numbersIn(const QString& text) {
+  std::vector<double> out;
+  if (text.trimmed().isEmpty()) return out;
+  for (const QString& part : text.split(',')) {
+    bool ok = false;
+    const double v = part.trimmed().toDouble(&ok);
+    out.push_back(ok ? v : std::nan(""));
+  }
+  return out;
+}
+QString textOf(const std::vector<double>& values) {
+  QStringList parts;
+  for (double v : values)
+    parts << QString::number(v, 'g', 12);
+  return parts.join(",");
 }
 bool touched(const QSpinBox* s) {
   return s->value() != s->property(kShown).toInt();
@@ -105,6 +133,10 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   wgrad_->setValue(s.uniform.wgradUs);
   select(sync_, runtime::optimizerSyncName(s.optimizerSync));
   recompute_->setChecked(s.recompute);
+  splitBackward_->setChecked(s.splitBackward);
+  forwardOnly_->setChecked(s.forwardOnly);
+  rankSpeed_->setText(textOf(s.rankSpeed));
+  rankMemory_->setText(textOf(s.rankMemoryGb));
   select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
   for (QSpinBox* w : {stages_, microbatches_, chunks_, layers_, steps_, hidden_})
     snapshot(w);
@@ -112,7 +144,10 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
     snapshot(w);
   for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_})
     snapshot(w);
-  snapshot(recompute_);
+  for (QCheckBox* c : {recompute_, splitBackward_, forwardOnly_})
+    snapshot(c);
+  for (QLineEdit* e : {rankSpeed_, rankMemory_})
+    snapshot(e);
   loading_ = false;
   boundaries_ = QString::fromStdString(s.boundaries);
   rerunnable_ = true;
@@ -175,6 +210,10 @@ runtime::RunPlanRequest PlanPanel::request() const {
     s.optimizerSync =
         runtime::parseOptimizerSync(nameOf(sync_)).value_or(runtime::OptimizerSync::Barrier);
   if (touched(recompute_)) s.recompute = recompute_->isChecked();
+  if (touched(splitBackward_)) s.splitBackward = splitBackward_->isChecked();
+  if (touched(forwardOnly_)) s.forwardOnly = forwardOnly_->isChecked();
+  if (touched(rankSpeed_)) s.rankSpeed = numbersIn(rankSpeed_->text());
+  if (touched(rankMemory_)) s.rankMemoryGb = numbersIn(rankMemory_->text());
   return r;
 }
 
@@ -234,6 +273,14 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
       return bwd_;
     case Knob::WgradUs:
       return wgrad_;
+    case Knob::SplitBackward:
+      return splitBackward_;
+    case Knob::ForwardOnly:
+      return forwardOnly_;
+    case Knob::RankSpeed:
+      return rankSpeed_;
+    case Knob::RankMemory:
+      return rankMemory_;
   }
   return nullptr;
 }
@@ -241,7 +288,7 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
 void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {
   problem_ = problem;
   QWidget* bad = problem ? widgetFor(problem->knob) : nullptr;
-  for (int k = static_cast<int>(Knob::Schedule); k <= static_cast<int>(Knob::WgradUs); ++k) {
+  for (int k = static_cast<int>(Knob::Schedule); k <= static_cast<int>(Knob::RankMemory); ++k) {
     QWidget* w = widgetFor(static_cast<Knob>(k));
     const bool invalid = w == bad;
     if (w->property("invalid").toBool() == invalid) continue;

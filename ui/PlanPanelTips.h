@@ -50,6 +50,19 @@ inline constexpr const char* kOptimizerSync =
 inline constexpr const char* kRecompute =
     "Activation recomputation: keep only each stage's input after the forward and recompute the "
     "rest right before the backward (less memory, an extra R op).";
+inline constexpr const char* kSplitBackward =
+    "LayerPipe / 2BP: split each backward into the input gradient I, run where B was, and the "
+    "weight gradient W, deferred into the rank's bubbles (schedules with whole backwards: gpipe, "
+    "1f1b, interleaved).";
+inline constexpr const char* kForwardOnly =
+    "Inference (PipeEdge): forwards only, no backward and no optimizer step; the Stats dock and "
+    "report give throughput in micro-batches per second (simulator only).";
+inline constexpr const char* kRankSpeed =
+    "Heterogeneous devices (HetPipe): one speed factor per rank, e.g. 1,1,2,1 (2 = twice as "
+    "fast); the partitioner gives faster ranks more layers. Empty: the costs' own.";
+inline constexpr const char* kRankMemory =
+    "One memory capacity per rank in GiB, e.g. 80,80,40,40; the partitioner fits each stage's "
+    "peak in it and a plan over it is refused. Empty: the costs' own.";
 inline constexpr const char* kRerun =
     "Run again by itself shortly after a knob changes (one run after a burst of changes; a newer "
     "change supersedes a run still in progress).";

@@ -21,5 +21,6 @@ Action addSimCommand(CLI::App& app);
 Action addRunCommand(CLI::App& app);
 Action addExportCommand(CLI::App& app);
 Action addImportCommand(CLI::App& app);
+Action addExploreCommand(CLI::App& app);
 
 }  // namespace ps::cli

@@ -25,6 +25,46 @@ Copy uniformField(T runtime::UniformCostFlags::*member) {
 
 }  // namespace
 
+// The cost, link and device flags (shared with `explore`).
+void addCostOptions(CLI::App& cmd, PlanOptions& o) {
+  auto& s = o.spec;
+  using Spec = runtime::PlanSpec;
+  auto keep = [&o](CLI::Option* option, Copy copy) {
+    o.plans.emplace_back(option, std::move(copy));
+    return option;
+  };
+  keep(cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile),
+       field(&Spec::costsFile));
+  keep(cmd.add_option("--fwd-us", s.uniform.fwdUs, "One layer's forward time (µs)"),
+       uniformField(&runtime::UniformCostFlags::fwdUs));
+  keep(cmd.add_option("--bwd-us", s.uniform.bwdUs, "One layer's whole backward I+W (µs)"),
+       uniformField(&runtime::UniformCostFlags::bwdUs));
+  keep(cmd.add_option("--wgrad-us", s.uniform.wgradUs,
+                      "The weight-gradient part W of --bwd-us (µs)"),
+       uniformField(&runtime::UniformCostFlags::wgradUs));
+  keep(cmd.add_option("--act-mb", s.uniform.actMb, "One micro-batch's activations per layer (MiB)"),
+       uniformField(&runtime::UniformCostFlags::actMb));
+  keep(cmd.add_option("--param-mb", s.uniform.paramMb, "Parameters per layer (MiB)"),
+       uniformField(&runtime::UniformCostFlags::paramMb));
+  keep(cmd.add_option("--link-gbps", s.uniform.linkGbps,
+                      "Link bandwidth (Gb/s); default: free links"),
+       uniformField(&runtime::UniformCostFlags::linkGbps));
+  keep(cmd.add_option("--link-latency-us", s.uniform.linkLatencyUs, "Link latency (µs)"),
+       [](Spec& d, const PlanOptions& f) {
+         d.uniform.linkLatencyUs = f.spec.uniform.linkLatencyUs;
+       });
+  keep(cmd.add_option("--rank-speed", s.rankSpeed,
+                      "Per-rank speed factors, e.g. 1,1,2,1 (2 = twice as fast); the partitioner "
+                      "balances by them")
+           ->delimiter(','),
+       field(&Spec::rankSpeed));
+  keep(cmd.add_option("--rank-memory-gb", s.rankMemoryGb,
+                      "Per-rank memory capacity in GiB, e.g. 80,80,40,40; the partitioner fits "
+                      "each stage's peak in it")
+           ->delimiter(','),
+       field(&Spec::rankMemoryGb));
+}
+
 // Each flag's own range; their product is bounded by buildPlan's size check (a plan past
 // runtime::kMaxPlanActions actions is refused with the product named, runtime/run/PlanSize.h), and
 // the cost flags' values by uniformCostModel (finite, and no op or transfer past kMaxOpNs).
@@ -64,26 +104,7 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
            "--boundaries", s.boundaries,
            "First layer of stages 1..S-1, e.g. 3,6,9 (default: balanced by the partitioner)"),
        field(&Spec::boundaries));
-  keep(cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile),
-       field(&Spec::costsFile));
-  keep(cmd.add_option("--fwd-us", s.uniform.fwdUs, "One layer's forward time (µs)"),
-       uniformField(&runtime::UniformCostFlags::fwdUs));
-  keep(cmd.add_option("--bwd-us", s.uniform.bwdUs, "One layer's whole backward I+W (µs)"),
-       uniformField(&runtime::UniformCostFlags::bwdUs));
-  keep(cmd.add_option("--wgrad-us", s.uniform.wgradUs,
-                      "The weight-gradient part W of --bwd-us (µs)"),
-       uniformField(&runtime::UniformCostFlags::wgradUs));
-  keep(cmd.add_option("--act-mb", s.uniform.actMb, "One micro-batch's activations per layer (MiB)"),
-       uniformField(&runtime::UniformCostFlags::actMb));
-  keep(cmd.add_option("--param-mb", s.uniform.paramMb, "Parameters per layer (MiB)"),
-       uniformField(&runtime::UniformCostFlags::paramMb));
-  keep(cmd.add_option("--link-gbps", s.uniform.linkGbps,
-                      "Link bandwidth (Gb/s); default: free links"),
-       uniformField(&runtime::UniformCostFlags::linkGbps));
-  keep(cmd.add_option("--link-latency-us", s.uniform.linkLatencyUs, "Link latency (µs)"),
-       [](Spec& d, const PlanOptions& f) {
-         d.uniform.linkLatencyUs = f.spec.uniform.linkLatencyUs;
-       });
+  addCostOptions(cmd, o);
   keep(cmd.add_option("--steps", s.steps, "Training steps")->check(CLI::Range(1, 100000)),
        field(&Spec::steps));
   keep(cmd.add_option("--optimizer-sync", o.optimizerSync,
@@ -97,6 +118,14 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
            "--recompute", s.recompute,
            "Activation recomputation: keep only stage inputs after F, recompute before backward"),
        field(&Spec::recompute));
+  keep(cmd.add_flag("--forward-only", s.forwardOnly,
+                    "Inference (PipeEdge): forwards only, no backward or optimizer step; report "
+                    "gives throughput in micro-batches/s (sim backend)"),
+       field(&Spec::forwardOnly));
+  keep(cmd.add_flag("--split-backward", s.splitBackward,
+                    "LayerPipe/2BP: split each B into I (now) and W (deferred into bubbles); for "
+                    "schedules with whole backwards (gpipe, 1f1b, ...)"),
+       field(&Spec::splitBackward));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

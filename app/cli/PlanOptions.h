@@ -35,6 +35,10 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& options);
 // preset's with the flags given on the command line applied over it. Errors name the preset.
 Result<runtime::PlanSpec> planSpec(PlanOptions& options);
 
+// --costs, the uniform cost and link flags, --rank-speed and --rank-memory-gb (addPlanOptions
+// adds them too; `explore` takes only these and its own sweep flags).
+void addCostOptions(CLI::App& cmd, PlanOptions& options);
+
 // planSpec, built.
 Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& options);
 

@@ -33,6 +33,15 @@ std::string planLine(const runtime::PlanSpec& s) {
          " --wgrad-us " + num(s.uniform.wgradUs);
   if (s.uniform.actMb > 0) out += " --act-mb " + num(s.uniform.actMb);
   if (s.uniform.linkGbps) out += " --link-gbps " + num(*s.uniform.linkGbps);
+  if (s.splitBackward) out += " --split-backward";
+  if (s.forwardOnly) out += " --forward-only";
+  for (const auto& [flag, values] : {std::pair{" --rank-speed ", &s.rankSpeed},
+                                     std::pair{" --rank-memory-gb ", &s.rankMemoryGb}}) {
+    if (values->empty()) continue;
+    out += flag;
+    for (std::size_t i = 0; i < values->size(); ++i)
+      out += (i ? "," : "") + num((*values)[i]);
+  }
   return out;
 }
 

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add(ps::cli::addSchedulesCommand);
   add(ps::cli::addPresetsCommand);
   add(ps::cli::addSimCommand);
+  add(ps::cli::addExploreCommand);
   add(ps::cli::addRunCommand);
   add(ps::cli::addReportCommand);
   add(ps::cli::addCompareCommand);

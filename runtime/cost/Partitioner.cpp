@@ -166,7 +166,8 @@ Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest
   bool uniformStages = true;
   for (int s = 1; s < S; ++s)
     uniformStages = uniformStages && model.speedOf(rankOf[s]) == model.speedOf(rankOf[0]) &&
-                    budget(s) == budget(0) && inFlight[s] == inFlight[0];
+                    budget(s) == budget(0) &&
+                    (inFlight[s] == inFlight[0] || std::isinf(budget(s)));  // unbounded: no weight
   const auto cells = static_cast<double>(S) * static_cast<double>(L - S + 1);
   if (cells > static_cast<double>(kMaxPartitionCells))
     return Error{"partition: " + std::to_string(S) + " stages over " + std::to_string(L) +

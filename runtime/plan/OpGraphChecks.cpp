@@ -27,6 +27,12 @@ Status describeMissing(const Plan& p, const ActionIndex& index) {
                             std::to_string(p.rankOf(s, m)) + ")");
         };
         if (!f) need(OpKind::F);
+        if (p.forwardOnly) {
+          if (b || i || w)
+            return Error{"stage " + std::to_string(s) + " micro-batch " + std::to_string(m) +
+                         stepSuffix(p, k) + " has a backward op in a forward-only plan"};
+          continue;
+        }
         if (b && (i || w))
           return Error{"stage " + std::to_string(s) + " micro-batch " + std::to_string(m) +
                        stepSuffix(p, k) + " has both B and I/W"};
@@ -123,7 +129,9 @@ Status checkEveryOpPresent(const Plan& p, const ActionIndex& index) {
     bool bad = false;
     for (std::size_t c = 0; c < cells; ++c) {
       const bool hasB = has(b, c), hasI = has(i, c), hasW = has(w, c);
-      bad |= !has(f, c) || (hasB ? (hasI || hasW) : !(hasI && hasW)) || (p.recompute && !has(r, c));
+      const bool backward =
+          p.forwardOnly ? (hasB || hasI || hasW) : (hasB ? (hasI || hasW) : !(hasI && hasW));
+      bad |= !has(f, c) || backward || (p.recompute && !has(r, c));
     }
     if (bad) return describeMissing(p, index);
   }

@@ -1,5 +1,7 @@
 #include "runtime/plan/Plan.h"
 
+#include <algorithm>
+
 namespace ps::runtime {
 
 std::vector<int> Plan::predecessors(int stage) const {
@@ -25,6 +27,25 @@ std::size_t Plan::actionCount() const {
   for (const auto& p : programs)
     n += p.size();
   return n;
+}
+
+std::vector<int> peakActivationsInFlight(const Plan& plan) {
+  std::vector<int> peak(static_cast<std::size_t>(std::max(plan.numStages, 0)), 0);
+  if (plan.forwardOnly) return peak;  // nothing waits for a backward: F's activations go with it
+  std::vector<int> held(peak.size(), 0);
+  for (const auto& program : plan.programs) {
+    std::fill(held.begin(), held.end(), 0);
+    for (const Action& a : program) {
+      if (a.stage < 0 || a.stage >= plan.numStages) continue;
+      const auto s = static_cast<std::size_t>(a.stage);
+      if (a.kind == OpKind::F) {
+        peak[s] = std::max(peak[s], ++held[s]);
+      } else if (a.kind == OpKind::B || a.kind == OpKind::W) {
+        held[s] = std::max(held[s] - 1, 0);
+      }
+    }
+  }
+  return peak;
 }
 
 std::string actionLabel(const Action& a) {

@@ -80,6 +80,7 @@ struct Plan {
   int steps = 1;               // how many steps the programs cover
   bool splitBackward = false;  // I + W instead of B
   bool recompute = false;      // R before each backward; only stage inputs kept after F
+  bool forwardOnly = false;    // inference (PipeEdge): F only, no backward or optimizer step
   WeightVersioning versioning = WeightVersioning::Synchronous;
   OptimizerSync optimizerSync = OptimizerSync::Barrier;
 
@@ -101,6 +102,12 @@ struct Plan {
   bool isLastStage(int stage) const { return successors(stage).empty(); }
   std::size_t actionCount() const;
 };
+
+// Per stage, the most micro-batches whose activations it holds at once: walking each rank's
+// program in order, F(s, m) takes them and the last backward op of (s, m) (B, or W when the
+// backward is split) gives them back; the largest count over the ranks holding s. What the
+// partitioner weighs activations by (1F1B: p − s on stage s; GPipe: M).
+std::vector<int> peakActivationsInFlight(const Plan& plan);
 
 // "2F0", "1I3", "OPT" ... (torch's cell spelling; OPT carries no stage/micro-batch).
 std::string actionLabel(const Action& a);

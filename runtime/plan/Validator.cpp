@@ -171,7 +171,7 @@ Result<Plan> repeatSteps(Plan&& oneStep, int steps, OptimizerSync sync) {
       std::erase_if(program, [](const Action& a) { return a.kind == OpKind::OPT; });
       for (Action& a : program)
         a.step = 0;
-      program.push_back(Action{OpKind::OPT, -1, -1, 0});
+      if (!out.forwardOnly) program.push_back(Action{OpKind::OPT, -1, -1, 0});
       continue;
     }
     const std::vector<Action> one = std::move(program);
@@ -183,7 +183,7 @@ Result<Plan> repeatSteps(Plan&& oneStep, int steps, OptimizerSync sync) {
         a.step = k;
         program.push_back(a);
       }
-      program.push_back(Action{OpKind::OPT, -1, -1, k});
+      if (!out.forwardOnly) program.push_back(Action{OpKind::OPT, -1, -1, k});
     }
   }
   const std::vector<ExtraEdge> edges = std::move(out.extraEdges);

@@ -1,11 +1,14 @@
 #include "runtime/run/PlanBuilder.h"
 
+#include <cmath>
+
 #include "runtime/cost/CostJson.h"
 #include "runtime/cost/Partitioner.h"
 #include "runtime/plan/TorchCsv.h"
 #include "runtime/plan/Validator.h"
 #include "runtime/run/PlanSize.h"
 #include "runtime/schedules/Schedule.h"
+#include "runtime/schedules/SplitBackward.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
 
@@ -72,6 +75,51 @@ Result<CostModel> costModel(const PlanSpec& spec, int numStages) {
   return uniformCostModel(flags);
 }
 
+// --forward-only: the schedule's forwards in its order; nothing else runs.
+Status keepForwardsOnly(const PlanSpec& spec, Plan& plan) {
+  const std::string flag = "--forward-only: ";
+  if (spec.splitBackward) return Error{flag + "has no backward to split (drop --split-backward)"};
+  if (spec.recompute) return Error{flag + "has no backward to recompute for (drop --recompute)"};
+  if (plan.versioning != WeightVersioning::Synchronous)
+    return Error{flag + plan.schedule + " is asynchronous: its weight versions follow backwards"};
+  for (auto& program : plan.programs)
+    std::erase_if(program, [](const Action& a) { return a.kind != OpKind::F; });
+  for (auto& program : plan.programs)
+    for (Action& a : program)
+      a.overlapNext = false;  // an overlapped F+B pair loses its B
+  plan.forwardOnly = true;
+  plan.splitBackward = false;
+  plan.extraEdges.clear();  // between ops of which only forwards are left: none apply
+  return {};
+}
+
+// --rank-speed and --rank-memory-gb over the cost model's ranks: one value per rank.
+Status applyRankFlags(const PlanSpec& spec, int numRanks, CostModel& cost) {
+  auto check = [numRanks](const std::vector<double>& values, const std::string& flag, double max,
+                          const std::string& unit) -> Status {
+    if (values.empty()) return {};
+    if (static_cast<int>(values.size()) != numRanks)
+      return Error{flag + ": " + std::to_string(values.size()) + " value(s) for " +
+                   std::to_string(numRanks) + " ranks (give one per rank, e.g. 1,1,2,1)"};
+    for (std::size_t r = 0; r < values.size(); ++r)
+      if (!(values[r] > 0) || !(values[r] <= max))
+        return Error{flag + ": rank " + std::to_string(r) + "'s " + formatNumber(values[r]) +
+                     " is outside (0, " + formatNumber(max) + "]" + unit};
+    return {};
+  };
+  PS_TRY(check(spec.rankSpeed, "--rank-speed", 1e6, ""));
+  PS_TRY(check(spec.rankMemoryGb, "--rank-memory-gb", 1e9, " GiB"));
+  if (spec.rankSpeed.empty() && spec.rankMemoryGb.empty()) return {};
+  if (static_cast<int>(cost.ranks.size()) < numRanks) cost.ranks.resize(numRanks);
+  for (int r = 0; r < numRanks; ++r) {
+    if (!spec.rankSpeed.empty()) cost.ranks[r].speed = spec.rankSpeed[r];
+    if (!spec.rankMemoryGb.empty())
+      cost.ranks[r].memoryCapacityBytes =
+          static_cast<std::int64_t>(std::llround(spec.rankMemoryGb[r] * 1024.0 * 1024.0 * 1024.0));
+  }
+  return {};
+}
+
 Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   const int L = static_cast<int>(cost.layers.size());
   if (L < plan.numStages)
@@ -86,6 +134,9 @@ Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   request.numStages = plan.numStages;
   for (const auto& st : plan.placement[0])
     request.stageRank.push_back(st.rank);
+  // Activations weigh by how many micro-batches each stage holds at its peak under this
+  // schedule (1F1B's stage 0 holds p of them), so that a partition it returns fits.
+  request.inFlight = peakActivationsInFlight(plan);
   auto partition = partitionLayers(cost, request);
   if (!partition) return std::move(partition).takeError();
   return assignLayers(plan, partition->boundaries, L);
@@ -107,6 +158,16 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   w.key("steps").value(plan.steps);
   w.key("optimizer_sync").value(optimizerSyncName(plan.optimizerSync));
   w.key("recompute").value(plan.recompute);
+  if (spec.splitBackward) w.key("split_backward").value(true);
+  if (spec.forwardOnly) w.key("forward_only").value(true);
+  for (const auto& [key, values] : {std::pair{"rank_speed", &spec.rankSpeed},
+                                    std::pair{"rank_memory_gb", &spec.rankMemoryGb}}) {
+    if (values->empty()) continue;
+    w.key(key).beginArray();
+    for (double v : *values)
+      w.value(v);
+    w.endArray();
+  }
   w.key("fwd_us").value(spec.uniform.fwdUs);
   w.key("bwd_us").value(spec.uniform.bwdUs);
   w.key("wgrad_us").value(spec.uniform.wgradUs);
@@ -165,8 +226,17 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   BuiltPlan built;
   auto plan = basePlan(spec, built.notes);
   if (!plan) return std::move(plan).takeError();
+  if (spec.forwardOnly) PS_TRY(keepForwardsOnly(spec, *plan));
+  if (spec.splitBackward) {
+    auto split = splitBackwardIntoBubbles(*plan);
+    if (!split) return std::move(split).takeError();
+    plan = std::move(split);
+  }
   auto cost = costModel(spec, plan->numStages);
   if (!cost) return std::move(cost).takeError();
+  PS_TRY(applyRankFlags(spec, plan->numRanks, *cost));
+  // Inference keeps the weights only: no gradients, no optimizer state.
+  if (spec.forwardOnly) cost->stateBytesPerParamByte = 1.0;
   PS_TRY(placeLayers(spec, *plan, *cost));
   if (spec.recompute) addRecompute(*plan);
   if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {

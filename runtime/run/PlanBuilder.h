@@ -30,6 +30,14 @@ struct PlanSpec {
   int steps = 1;
   OptimizerSync optimizerSync = OptimizerSync::Barrier;
   bool recompute = false;  // activation recomputation: R before each backward
+  // LayerPipe / 2BP: each B split into I (now) and W (deferred into the rank's bubbles).
+  bool splitBackward = false;
+  // Inference (PipeEdge): F only, no backward or optimizer step; weights are the only state.
+  bool forwardOnly = false;
+  // Heterogeneous devices (HetPipe, PipeEdge), one value per rank over the cost model's: the
+  // speed factor (2 = twice as fast) and the memory capacity in GiB. Empty = the model's own.
+  std::vector<double> rankSpeed;
+  std::vector<double> rankMemoryGb;
 };
 
 struct BuiltPlan {

@@ -13,9 +13,11 @@ namespace {
 using json::Fields;
 
 Status readPlan(const Fields& f, PlanSpec& spec) {
-  PS_TRY(f.onlyKeys({"schedule", "stages", "microbatches", "chunks", "layers", "boundaries",
-                     "steps", "optimizer_sync", "recompute", "fwd_us", "bwd_us", "wgrad_us",
-                     "act_mb", "param_mb", "link_gbps", "link_latency_us"}));
+  PS_TRY(f.onlyKeys({"schedule",       "stages",       "microbatches", "chunks",
+                     "layers",         "boundaries",   "steps",        "optimizer_sync",
+                     "recompute",      "fwd_us",       "bwd_us",       "wgrad_us",
+                     "act_mb",         "param_mb",     "link_gbps",    "link_latency_us",
+                     "split_backward", "forward_only", "rank_speed",   "rank_memory_gb"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -42,6 +44,23 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   }
   PS_ASSIGN(recompute, f.boolean("recompute"));
   if (recompute) spec.recompute = *recompute;
+  PS_ASSIGN(split, f.boolean("split_backward"));
+  if (split) spec.splitBackward = *split;
+  PS_ASSIGN(forward, f.boolean("forward_only"));
+  if (forward) spec.forwardOnly = *forward;
+  auto numbers = [&](std::string_view key, std::vector<double>& into) -> Status {
+    PS_ASSIGN(list, f.list(key));
+    if (!list) return {};
+    into.clear();
+    for (simdjson::dom::element item : *list) {
+      double v = 0;
+      if (item.get_double().get(v)) return f.error(key, "expected an array of numbers");
+      into.push_back(v);
+    }
+    return {};
+  };
+  PS_TRY(numbers("rank_speed", spec.rankSpeed));
+  PS_TRY(numbers("rank_memory_gb", spec.rankMemoryGb));
   auto number = [&](std::string_view key, double& into) -> Status {
     auto v = f.number(key);
     if (!v) return std::move(v).takeError();
@@ -65,8 +84,10 @@ Status readHeadline(const Fields& f, Preset::Headline& h) {
   PS_ASSIGN(value, f.number("value"));
   PS_ASSIGN(text, f.text("text"));
   if (!metric || !value || !text) return f.error("", "expected metric, value and text");
-  if (*metric != "bubble_ratio" && *metric != "steady_bubble_ratio" && *metric != "step_time_ns")
-    return f.error("metric", "expected bubble_ratio, steady_bubble_ratio or step_time_ns");
+  if (*metric != "bubble_ratio" && *metric != "steady_bubble_ratio" && *metric != "step_time_ns" &&
+      *metric != "peak_memory_bytes")
+    return f.error("metric",
+                   "expected bubble_ratio, steady_bubble_ratio, step_time_ns or peak_memory_bytes");
   h = {*metric, *value, *text};
   return {};
 }

@@ -113,6 +113,22 @@ class Knobs {
     return {};
   }
 
+  // A list of numbers [a, b, c]; left as it is when absent.
+  Status read(std::string_view key, std::vector<double>& out) const {
+    simdjson::dom::element e;
+    if (object_.at_key(key).get(e)) return {};
+    simdjson::dom::array items;
+    if (e.get_array().get(items)) return wrongType(key, "an array of numbers", e);
+    std::vector<double> values;
+    for (simdjson::dom::element item : items) {
+      double v = 0;
+      if (item.get_double().get(v)) return wrongType(key, "an array of numbers", e);
+      values.push_back(v);
+    }
+    out = std::move(values);
+    return {};
+  }
+
   // An object knob, as JSON text; nullopt when absent.
   Result<std::optional<std::string>> objectText(std::string_view key) const {
     simdjson::dom::element e;
@@ -166,6 +182,10 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
                  sync + "\")"};
   spec.optimizerSync = *parsedSync;
   PS_TRY(knobs.read("recompute", spec.recompute));
+  PS_TRY(knobs.read("split_backward", spec.splitBackward));
+  PS_TRY(knobs.read("forward_only", spec.forwardOnly));
+  PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
+  PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
   UniformCostFlags& u = spec.uniform;
   PS_TRY(knobs.read("fwd_us", u.fwdUs));
   PS_TRY(knobs.read("bwd_us", u.bwdUs));

@@ -226,6 +226,12 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   const Plan& plan = built.plan;
   CpuRunOptions options = request.exec;
   options.model.layers = plan.numLayers;
+  // The model backends train (their ranks run backward and optimizer steps, and compare with the
+  // unpipelined model); an inference pipeline is planned and simulated.
+  if (plan.forwardOnly)
+    return Error{
+        "--forward-only: the " + std::string(backendName(request.backend)) +
+        " backend trains; an inference pipeline runs on --backend sim (pipescope-cli sim)"};
   PS_TRY(checkModelOptions(request.backend, options));
   PS_TRY(backendAvailable(request.backend));
   PS_TRY(checkModelMemory(request, built, options));

@@ -22,6 +22,7 @@ Result<Plan> generateZeroBubbleV(const ScheduleParams& params);
 // bidirectional
 Result<Plan> generateChimera(const ScheduleParams& params);
 Result<Plan> generateDualPipeV(const ScheduleParams& params);
+Result<Plan> generateBitPipe(const ScheduleParams& params);
 // asynchronous
 Result<Plan> generatePipeDream(const ScheduleParams& params);
 Result<Plan> generatePipeDream2BW(const ScheduleParams& params);

@@ -38,6 +38,10 @@ const std::vector<ScheduleInfo>& scheduleRegistry() {
       {"dualpipe-v", "bidirectional",
        "DeepSeek's DualPipe cut in half: V shape, forward and backward chunks overlapped",
        "v = 2 (fixed), m >= 2p", false, generateDualPipeV},
+      {"bitpipe", "bidirectional",
+       "two V-shaped interleaved pipelines in opposite directions (BitPipe, Wu et al. 2024): "
+       "below Chimera's and interleaved 1F1B's bubble",
+       "v = 2 (fixed), p even, m a multiple of p", false, generateBitPipe},
       {"pipedream", "asynchronous",
        "1F1B without flushes, weight stashing (PipeDream, Narayanan et al. 2019)", "none", true,
        generatePipeDream},

@@ -64,6 +64,7 @@ MemoryTracker::Change MemoryTracker::changeOf(int stage, OpKind kind, double sca
   const std::int64_t stash = plan_.versioning == WeightVersioning::Stashed ? params_[stage] : 0;
   const bool releases = plan_.splitBackward ? kind == OpKind::W : kind == OpKind::B;
   Change c;
+  if (plan_.forwardOnly) return c;  // inference: no activation outlives its forward
   if (kind == OpKind::F) {
     const std::int64_t kept = plan_.recompute ? scaled(stageInput(stage)) : scaled(act_[stage]);
     std::int64_t bytes = 0;

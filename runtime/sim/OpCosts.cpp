@@ -35,11 +35,57 @@ OpCosts::OpCosts(const Plan& plan, const CostModel& cost) : plan_(plan), cost_(c
   uniformLinks_ = cost.links.empty();
   freeLinks_ = allLinksFree(cost);
   defaultLatency_ = roundNs(cost.defaultLink.latencyNs);
+  allReduceNs_ = replicaAllReduceNs(plan, cost);
+}
+
+std::int64_t replicaExchangeNs(const Plan& plan, const CostModel& cost, int rank) {
+  double ns = 0;
+  for (int k = 0; k < plan.numReplicas(); ++k)
+    for (const StagePlacement& st : plan.placement[k]) {
+      if (st.rank != rank) continue;
+      double bytes = 0;
+      for (int l = st.firstLayer; l <= st.lastLayer; ++l)
+        bytes += static_cast<double>(cost.layers[l].paramBytes);
+      const int stage = static_cast<int>(&st - plan.placement[k].data());
+      for (int other = 0; other < plan.numReplicas(); ++other) {
+        const int twin = plan.placement[other][stage].rank;
+        if (other == k || twin == rank) continue;
+        const LinkCost& link = cost.link(rank, twin);
+        if (link.bytesPerNs > 0) ns += bytes / link.bytesPerNs;
+        ns += link.latencyNs;
+      }
+    }
+  return roundNs(ns);
+}
+
+std::int64_t replicaAllReduceNs(const Plan& plan, const CostModel& cost) {
+  if (plan.numReplicas() < 2) return 0;
+  std::int64_t slowest = 0;
+  for (int r = 0; r < plan.numRanks; ++r)
+    slowest = std::max(slowest, replicaExchangeNs(plan, cost, r));
+  return slowest;
+}
+
+int replicaTwinOf(const Plan& plan, int rank) {
+  for (int k = 0; k < plan.numReplicas(); ++k)
+    for (std::size_t s = 0; s < plan.placement[k].size(); ++s) {
+      if (plan.placement[k][s].rank != rank) continue;
+      for (int other = 0; other < plan.numReplicas(); ++other)
+        if (other != k && plan.placement[other][s].rank != rank)
+          return plan.placement[other][s].rank;
+    }
+  return -1;
 }
 
 // Fills the cache on first use; scaled micro-batches are computed each time.
 std::int64_t OpCosts::durationSlow(const Action& a, int rank) {
   const int kindSlot = static_cast<int>(a.kind);
+  // OPT of a replicated plan runs after the all-reduce: simulate() splits the two apart again.
+  if (a.kind == OpKind::OPT) {
+    std::int64_t total = 0;
+    const std::int64_t opt = opDurationNs(plan_, cost_, a, rank);
+    return __builtin_add_overflow(opt, allReduceNs_, &total) ? INT64_MAX : total;
+  }
   if (a.stage < 0 || a.microbatch < 0 || kindSlot >= kKindSlots ||
       plan_.microbatches[a.microbatch].costScale != 1.0)
     return opDurationNs(plan_, cost_, a, rank);

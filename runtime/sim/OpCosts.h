@@ -41,6 +41,10 @@ class OpCosts {
   std::int64_t latency(int src, int dst) const;
   // True when no link has a bandwidth limit: transfers never queue.
   bool freeLinks() const { return freeLinks_; }
+  // Replicated plans (Chimera, BitPipe): the gradient all-reduce before each OPT, as the cpu
+  // backend runs it (barrier, exchange with the twins, barrier): every rank waits for the
+  // slowest rank's exchange, so each rank's AR lasts that long. 0 for one replica.
+  std::int64_t allReduceNs() const { return allReduceNs_; }
 
  private:
   // Every OpKind value up to FILL (the last compute kind) indexes the duration cache.
@@ -54,7 +58,16 @@ class OpCosts {
   bool uniformLinks_ = true;
   bool freeLinks_ = true;
   std::int64_t defaultLatency_ = 0;
+  std::int64_t allReduceNs_ = 0;
 };
+
+// One rank's gradient exchange with the ranks holding the other replicas of its stages: for
+// each such (stage, twin), the stage's parameter bytes over the link to the twin plus latency.
+std::int64_t replicaExchangeNs(const Plan& plan, const CostModel& cost, int rank);
+// The all-reduce every rank's OPT waits for: the slowest rank's replicaExchangeNs.
+std::int64_t replicaAllReduceNs(const Plan& plan, const CostModel& cost);
+// The rank holding another replica of rank's first stage (the AR record's peer), or -1.
+int replicaTwinOf(const Plan& plan, int rank);
 
 // The latest time a simulation may reach: the trace loader's bound (trace/RunTrace.h
 // kMaxAbsTimeNs, 2^52 ns, about 52 days), past which a written run could not be read back whole.

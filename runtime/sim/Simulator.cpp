@@ -15,6 +15,24 @@ const StagePlacement& placementOf(const Plan& plan, int stage, int microbatch) {
   return plan.placement[replica][stage];
 }
 
+// The engines run a replicated plan's OPT for the all-reduce and the update together (OpCosts):
+// each becomes an AR record over the exchange, then the OPT over the rest.
+void splitAllReduce(const Plan& plan, const CostModel& cost, SimResult& result) {
+  const std::int64_t ar = sim::replicaAllReduceNs(plan, cost);
+  if (plan.numReplicas() < 2) return;
+  const std::size_t n = result.records.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    SimRecord& opt = result.records[i];
+    if (opt.kind != OpKind::OPT) continue;
+    SimRecord reduce = opt;
+    reduce.kind = OpKind::AR;
+    reduce.end_ns = opt.start_ns + ar;
+    reduce.peer_rank = sim::replicaTwinOf(plan, opt.rank);
+    opt.start_ns = reduce.end_ns;
+    result.records.push_back(reduce);
+  }
+}
+
 }  // namespace
 
 trace::OpRecord toOpRecord(const SimRecord& r) {
@@ -124,8 +142,10 @@ Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostMod
   // the sums below exact.
   PS_TRY(checkCostRanges(cost, "the cost model"));
   // Free links: no transfer waits for another, and the event-free replay gives the same times.
-  if (sim::allLinksFree(cost)) return sim::ReplaySimulation(plan, graph, cost, cancel).run();
-  return sim::EventSimulation(plan, graph, cost, cancel).run();
+  auto result = sim::allLinksFree(cost) ? sim::ReplaySimulation(plan, graph, cost, cancel).run()
+                                        : sim::EventSimulation(plan, graph, cost, cancel).run();
+  if (result) splitAllReduce(plan, cost, *result);
+  return result;
 }
 
 }  // namespace ps::runtime

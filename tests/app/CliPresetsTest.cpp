@@ -49,7 +49,8 @@ TEST(CliPresets, AnUnknownPresetIsRefusedBeforeTheFileIsTouched) {
   const std::string db = dir.file("none.sqlite");
   const auto r = cli({"sim", "--preset", "gpipe2", "--db", db});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--preset: unknown preset \"gpipe2\" (there are: 1f1b, chimera"));
+  EXPECT_THAT(r.err, HasSubstr("--preset: unknown preset \"gpipe2\" (there are: 1f1b, 2bp, "));
+  EXPECT_THAT(r.err, HasSubstr(", chimera, "));
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 

@@ -42,8 +42,9 @@ TEST(CliSim, OneFOneBGivesTheClosedFormBubble) {
 TEST(CliSim, ListsEverySchedule) {
   const auto r = cli({"schedules"});
   ASSERT_EQ(r.exit_code, 0);
-  for (const char* name : {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2",
-                           "zb-v", "chimera", "dualpipe-v", "pipedream", "pipedream-2bw"})
+  for (const char* name :
+       {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2", "zb-v", "chimera",
+        "dualpipe-v", "bitpipe", "pipedream", "pipedream-2bw"})
     EXPECT_THAT(r.out, HasSubstr(name));
 }
 

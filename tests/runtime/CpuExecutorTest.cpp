@@ -82,7 +82,8 @@ INSTANTIATE_TEST_SUITE_P(Cpu, SynchronousSchedules,
                                            Case{"interleaved-1f1b", 2, 4, 2},
                                            Case{"looped-bfs", 2, 3, 2}, Case{"zb-h1", 2, 4, 1},
                                            Case{"zb-h2", 2, 4, 1}, Case{"zb-v", 2, 4, 2},
-                                           Case{"chimera", 2, 4, 1}, Case{"dualpipe-v", 2, 4, 2}),
+                                           Case{"chimera", 2, 4, 1}, Case{"dualpipe-v", 2, 4, 2},
+                                           Case{"bitpipe", 2, 4, 2}),
                          test::ScheduleCaseName());
 
 TEST(CpuExecutor, RecordsOpsMemoryAndLossPerStep) {

@@ -5,10 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/run/Presets.h"
+#include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/AnalyticBubble.h"
 #include "trace/analysis/RunAnalysis.h"
@@ -21,6 +23,24 @@ using ::testing::HasSubstr;
 trace::RunAnalysis simulatePreset(const Preset& p) {
   return trace::analyzeRun(test::simulateThroughTraceFile(p.spec));
 }
+
+}  // namespace
+
+std::optional<double> headlineMetric(const trace::RunAnalysis& a, const std::string& metric) {
+  if (metric == "bubble_ratio") return a.bubble_ratio;
+  if (metric == "steady_bubble_ratio") return a.steady_bubble_ratio;
+  if (metric == "step_time_ns" && a.step_time_ns) return static_cast<double>(*a.step_time_ns);
+  if (metric == "peak_memory_bytes") {
+    std::optional<double> most;
+    for (const auto& r : a.ranks)
+      if (r.peak_memory_bytes)
+        most = std::max(most.value_or(0), static_cast<double>(*r.peak_memory_bytes));
+    return most;
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 TEST(Presets, EveryFileParsesAndTheClassicFiguresAreThere) {
   const auto& list = builtinPresets();
@@ -46,11 +66,7 @@ TEST(Presets, EachSimulatesToItsHeadline) {
   for (const auto& p : builtinPresets().presets) {
     SCOPED_TRACE(p.name);
     const trace::RunAnalysis a = simulatePreset(p);
-    std::optional<double> measured;
-    if (p.headline.metric == "bubble_ratio") measured = a.bubble_ratio;
-    if (p.headline.metric == "steady_bubble_ratio") measured = a.steady_bubble_ratio;
-    if (p.headline.metric == "step_time_ns" && a.step_time_ns)
-      measured = static_cast<double>(*a.step_time_ns);
+    const std::optional<double> measured = headlineMetric(a, p.headline.metric);
     ASSERT_TRUE(measured.has_value()) << p.headline.metric;
     EXPECT_NEAR(*measured, p.headline.value, 1e-6) << p.headline.text;
   }
@@ -86,13 +102,15 @@ TEST(Presets, BadFilesNameTheKey) {
   EXPECT_EQ(with("\"stages\": 2", "\"stagez\": 2"),
             "x.json: plan.stagez: unknown key (expected schedule, stages, microbatches, chunks, "
             "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
-            "act_mb, param_mb, link_gbps, link_latency_us)");
+            "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, "
+            "rank_speed, rank_memory_gb)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),
             "x.json: name: expected lower-case letters, digits, '-' or '_'");
   EXPECT_EQ(with("\"metric\": \"bubble_ratio\"", "\"metric\": \"speed\""),
-            "x.json: headline.metric: expected bubble_ratio, steady_bubble_ratio or step_time_ns");
+            "x.json: headline.metric: expected bubble_ratio, steady_bubble_ratio, step_time_ns or "
+            "peak_memory_bytes");
   EXPECT_THAT(with("\"title\": \"T\",", "\"title\": \"T\""), HasSubstr("x.json:1:"));
   EXPECT_EQ(with("\"teaching\": \"P\",", ""), "x.json: teaching: missing (a non-empty string)");
   EXPECT_THAT(findPreset("nope").error(), HasSubstr("unknown preset \"nope\" (there are: 1f1b"));

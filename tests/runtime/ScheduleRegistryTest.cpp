@@ -21,6 +21,7 @@ TEST(ScheduleRegistry, ListsEveryGeneratorWithItsFamily) {
       {"zb-v", "zero-bubble"},
       {"chimera", "bidirectional"},
       {"dualpipe-v", "bidirectional"},
+      {"bitpipe", "bidirectional"},
       {"pipedream", "asynchronous"},
       {"pipedream-2bw", "asynchronous"}};
   const auto& reg = scheduleRegistry();

@@ -20,7 +20,7 @@ bool isSplit(const std::string& name) {
   return name == "zb-h1" || name == "zb-h2" || name == "zb-v" || name == "dualpipe-v";
 }
 bool isVShape(const std::string& name) {
-  return name == "zb-v" || name == "dualpipe-v";
+  return name == "zb-v" || name == "dualpipe-v" || name == "bitpipe";
 }
 
 // Exactly one F, and one B or one I and one W, per (stage, micro-batch, step), on the right rank.
@@ -85,10 +85,10 @@ void checkPlacement(const std::string& name, const Plan& plan, int p) {
     ASSERT_EQ(plan.placement[0][s].firstLayer, s);
     ASSERT_EQ(plan.placement[0][s].lastLayer, s);
   }
-  if (name == "chimera") {
+  if (name == "chimera" || name == "bitpipe") {
     ASSERT_EQ(plan.numReplicas(), 2);
-    for (int s = 0; s < p; ++s)
-      ASSERT_EQ(plan.placement[1][s].rank, p - 1 - s);
+    for (int s = 0; s < plan.numStages; ++s)  // the mirror image of replica 0
+      ASSERT_EQ(plan.placement[1][s].rank, p - 1 - plan.placement[0][s].rank);
     int up = 0;
     for (const auto& mb : plan.microbatches)
       up += mb.replica;
@@ -150,7 +150,7 @@ TEST_P(ScheduleStructure, EveryCombinationValidatesSimulatesAndHasEveryOpOnce) {
 INSTANTIATE_TEST_SUITE_P(AllSchedules, ScheduleStructure,
                          ::testing::Values("gpipe", "1f1b", "interleaved-1f1b", "looped-bfs",
                                            "zb-h1", "zb-h2", "zb-v", "chimera", "dualpipe-v",
-                                           "pipedream", "pipedream-2bw"),
+                                           "bitpipe", "pipedream", "pipedream-2bw"),
                          [](const auto& param) {
                            std::string n = param.param;
                            for (char& c : n)

@@ -39,6 +39,8 @@ inline runtime::RunPlanRequest oddSimRequest() {
   r.spec.uniform.paramMb = 0.75;  // not on screen: kept
   r.spec.uniform.linkGbps = 12.3456;
   r.spec.uniform.linkLatencyUs = 7.123;
+  r.spec.rankSpeed = {1, 0.7, 2.5, 1.3};
+  r.spec.rankMemoryGb = {80, 40.5, 40, 80};
   return r;
 }
 

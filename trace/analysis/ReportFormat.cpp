@@ -44,6 +44,12 @@ void writeCriticalPath(JsonWriter& w, const RunExplanation::Path& path) {
   w.endObject();
 }
 
+// Samples (micro-batches) per second of the mean step: an inference pipeline's figure of merit.
+std::optional<double> throughputPerSecond(const RunAnalysis& a) {
+  if (!a.step_time_ns || *a.step_time_ns <= 0 || !a.run.num_microbatches) return std::nullopt;
+  return static_cast<double>(*a.run.num_microbatches) * 1e9 / static_cast<double>(*a.step_time_ns);
+}
+
 }  // namespace
 
 std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
@@ -62,6 +68,7 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
   w.key("chunks").value(a.chunks);
   w.endObject();
   w.key("step_time_ns").value(a.step_time_ns);
+  w.key("throughput_samples_per_s").value(throughputPerSecond(a));
   w.key("bubble_ratio").value(a.bubble_ratio);
   const auto coverage = importedBusyCoverage(a.run);
   w.key("compute_coverage").value(coverage ? coverage->ratio() : std::nullopt);
@@ -217,6 +224,8 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
               opt(a.chunks).c_str(), a.steps.size());
   out += line("step time      %s\n",
               a.step_time_ns ? formatDuration(*a.step_time_ns).c_str() : "- (no compute ops)");
+  if (const auto rate = throughputPerSecond(a))
+    out += line("throughput     %.1f micro-batches/s\n", *rate);
   std::string coverageNote;
   if (const auto coverage = importedBusyCoverage(a.run); coverage && coverage->low())
     coverageNote = "  (" + lowCoverageNote(*coverage) + ")";

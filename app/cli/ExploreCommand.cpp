@@ -1,0 +1,148 @@
+// pipescope-cli explore: sweep schedule × micro-batches × chunks × partition over one model and
+// cluster (BaPipe, DAPPLE's planner), simulate each and print them ranked, best first; --json
+// gives the array, --db writes the best one as a sim run.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "app/cli/CliCommon.h"
+#include "app/cli/CliInterrupt.h"
+#include "app/cli/Commands.h"
+#include "app/cli/PlanOptions.h"
+#include "runtime/run/Explore.h"
+#include "runtime/run/RunPlan.h"
+#include "trace/JsonWriter.h"
+#include "trace/Units.h"
+
+namespace ps::cli {
+namespace {
+
+struct ExploreOptions {
+  PlanOptions plan;
+  std::vector<std::string> schedules;
+  std::vector<int> microbatches, chunks;
+  bool json = false;
+  int top = 20;
+  std::string db;
+};
+
+std::string jsonOf(const runtime::ExploreResult& r) {
+  trace::JsonWriter w;
+  w.beginArray();
+  for (const auto& c : r.ranked) {
+    w.beginObject();
+    w.key("schedule").value(c.schedule);
+    w.key("microbatches").value(c.microbatches);
+    w.key("chunks").value(c.chunks);
+    w.key("partition").value(c.partition);
+    w.key("boundaries").beginArray();
+    for (int b : c.boundaries)
+      w.value(b);
+    w.endArray();
+    w.key("step_time_ns").value(c.stepTimeNs);
+    w.key("throughput_samples_per_s").value(c.throughputPerS);
+    w.key("bubble_ratio").value(c.bubbleRatio);
+    w.key("peak_memory_bytes").value(c.peakMemoryBytes);
+    w.key("peak_memory_per_rank").beginArray();
+    for (auto b : c.peakMemoryPerRank)
+      w.value(b);
+    w.endArray();
+    w.endObject();
+  }
+  w.endArray();
+  return w.str();
+}
+
+void printTable(const runtime::ExploreResult& r, int top) {
+  std::printf("%zu candidates ranked by throughput (%zu refused), model of %d layers\n\n",
+              r.ranked.size(), r.refused.size(), r.layers);
+  std::printf("  #  %-17s %4s %2s  %-8s  %-12s %12s %9s %8s  %s\n", "schedule", "m", "v", "cut",
+              "step", "mb/s", "bubble", "peak", "boundaries");
+  int i = 0;
+  for (const auto& c : r.ranked) {
+    if (++i > top) break;
+    std::printf("%3d  %-17s %4d %2d  %-8s  %-12s %12.1f %9s %8s  %s\n", i, c.schedule.c_str(),
+                c.microbatches, c.chunks, c.partition.c_str(),
+                trace::formatDuration(c.stepTimeNs).c_str(), c.throughputPerS,
+                trace::formatPercent(c.bubbleRatio).c_str(),
+                trace::formatBytes(c.peakMemoryBytes).c_str(),
+                runtime::boundariesText(c.boundaries).c_str());
+  }
+  if (static_cast<int>(r.ranked.size()) > top)
+    std::printf("  ... %zu more (--top N)\n", r.ranked.size() - static_cast<std::size_t>(top));
+  if (!r.refused.empty()) {
+    std::printf("\nrefused:\n");
+    int shown = 0;
+    for (const auto& f : r.refused) {
+      if (++shown > 10) {
+        std::printf("  ... %zu more\n", r.refused.size() - 10);
+        break;
+      }
+      std::printf("  %s: %s\n", f.what.c_str(), f.why.c_str());
+    }
+  }
+}
+
+}  // namespace
+
+Action addExploreCommand(CLI::App& app) {
+  auto o = std::make_shared<ExploreOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "explore", "Sweep schedules, micro-batches, chunks and partitions; rank them by simulation");
+  cmd->add_option("--stages", o->plan.spec.stages, "Pipeline ranks P")->check(CLI::Range(1, 512));
+  cmd->add_option("--layers", o->plan.spec.layers, "Model layers (default: the costs', or P·V)")
+      ->check(CLI::Range(1, runtime::kMaxLayers));
+  addCostOptions(*cmd, o->plan);
+  cmd->add_option("--schedules", o->schedules,
+                  "Schedules to try, e.g. gpipe,1f1b,zb-h1 (default: every synchronous one)")
+      ->delimiter(',');
+  cmd->add_option("--microbatches", o->microbatches,
+                  "Micro-batch counts to try, e.g. 8,16,32 (default: 2P,4P)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--chunks", o->chunks,
+                  "V to try for interleaved-1f1b and looped-bfs, e.g. 1,2,4 (default: 1,2)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  cmd->add_flag("--json", o->json, "Print the ranked candidates as a JSON array, best first");
+  cmd->add_option("--top", o->top, "Rows of the table (default 20)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--db", o->db, "Also simulate the best candidate and append it to this file");
+  return [o]() {
+    const InterruptScope interrupt;
+    auto base = planSpec(o->plan);
+    if (!base) return fail(base.error());
+    runtime::ExploreSpec spec;
+    spec.base = std::move(*base);
+    spec.schedules = o->schedules;
+    spec.microbatches = o->microbatches;
+    spec.chunks = o->chunks;
+    auto result = runtime::explorePlans(spec, interrupt.flag());
+    if (!result) return fail(result.error());
+    if (result->ranked.empty())
+      return fail("explore: no candidate fits" +
+                  (result->refused.empty() ? std::string()
+                                           : " (first refusal: " + result->refused[0].what + ": " +
+                                                 result->refused[0].why + ")"));
+    if (o->json)
+      std::cout << jsonOf(*result) << '\n';
+    else
+      printTable(*result, o->top);
+    if (o->db.empty()) return kExitOk;
+    runtime::RunPlanRequest request;
+    request.spec = runtime::candidateSpec(spec, result->ranked[0], result->layers);
+    request.backend = runtime::Backend::Sim;
+    runtime::RunControl control;
+    control.cancel = interrupt.flag();
+    auto run = runtime::runPlan(request, {o->db}, control);
+    if (!run) return fail(run.error());
+    if (run->status != trace::RunStatus::Complete) return fail(run->message, kExitRunFailed);
+    if (!o->json)
+      std::cout << "\nrun " << *run->runId << ": " << run->name << " (the best candidate)\n";
+    return kExitOk;
+  };
+}
+
+}  // namespace ps::cli

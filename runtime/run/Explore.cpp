@@ -1,0 +1,160 @@
+#include "runtime/run/Explore.h"
+
+#include <algorithm>
+#include <set>
+
+#include "runtime/cost/CostJson.h"
+#include "runtime/cost/Partitioner.h"
+#include "runtime/schedules/Schedule.h"
+#include "runtime/sim/Simulator.h"
+
+namespace ps::runtime {
+namespace {
+
+std::vector<int> boundariesOf(const Plan& plan) {
+  std::vector<int> out;
+  for (int s = 1; s < plan.numStages; ++s)
+    out.push_back(plan.placement[0][s].firstLayer);
+  return out;
+}
+
+bool takesChunks(const std::string& schedule) {
+  return schedule == "interleaved-1f1b" || schedule == "looped-bfs";
+}
+
+// Step time, bubble and peaks of one built candidate.
+Result<ExploreCandidate> measure(const BuiltPlan& built) {
+  auto sim = simulate(built.plan, built.graph, built.cost);
+  if (!sim) return std::move(sim).takeError();
+  PS_TRY(checkMemoryCaps(built.cost, sim->peakMemory));
+  ExploreCandidate c;
+  c.stepTimeNs = sim->makespan;
+  std::vector<std::int64_t> busy(static_cast<std::size_t>(built.plan.numRanks), 0);
+  for (const SimRecord& r : sim->records)
+    if (trace::isCompute(r.kind)) busy[r.rank] += r.end_ns - r.start_ns;
+  double idle = 0;
+  for (std::int64_t b : busy)
+    idle += sim->makespan > 0 ? 1.0 - static_cast<double>(b) / sim->makespan : 0;
+  c.bubbleRatio = busy.empty() ? 0 : idle / static_cast<double>(busy.size());
+  c.peakMemoryPerRank = sim->peakMemory;
+  c.peakMemoryBytes = *std::max_element(sim->peakMemory.begin(), sim->peakMemory.end());
+  c.boundaries = boundariesOf(built.plan);
+  c.chunks = built.plan.chunks;
+  c.microbatches = built.plan.numMicrobatches();
+  c.throughputPerS =
+      c.stepTimeNs > 0 ? c.microbatches * 1e9 / static_cast<double>(c.stepTimeNs) : 0;
+  return c;
+}
+
+}  // namespace
+
+std::string boundariesText(const std::vector<int>& boundaries) {
+  std::string out;
+  for (int b : boundaries)
+    out += (out.empty() ? "" : ",") + std::to_string(b);
+  return out;
+}
+
+PlanSpec candidateSpec(const ExploreSpec& spec, const ExploreCandidate& c, int layers) {
+  PlanSpec s = spec.base;
+  s.schedule = c.schedule;
+  s.scheduleFile.clear();
+  s.microbatches = c.microbatches;
+  s.chunks = takesChunks(c.schedule) ? c.chunks : 1;
+  s.layers = layers;
+  s.boundaries = boundariesText(c.boundaries);
+  s.steps = 1;
+  return s;
+}
+
+Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bool>* cancel) {
+  const int p = spec.base.stages.value_or(4);
+  std::vector<std::string> schedules = spec.schedules;
+  if (schedules.empty())
+    for (const auto& info : scheduleRegistry())
+      if (!info.asynchronous) schedules.push_back(info.name);
+  for (const auto& name : schedules)
+    if (!findSchedule(name))
+      return Error{"--schedules: unknown schedule '" + name + "' (see `pipescope-cli schedules`)"};
+  std::vector<int> ms = spec.microbatches;
+  if (ms.empty()) ms = {2 * p, 4 * p};
+  std::vector<int> vs = spec.chunks;
+  if (vs.empty()) vs = {1, 2};
+
+  ExploreResult out;
+  // One model for every candidate: its layer count fixed up front, and the flags checked once
+  // on a plain plan (cut evenly: a memory cap is each candidate's to meet, not the probe's).
+  PlanSpec probe = spec.base;
+  probe.schedule = "gpipe";
+  probe.microbatches = 1;
+  probe.steps = 1;
+  probe.splitBackward = false;
+  const int maxV = std::max(2, *std::max_element(vs.begin(), vs.end()));
+  if (probe.costs) {
+    out.layers = static_cast<int>(probe.costs->layers.size());
+  } else if (!probe.costsFile.empty()) {
+    auto cost = loadCostJson(probe.costsFile);
+    if (!cost) return std::move(cost).takeError();
+    probe.costs = std::make_shared<const CostModel>(std::move(*cost));  // read once
+    out.layers = static_cast<int>(probe.costs->layers.size());
+  } else {
+    out.layers = probe.layers.value_or(p * maxV);
+  }
+  if (out.layers < p)
+    return Error{"--layers: the model has " + std::to_string(out.layers) +
+                 " layers, fewer than the " + std::to_string(p) + " stages"};
+  probe.layers = out.layers;
+  probe.boundaries = boundariesText(evenBoundaries(out.layers, p));
+  if (auto model = buildPlan(probe); !model) return std::move(model).takeError();
+  ExploreSpec sweep = spec;
+  sweep.base.costs = probe.costs;  // a cost file is read once, not per candidate
+
+  std::set<std::string> seen;  // schedule, m, V, boundaries: the even cut is often the balanced
+  for (const auto& name : schedules)
+    for (int m : ms)
+      for (int v : takesChunks(name) ? vs : std::vector<int>{1})
+        for (const char* partition : {"balanced", "even"}) {
+          if (cancel && cancel->load()) return Error{"explore cancelled"};
+          PlanSpec s = sweep.base;
+          s.schedule = name;
+          s.scheduleFile.clear();
+          s.microbatches = m;
+          s.chunks = v;
+          s.layers = out.layers;
+          s.steps = 1;
+          s.boundaries.clear();  // the partitioner's cut, or the even one below
+          const std::string what = name + " m=" + std::to_string(m) +
+                                   (v > 1 ? " v=" + std::to_string(v) : "") + " " + partition;
+          if (std::string(partition) == "even") {
+            auto shape = generateSchedule(name, {p, m, v, 1});
+            if (!shape) continue;  // refused once already, as "balanced"
+            if (shape->numStages > out.layers) continue;
+            s.boundaries = boundariesText(evenBoundaries(out.layers, shape->numStages));
+          }
+          auto built = buildPlan(s);
+          if (!built) {
+            out.refused.push_back({what, built.error()});
+            continue;
+          }
+          auto c = measure(*built);
+          if (!c) {
+            out.refused.push_back({what, c.error()});
+            continue;
+          }
+          c->schedule = name;
+          c->partition = partition;
+          const std::string key = name + "/" + std::to_string(c->microbatches) + "/" +
+                                  std::to_string(c->chunks) + "/" + boundariesText(c->boundaries);
+          if (!seen.insert(key).second) continue;
+          out.ranked.push_back(std::move(*c));
+        }
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [](const ExploreCandidate& a, const ExploreCandidate& b) {
+                     if (a.throughputPerS != b.throughputPerS)
+                       return a.throughputPerS > b.throughputPerS;
+                     return a.peakMemoryBytes < b.peakMemoryBytes;
+                   });
+  return out;
+}
+
+}  // namespace ps::runtime

@@ -1,0 +1,57 @@
+#pragma once
+// The plan explorer (BaPipe; DAPPLE's planner): sweeps schedule × micro-batches × chunks ×
+// partition over one model and cluster, simulates each candidate and ranks them. A candidate
+// that does not build (a schedule's constraint, a memory cap no cut fits) or whose simulated peak
+// passes a rank's capacity is counted as refused, with the reason, not ranked.
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/run/PlanBuilder.h"
+#include "trace/Result.h"
+
+namespace ps::runtime {
+
+struct ExploreSpec {
+  PlanSpec base;                       // costs, links, ranks (stages), layers; steps = 1
+  std::vector<std::string> schedules;  // empty: every synchronous generator
+  std::vector<int> microbatches;       // empty: 2p and 4p
+  std::vector<int> chunks;             // V for the schedules that take it; empty: 1, 2
+};
+
+struct ExploreCandidate {
+  std::string schedule;
+  int microbatches = 0;
+  int chunks = 1;
+  std::string partition;  // "balanced" (the partitioner's, memory-aware) or "even"
+  std::vector<int> boundaries;
+  std::int64_t stepTimeNs = 0;
+  double throughputPerS = 0;  // micro-batches per second of the step
+  double bubbleRatio = 0;     // mean over ranks of idle / step
+  std::int64_t peakMemoryBytes = 0;
+  std::vector<std::int64_t> peakMemoryPerRank;
+};
+
+struct ExploreResult {
+  std::vector<ExploreCandidate> ranked;  // fastest per micro-batch first; ties: less memory
+  struct Refused {
+    std::string what, why;
+  };
+  std::vector<Refused> refused;
+  int layers = 0;  // the model's, the same for every candidate
+};
+
+// Candidates are compared per micro-batch (throughput), so that plans with different m rank
+// fairly; the model (its layer count) is fixed: --layers, the cost file's, or P × the largest V.
+[[nodiscard]] Result<ExploreResult> explorePlans(const ExploreSpec& spec,
+                                                 const std::atomic<bool>* cancel = nullptr);
+
+// "3,6,9": boundaries as --boundaries takes them.
+std::string boundariesText(const std::vector<int>& boundaries);
+
+// The candidate as the PlanSpec that builds it (for `sim`, the app's Explore panel).
+PlanSpec candidateSpec(const ExploreSpec& spec, const ExploreCandidate& c, int layers);
+
+}  // namespace ps::runtime

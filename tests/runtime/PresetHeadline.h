@@ -1,0 +1,14 @@
+#pragma once
+// A preset headline's metric read off a run's analysis, as `report --json` gives it.
+
+#include <optional>
+#include <string>
+
+#include "trace/analysis/RunAnalysis.h"
+
+namespace ps::runtime {
+
+// bubble_ratio, steady_bubble_ratio, step_time_ns, or peak_memory_bytes (the largest rank's).
+std::optional<double> headlineMetric(const trace::RunAnalysis& a, const std::string& metric);
+
+}  // namespace ps::runtime

@@ -1,0 +1,158 @@
+#include "ui/ExplorePanel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPointer>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "trace/Units.h"
+#include "ui/ParetoPlot.h"
+
+namespace ps::ui {
+namespace {
+
+QString text(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString candidateLabel(const runtime::ExploreCandidate& c) {
+  QString name = text(c.schedule) + QString(" m=%1").arg(c.microbatches);
+  if (c.chunks > 1) name += QString(" v=%1").arg(c.chunks);
+  return name + " · " + text(c.partition) + " cut " + text(runtime::boundariesText(c.boundaries)) +
+         "\nstep " + text(trace::formatDuration(c.stepTimeNs)) +
+         QString(" · %1 mb/s · bubble ").arg(c.throughputPerS, 0, 'f', 1) +
+         text(trace::formatPercent(c.bubbleRatio)) + " · peak " +
+         text(trace::formatBytes(c.peakMemoryBytes));
+}
+
+}  // namespace
+
+ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
+  setObjectName("explorePanel");
+  auto* layout = new QVBoxLayout(this);
+  button_ = new QPushButton("Explore around this plan", this);
+  button_->setObjectName("exploreButton");
+  button_->setToolTip(
+      "Simulate every synchronous schedule with m = the plan's, 2p and 4p, V = 1 and 2, and "
+      "the partitioner's and the even cut, on the Plan panel's model, costs and ranks; rank "
+      "them by throughput. Click a point or a row to load that plan.");
+  connect(button_, &QPushButton::clicked, this, &ExplorePanel::exploreRequested);
+  status_ = new QLabel(this);
+  status_->setObjectName("exploreStatus");
+  status_->setWordWrap(true);
+  plot_ = new ParetoPlot(this);
+  table_ = new QTableWidget(0, 8, this);
+  table_->setObjectName("exploreTable");
+  table_->setHorizontalHeaderLabels(
+      {"schedule", "m", "v", "cut", "step", "mb/s", "bubble", "peak"});
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { choose(row); });
+  connect(plot_, &ParetoPlot::pointChosen, this, &ExplorePanel::choose);
+  layout->addWidget(button_);
+  layout->addWidget(status_);
+  layout->addWidget(plot_, 1);
+  layout->addWidget(table_, 1);
+}
+
+ExplorePanel::~ExplorePanel() {
+  stop();
+}
+
+void ExplorePanel::stop() {
+  if (cancel_) cancel_->store(true);
+  if (worker_.joinable()) worker_.join();
+}
+
+void ExplorePanel::explore(const runtime::RunPlanRequest& base) {
+  stop();
+  base_ = base;
+  base_.backend = runtime::Backend::Sim;  // candidates are simulated; a chosen one is too
+  spec_ = {};
+  spec_.base = base.spec;
+  const int p = spec_.base.stages.value_or(4);
+  spec_.microbatches = {spec_.base.microbatches.value_or(2 * p), 2 * p, 4 * p};
+  std::sort(spec_.microbatches.begin(), spec_.microbatches.end());
+  spec_.microbatches.erase(std::unique(spec_.microbatches.begin(), spec_.microbatches.end()),
+                           spec_.microbatches.end());
+  spec_.chunks = {1, 2};
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  done_ = false;
+  button_->setEnabled(false);
+  status_->setText("Exploring…");
+  QPointer<ExplorePanel> self(this);
+  worker_ = std::thread([self, spec = spec_, cancel = cancel_, this] {
+    auto result = runtime::explorePlans(spec, cancel.get());
+    done_ = true;
+    // Back on the GUI thread; dropped by Qt if the panel is gone by then.
+    QMetaObject::invokeMethod(
+        this,
+        [self, result = std::move(result)]() mutable {
+          if (self) self->showResult(std::move(result));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
+  if (worker_.joinable()) worker_.join();
+  button_->setEnabled(true);
+  if (!result) {
+    result_.reset();
+    status_->setText(text(result.error()));
+    plot_->setPoints({});
+    table_->setRowCount(0);
+    emit finished();
+    return;
+  }
+  result_ = std::move(*result);
+  const auto& ranked = result_->ranked;
+  status_->setText(QString("%1 candidates, %2 refused, on %3 layers; best: %4")
+                       .arg(ranked.size())
+                       .arg(result_->refused.size())
+                       .arg(result_->layers)
+                       .arg(ranked.empty() ? QString("none fits")
+                                           : candidateLabel(ranked[0]).section('\n', 0, 0)));
+  std::vector<ParetoPoint> points;
+  table_->setRowCount(static_cast<int>(ranked.size()));
+  for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
+    const auto& c = ranked[static_cast<std::size_t>(i)];
+    points.push_back({static_cast<double>(c.peakMemoryBytes),
+                      static_cast<double>(c.stepTimeNs) / std::max(c.microbatches, 1),
+                      candidateLabel(c)});
+    const QStringList cells{text(c.schedule),
+                            QString::number(c.microbatches),
+                            QString::number(c.chunks),
+                            text(c.partition),
+                            text(trace::formatDuration(c.stepTimeNs)),
+                            QString::number(c.throughputPerS, 'f', 1),
+                            text(trace::formatPercent(c.bubbleRatio)),
+                            text(trace::formatBytes(c.peakMemoryBytes))};
+    for (int col = 0; col < cells.size(); ++col)
+      table_->setItem(i, col, new QTableWidgetItem(cells[col]));
+  }
+  table_->resizeColumnsToContents();
+  plot_->setPoints(std::move(points));
+  emit finished();
+}
+
+void ExplorePanel::choose(int index) {
+  if (!result_ || index < 0 || index >= static_cast<int>(result_->ranked.size())) return;
+  plot_->setSelected(index);
+  table_->selectRow(index);
+  runtime::RunPlanRequest request = base_;
+  request.spec = runtime::candidateSpec(spec_, result_->ranked[static_cast<std::size_t>(index)],
+                                        result_->layers);
+  request.name.clear();
+  request.configJson.clear();
+  emit candidateChosen(request);
+}
+
+}  // namespace ps::ui

@@ -1,0 +1,52 @@
+#pragma once
+// The explorer's candidates as points of time per micro-batch (y) against the largest rank's
+// peak memory (x): lower left is better. The Pareto front — no other candidate is both faster
+// and smaller — is drawn filled and joined; the others hollow. Hover names a point; a click
+// selects it (pointChosen).
+
+#include <QString>
+#include <QWidget>
+
+#include <vector>
+
+namespace ps::ui {
+
+struct ParetoPoint {
+  double memoryBytes = 0;
+  double nsPerMicrobatch = 0;
+  QString label;
+};
+
+// Indices of the points on the front (none faster at no more memory), by memory ascending.
+std::vector<int> paretoFront(const std::vector<ParetoPoint>& points);
+
+class ParetoPlot : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ParetoPlot(QWidget* parent = nullptr);
+  void setPoints(std::vector<ParetoPoint> points);
+  void setSelected(int index);
+  int selected() const { return selected_; }
+  // The point drawn nearest to `pos` within a few pixels, or -1 (tests, hover, click).
+  int pointAt(QPointF pos) const;
+  QPointF positionOf(int index) const;
+  const std::vector<int>& front() const { return front_; }
+  QSize sizeHint() const override { return {360, 220}; }
+
+ signals:
+  void pointChosen(int index);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+
+ private:
+  QRectF plotRect() const;
+  std::vector<ParetoPoint> points_;
+  std::vector<int> front_;
+  double xMin_ = 0, xMax_ = 1, yMin_ = 0, yMax_ = 1;
+  int selected_ = -1;
+};
+
+}  // namespace ps::ui
