@@ -13,7 +13,7 @@
 namespace ps::ui {
 namespace {
 
-constexpr double kMargin = 8, kLeft = 64, kBottom = 34;
+constexpr double kMargin = 8, kTitle = 18, kBottom = 34;
 constexpr double kPickPx = 7;
 
 }  // namespace
@@ -70,8 +70,14 @@ void ParetoPlot::setSelected(int index) {
   update();
 }
 
+// Room on the left for the rotated axis title and the widest time label.
+double ParetoPlot::leftMargin() const {
+  return kTitle + fontMetrics().horizontalAdvance("000.000 ms") + 6;
+}
+
 QRectF ParetoPlot::plotRect() const {
-  return QRectF(kLeft, kMargin, width() - kLeft - kMargin, height() - kMargin - kBottom);
+  const double left = leftMargin();
+  return QRectF(left, kMargin, width() - left - kMargin, height() - kMargin - kBottom);
 }
 
 QPointF ParetoPlot::positionOf(int index) const {
@@ -119,10 +125,11 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
   p.drawText(QRectF(r.right() - 120, r.bottom() + 2, 120, 14), Qt::AlignRight, bytes(xMax_));
   p.drawText(QRectF(r.left(), r.bottom() + 16, r.width(), 14), Qt::AlignHCenter,
              "largest peak memory");
-  p.drawText(QRectF(0, r.top(), kLeft - 4, 14), Qt::AlignRight, time(yMax_));
-  p.drawText(QRectF(0, r.bottom() - 14, kLeft - 4, 14), Qt::AlignRight, time(yMin_));
+  const double labelWidth = r.left() - kTitle - 4;
+  p.drawText(QRectF(kTitle, r.top(), labelWidth, 14), Qt::AlignRight, time(yMax_));
+  p.drawText(QRectF(kTitle, r.bottom() - 14, labelWidth, 14), Qt::AlignRight, time(yMin_));
   p.save();
-  p.translate(12, r.center().y());
+  p.translate(kTitle - 6, r.center().y());
   p.rotate(-90);
   p.drawText(QRectF(-80, -10, 160, 14), Qt::AlignCenter, "time / micro-batch");
   p.restore();

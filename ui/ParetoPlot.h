@@ -43,6 +43,7 @@ class ParetoPlot : public QWidget {
 
  private:
   QRectF plotRect() const;
+  double leftMargin() const;
   std::vector<ParetoPoint> points_;
   std::vector<int> front_;
   double xMin_ = 0, xMax_ = 1, yMin_ = 0, yMax_ = 1;
