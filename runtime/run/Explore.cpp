@@ -87,6 +87,7 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
   PlanSpec probe = spec.base;
   probe.schedule = "gpipe";
   probe.microbatches = 1;
+  probe.chunks = 1;  // the base plan's V (an interleaved plan's 2) is not gpipe's
   probe.steps = 1;
   probe.splitBackward = false;
   const int maxV = std::max(2, *std::max_element(vs.begin(), vs.end()));

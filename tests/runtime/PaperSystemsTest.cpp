@@ -218,6 +218,7 @@ TEST(Explore, NamesAnUnknownScheduleAndCountsRefusals) {
   spec.schedules = {"gpipe", "nope"};
   EXPECT_THAT(explorePlans(spec).error(),
               ::testing::HasSubstr("--schedules: unknown schedule 'nope'"));
+  spec.base.chunks = 2;  // the Plan panel's V of an interleaved plan: the sweep sets its own
   spec.schedules = {"dualpipe-v", "1f1b"};
   spec.microbatches = {2};  // dualpipe-v needs m >= 2p
   auto result = explorePlans(spec);
