@@ -111,6 +111,13 @@ class Fields {
     if (e->get_object().get(o)) return error(key, "expected an object");
     return std::optional<Fields>{Fields(source_, join(path_, key), o)};
   }
+  // A nested object as minified JSON text (to hand to another parser); nullopt when absent.
+  Result<std::optional<std::string>> objectText(std::string_view key) const {
+    auto e = find(key);
+    if (!e) return std::optional<std::string>{};
+    if (!e->is_object()) return error(key, "expected an object");
+    return std::optional<std::string>{simdjson::minify(*e)};
+  }
   Result<std::optional<simdjson::dom::array>> list(std::string_view key) const {
     auto e = find(key);
     if (!e) return std::optional<simdjson::dom::array>{};

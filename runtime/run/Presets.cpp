@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <utility>
 
+#include "runtime/cost/CostJson.h"
 #include "runtime/cost/JsonFields.h"
 
 namespace ps::runtime {
@@ -13,11 +15,12 @@ namespace {
 using json::Fields;
 
 Status readPlan(const Fields& f, PlanSpec& spec) {
-  PS_TRY(f.onlyKeys({"schedule",       "stages",       "microbatches", "chunks",
-                     "layers",         "boundaries",   "steps",        "optimizer_sync",
-                     "recompute",      "fwd_us",       "bwd_us",       "wgrad_us",
-                     "act_mb",         "param_mb",     "link_gbps",    "link_latency_us",
-                     "split_backward", "forward_only", "rank_speed",   "rank_memory_gb"}));
+  PS_TRY(
+      f.onlyKeys({"schedule",        "stages",         "microbatches",   "chunks",    "layers",
+                  "boundaries",      "steps",          "optimizer_sync", "recompute", "fwd_us",
+                  "bwd_us",          "wgrad_us",       "act_mb",         "param_mb",  "link_gbps",
+                  "link_latency_us", "split_backward", "forward_only",   "costs",     "rank_speed",
+                  "rank_memory_gb"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -59,6 +62,13 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
     }
     return {};
   };
+  // A model of its own (a skewed layer-cost model), in the cost file's format.
+  PS_ASSIGN(costs, f.objectText("costs"));
+  if (costs) {
+    auto model = parseCostJson(*costs, "plan.costs");
+    if (!model) return f.error("costs", model.error());
+    spec.costs = std::make_shared<const CostModel>(std::move(*model));
+  }
   PS_TRY(numbers("rank_speed", spec.rankSpeed));
   PS_TRY(numbers("rank_memory_gb", spec.rankMemoryGb));
   auto number = [&](std::string_view key, double& into) -> Status {

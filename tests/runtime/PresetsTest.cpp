@@ -102,7 +102,7 @@ TEST(Presets, BadFilesNameTheKey) {
   EXPECT_EQ(with("\"stages\": 2", "\"stagez\": 2"),
             "x.json: plan.stagez: unknown key (expected schedule, stages, microbatches, chunks, "
             "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
-            "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, "
+            "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
             "rank_speed, rank_memory_gb)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
