@@ -23,16 +23,19 @@ Copy uniformField(T runtime::UniformCostFlags::*member) {
   };
 }
 
+// Records how the flag copies its value over a preset's spec (planSpec), and returns it.
+CLI::Option* kept(PlanOptions& o, CLI::Option* option, Copy copy) {
+  o.plans.emplace_back(option, std::move(copy));
+  return option;
+}
+
 }  // namespace
 
 // The cost, link and device flags (shared with `explore`).
 void addCostOptions(CLI::App& cmd, PlanOptions& o) {
   auto& s = o.spec;
   using Spec = runtime::PlanSpec;
-  auto keep = [&o](CLI::Option* option, Copy copy) {
-    o.plans.emplace_back(option, std::move(copy));
-    return option;
-  };
+  auto keep = [&o](CLI::Option* option, Copy copy) { return kept(o, option, std::move(copy)); };
   keep(cmd.add_option("--costs", s.costsFile, "Per-layer cost JSON")->check(CLI::ExistingFile),
        field(&Spec::costsFile));
   keep(cmd.add_option("--fwd-us", s.uniform.fwdUs, "One layer's forward time (µs)"),
@@ -71,10 +74,7 @@ void addCostOptions(CLI::App& cmd, PlanOptions& o) {
 void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   auto& s = o.spec;
   using Spec = runtime::PlanSpec;
-  auto keep = [&o](CLI::Option* option, Copy copy) {
-    o.plans.emplace_back(option, std::move(copy));
-    return option;
-  };
+  auto keep = [&o](CLI::Option* option, Copy copy) { return kept(o, option, std::move(copy)); };
   cmd.add_option("--preset", o.preset,
                  "A preset's plan (see `pipescope-cli presets`) or a preset .json file; flags "
                  "given with it override its values");
