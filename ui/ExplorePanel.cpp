@@ -22,6 +22,8 @@ QString text(const std::string& s) {
 QString candidateLabel(const runtime::ExploreCandidate& c) {
   QString name = text(c.schedule) + QString(" m=%1").arg(c.microbatches);
   if (c.chunks > 1) name += QString(" v=%1").arg(c.chunks);
+  if (c.dataParallel > 1) name += QString(" dp=%1").arg(c.dataParallel);
+  if (!c.mapping.empty()) name += " on devices " + text(c.mapping);
   return name + " · " + text(c.partition) + " cut " + text(runtime::boundariesText(c.boundaries)) +
          "\nstep " + text(trace::formatDuration(c.stepTimeNs)) +
          QString(" · %1 mb/s · bubble ").arg(c.throughputPerS, 0, 'f', 1) +
@@ -45,10 +47,10 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
   status_->setObjectName("exploreStatus");
   status_->setWordWrap(true);
   plot_ = new ParetoPlot(this);
-  table_ = new QTableWidget(0, 8, this);
+  table_ = new QTableWidget(0, 9, this);
   table_->setObjectName("exploreTable");
   table_->setHorizontalHeaderLabels(
-      {"schedule", "m", "v", "cut", "step", "mb/s", "bubble", "peak"});
+      {"schedule", "dp", "m", "v", "cut", "step", "mb/s", "bubble", "peak"});
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -83,6 +85,14 @@ void ExplorePanel::explore(const runtime::RunPlanRequest& base) {
   spec_.microbatches.erase(std::unique(spec_.microbatches.begin(), spec_.microbatches.end()),
                            spec_.microbatches.end());
   spec_.chunks = {1, 2};
+  // Replicas and mapping are swept too: the plain pipeline over every device against the
+  // plan's D replicas, and rank order against the plan's mapping.
+  const int replicas = std::max(1, spec_.base.dataParallel);
+  spec_.base.stages = p * replicas;  // the devices
+  spec_.dataParallel = {1};
+  if (replicas > 1) spec_.dataParallel.push_back(replicas);
+  if (!spec_.base.mapping.empty() && spec_.base.mapping != "rank")
+    spec_.mappings = {"", spec_.base.mapping};
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   done_ = false;
   button_->setEnabled(false);
@@ -128,6 +138,7 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
                       static_cast<double>(c.stepTimeNs) / std::max(c.microbatches, 1),
                       candidateLabel(c)});
     const QStringList cells{text(c.schedule),
+                            QString::number(c.dataParallel),
                             QString::number(c.microbatches),
                             QString::number(c.chunks),
                             text(c.partition),

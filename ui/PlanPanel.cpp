@@ -81,6 +81,15 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
     connect(c, &QCheckBox::toggled, this, [this] { userChanged(false); });
   for (QLineEdit* e : {rankSpeed_, rankMemory_})
     connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
+  // Replicas, nodes and mapping move ranks onto other devices, and so the partitioner's cut.
+  connect(dataParallel_, &QSpinBox::valueChanged, this, [this] { userChanged(true); });
+  for (QLineEdit* e : {topology_, mapping_})
+    connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
+  for (QDoubleSpinBox* s : {interGbps_, interLatency_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
+  // The objective moves the cut.
+  connect(partition_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
+  connect(timeSlack_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(true); });
 
   showRequest([] {
     runtime::RunPlanRequest r;
@@ -187,6 +196,35 @@ void PlanPanel::buildMore() {
   rankMemory_->setPlaceholderText("GiB, e.g. 80,80,40,40");
   rankMemory_->setToolTip(tips::kRankMemory);
   form->addRow("Rank memory", rankMemory_);
+  dataParallel_ = spin(more_, "dataParallelSpin", 1, 64, tips::kDataParallel);
+  form->addRow("Data parallel", dataParallel_);
+  topology_ = new QLineEdit(more_);
+  topology_->setObjectName("topologyEdit");
+  topology_->setPlaceholderText("nodes x devices, e.g. 2x4");
+  topology_->setToolTip(tips::kTopology);
+  form->addRow("Topology", topology_);
+  auto* inter = new QHBoxLayout;
+  inter->setSpacing(2);
+  interGbps_ = dspin(more_, "interGbpsSpin", 1e6, 1, " Gb/s", tips::kInterNode);
+  interLatency_ = dspin(more_, "interLatencySpin", 1e6, 2, " µs", tips::kInterNode);
+  for (QDoubleSpinBox* s : {interGbps_, interLatency_}) {
+    s->setButtonSymbols(QAbstractSpinBox::NoButtons);
+    inter->addWidget(s);
+  }
+  form->addRow("Inter-node", inter);
+  mapping_ = new QLineEdit(more_);
+  mapping_->setObjectName("mappingEdit");
+  mapping_->setPlaceholderText("rank, auto or 0,4,1,5,...");
+  mapping_->setToolTip(tips::kMapping);
+  form->addRow("Mapping", mapping_);
+  auto* partition = new QHBoxLayout;
+  partition->setSpacing(2);
+  partition_ = combo(more_, "partitionCombo", {"time", "memory"}, tips::kPartition);
+  timeSlack_ = dspin(more_, "timeSlackSpin", 10, 2, "", tips::kPartition);
+  timeSlack_->setPrefix("slack ");
+  partition->addWidget(partition_);
+  partition->addWidget(timeSlack_);
+  form->addRow("Balance", partition);
   optimizer_ = combo(more_, "optimizerCombo", {"adam", "sgd"}, tips::kOptimizer);
   form->addRow("Optimizer", optimizer_);
   more_->setVisible(false);
@@ -311,6 +349,15 @@ QString PlanPanel::moreSummary() const {
   if (!rankSpeed_->text().trimmed().isEmpty()) parts << "speeds " + rankSpeed_->text().trimmed();
   if (!rankMemory_->text().trimmed().isEmpty())
     parts << "memory " + rankMemory_->text().trimmed() + " GiB";
+  if (dataParallel_->value() > 1) parts << QString("dp %1").arg(dataParallel_->value());
+  if (!topology_->text().trimmed().isEmpty()) {
+    QString nodes = "nodes " + topology_->text().trimmed();
+    if (interGbps_->value() > 0) nodes += QString(" at %1 Gb/s").arg(interGbps_->value());
+    parts << nodes;
+  }
+  if (!mapping_->text().trimmed().isEmpty()) parts << "mapping " + mapping_->text().trimmed();
+  if (partition_->currentIndex() == 1)
+    parts << QString("balance memory (slack %1)").arg(timeSlack_->value());
   if (trainsModel() && optimizer_->currentIndex() != 0) parts << optimizer_->currentText();
   return parts.isEmpty() ? QString("defaults") : parts.join(", ");
 }

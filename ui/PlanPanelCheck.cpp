@@ -10,7 +10,7 @@ namespace ps::ui {
 
 Knob knobNamedIn(std::string_view message) {
   // The flags buildPlan's errors name, and the "(m=2, p=4)" of the generators' constraints.
-  static constexpr std::array<std::pair<std::string_view, Knob>, 34> kTokens{{
+  static constexpr std::array<std::pair<std::string_view, Knob>, 41> kTokens{{
       {"--microbatches", Knob::Microbatches},
       {"(m=", Knob::Microbatches},
       {" m=", Knob::Microbatches},
@@ -44,6 +44,13 @@ Knob knobNamedIn(std::string_view message) {
       {"--forward-only", Knob::ForwardOnly},
       {"--rank-speed", Knob::RankSpeed},
       {"--rank-memory-gb", Knob::RankMemory},
+      {"--dp", Knob::DataParallel},
+      {"--topology", Knob::Topology},
+      {"--inter-gbps", Knob::InterGbps},
+      {"--inter-latency-us", Knob::InterGbps},
+      {"--mapping", Knob::Mapping},
+      {"--partition", Knob::Partition},
+      {"--time-slack", Knob::Partition},
       {"unknown schedule", Knob::Schedule},
   }};
   std::size_t best = std::string_view::npos;
@@ -86,6 +93,9 @@ std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
   if (spec.boundaries.empty() && stages * layers * layers > kPartitionLimit) return std::nullopt;
   runtime::PlanSpec oneStep = spec;
   oneStep.steps = std::min(spec.steps, 1);  // a bad count keeps its message
+  // The mapping search simulates dozens of plans: too slow for every keystroke. Checked in
+  // rank order (every mapping builds alike); the run searches.
+  if (oneStep.mapping == "auto") oneStep.mapping.clear();
   if (auto built = runtime::buildPlan(oneStep); !built) return problem(built.error());
   return std::nullopt;
 }

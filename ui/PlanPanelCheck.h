@@ -33,7 +33,12 @@ enum class Knob {
   SplitBackward,
   ForwardOnly,
   RankSpeed,
-  RankMemory,  // the last: showProblem walks Schedule..RankMemory
+  RankMemory,
+  DataParallel,
+  Topology,
+  InterGbps,  // and the inter-node latency beside it
+  Mapping,
+  Partition,  // and the time slack beside it; the last: showProblem walks Schedule..Partition
 };
 
 // The knob a runtime message names first (by position in the message): "--microbatches" or "m="

@@ -137,16 +137,24 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   forwardOnly_->setChecked(s.forwardOnly);
   rankSpeed_->setText(textOf(s.rankSpeed));
   rankMemory_->setText(textOf(s.rankMemoryGb));
+  dataParallel_->setValue(s.dataParallel);
+  topology_->setText(QString::fromStdString(s.topology));
+  interGbps_->setValue(s.interGbps.value_or(0));
+  interLatency_->setValue(s.interLatencyUs);
+  mapping_->setText(QString::fromStdString(s.mapping));
+  select(partition_, s.partition == "memory" ? "memory" : "time");
+  timeSlack_->setValue(s.timeSlack);
   select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
-  for (QSpinBox* w : {stages_, microbatches_, chunks_, layers_, steps_, hidden_})
+  for (QSpinBox* w : {stages_, microbatches_, chunks_, layers_, steps_, hidden_, dataParallel_})
     snapshot(w);
-  for (QDoubleSpinBox* w : {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_})
+  for (QDoubleSpinBox* w :
+       {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_, interGbps_, interLatency_, timeSlack_})
     snapshot(w);
-  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_})
+  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_, partition_})
     snapshot(w);
   for (QCheckBox* c : {recompute_, splitBackward_, forwardOnly_})
     snapshot(c);
-  for (QLineEdit* e : {rankSpeed_, rankMemory_})
+  for (QLineEdit* e : {rankSpeed_, rankMemory_, topology_, mapping_})
     snapshot(e);
   loading_ = false;
   boundaries_ = QString::fromStdString(s.boundaries);
@@ -214,6 +222,15 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (touched(forwardOnly_)) s.forwardOnly = forwardOnly_->isChecked();
   if (touched(rankSpeed_)) s.rankSpeed = numbersIn(rankSpeed_->text());
   if (touched(rankMemory_)) s.rankMemoryGb = numbersIn(rankMemory_->text());
+  if (touched(dataParallel_)) s.dataParallel = dataParallel_->value();
+  if (touched(topology_)) s.topology = topology_->text().trimmed().toStdString();
+  if (touched(interGbps_))
+    s.interGbps =
+        interGbps_->value() > 0 ? std::optional<double>(interGbps_->value()) : std::nullopt;
+  if (touched(interLatency_)) s.interLatencyUs = interLatency_->value();
+  if (touched(mapping_)) s.mapping = mapping_->text().trimmed().toStdString();
+  if (touched(partition_)) s.partition = nameOf(partition_) == "memory" ? "memory" : "";
+  if (touched(timeSlack_)) s.timeSlack = timeSlack_->value();
   return r;
 }
 
@@ -281,6 +298,16 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
       return rankSpeed_;
     case Knob::RankMemory:
       return rankMemory_;
+    case Knob::DataParallel:
+      return dataParallel_;
+    case Knob::Topology:
+      return topology_;
+    case Knob::InterGbps:
+      return interGbps_;
+    case Knob::Mapping:
+      return mapping_;
+    case Knob::Partition:
+      return partition_;
   }
   return nullptr;
 }
@@ -288,7 +315,7 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
 void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {
   problem_ = problem;
   QWidget* bad = problem ? widgetFor(problem->knob) : nullptr;
-  for (int k = static_cast<int>(Knob::Schedule); k <= static_cast<int>(Knob::RankMemory); ++k) {
+  for (int k = static_cast<int>(Knob::Schedule); k <= static_cast<int>(Knob::Partition); ++k) {
     QWidget* w = widgetFor(static_cast<Knob>(k));
     const bool invalid = w == bad;
     if (w->property("invalid").toBool() == invalid) continue;

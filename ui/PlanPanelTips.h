@@ -63,6 +63,23 @@ inline constexpr const char* kRankSpeed =
 inline constexpr const char* kRankMemory =
     "One memory capacity per rank in GiB, e.g. 80,80,40,40; the partitioner fits each stage's "
     "peak in it and a plan over it is refused. Empty: the costs' own.";
+inline constexpr const char* kDataParallel =
+    "DAPPLE: replicate the pipeline D times (D x Stages ranks); each replica takes M/D of the "
+    "micro-batches and the replicas all-reduce their gradients (AR) before the optimizer step.";
+inline constexpr const char* kTopology =
+    "Nodes x devices, e.g. 2x4 (must equal every rank): within a node transfers take the Link "
+    "settings, between nodes the inter-node link, which all transfers between two nodes share. "
+    "Empty: every pair of ranks has its own link.";
+inline constexpr const char* kInterNode =
+    "The link between two nodes under a topology: bandwidth in Gb/s (0 = as the Link setting) "
+    "and latency in µs.";
+inline constexpr const char* kMapping =
+    "Which device runs each rank: empty or rank = rank r on device r; auto = the mapping with "
+    "the shortest simulated step (Luo et al.); or a list, e.g. 0,4,1,5,2,6,3,7.";
+inline constexpr const char* kPartition =
+    "What the partitioner balances when it cuts the layers: time (the slowest stage) or memory "
+    "(DawnPiper: the largest stage's memory, activations weighed by the micro-batches each stage "
+    "holds), with the slowest stage at most the slack slower than the time-balanced cut's.";
 inline constexpr const char* kRerun =
     "Run again by itself shortly after a knob changes (one run after a burst of changes; a newer "
     "change supersedes a run still in progress).";

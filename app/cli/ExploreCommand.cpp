@@ -1,6 +1,6 @@
-// pipescope-cli explore: sweep schedule × micro-batches × chunks × partition over one model and
-// cluster (BaPipe, DAPPLE's planner), simulate each and print them ranked, best first; --json
-// gives the array, --db writes the best one as a sim run.
+// pipescope-cli explore: sweep schedule × micro-batches × chunks × partition (× replicas ×
+// device mapping) over one model and cluster (BaPipe, DAPPLE's planner, Luo et al.), simulate each
+// and print them ranked, best first; --json gives the array, --db writes the best one as a sim run.
 
 #include <CLI/CLI.hpp>
 
@@ -23,7 +23,8 @@ namespace {
 struct ExploreOptions {
   PlanOptions plan;
   std::vector<std::string> schedules;
-  std::vector<int> microbatches, chunks;
+  std::vector<int> microbatches, chunks, dataParallel;
+  std::vector<std::string> mappings;
   bool json = false;
   int top = 20;
   std::string db;
@@ -37,6 +38,8 @@ std::string jsonOf(const runtime::ExploreResult& r) {
     w.key("schedule").value(c.schedule);
     w.key("microbatches").value(c.microbatches);
     w.key("chunks").value(c.chunks);
+    w.key("dp").value(c.dataParallel);
+    w.key("mapping").value(c.mapping.empty() ? std::string("rank") : c.mapping);
     w.key("partition").value(c.partition);
     w.key("boundaries").beginArray();
     for (int b : c.boundaries)
@@ -59,17 +62,18 @@ std::string jsonOf(const runtime::ExploreResult& r) {
 void printTable(const runtime::ExploreResult& r, int top) {
   std::printf("%zu candidates ranked by throughput (%zu refused), model of %d layers\n\n",
               r.ranked.size(), r.refused.size(), r.layers);
-  std::printf("  #  %-17s %4s %2s  %-8s  %-12s %12s %9s %8s  %s\n", "schedule", "m", "v", "cut",
-              "step", "mb/s", "bubble", "peak", "boundaries");
+  std::printf("  #  %-17s %2s %4s %2s  %-8s  %-12s %12s %9s %10s  %-16s %s\n", "schedule", "dp",
+              "m", "v", "cut", "step", "mb/s", "bubble", "peak", "boundaries", "devices");
   int i = 0;
   for (const auto& c : r.ranked) {
     if (++i > top) break;
-    std::printf("%3d  %-17s %4d %2d  %-8s  %-12s %12.1f %9s %8s  %s\n", i, c.schedule.c_str(),
-                c.microbatches, c.chunks, c.partition.c_str(),
+    std::printf("%3d  %-17s %2d %4d %2d  %-8s  %-12s %12.1f %9s %10s  %-16s %s\n", i,
+                c.schedule.c_str(), c.dataParallel, c.microbatches, c.chunks, c.partition.c_str(),
                 trace::formatDuration(c.stepTimeNs).c_str(), c.throughputPerS,
                 trace::formatPercent(c.bubbleRatio).c_str(),
                 trace::formatBytes(c.peakMemoryBytes).c_str(),
-                runtime::boundariesText(c.boundaries).c_str());
+                runtime::boundariesText(c.boundaries).c_str(),
+                c.mapping.empty() ? "rank order" : c.mapping.c_str());
   }
   if (static_cast<int>(r.ranked.size()) > top)
     std::printf("  ... %zu more (--top N)\n", r.ranked.size() - static_cast<std::size_t>(top));
@@ -107,6 +111,14 @@ Action addExploreCommand(CLI::App& app) {
                   "V to try for interleaved-1f1b and looped-bfs, e.g. 1,2,4 (default: 1,2)")
       ->delimiter(',')
       ->check(CLI::Range(1, 64));
+  cmd->add_option("--dp", o->dataParallel,
+                  "Data-parallel replicas D to try, e.g. 1,2 (each a pipeline of P/D ranks; "
+                  "default 1)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--mappings", o->mappings,
+                  "Device mappings to try, e.g. rank,auto (default: --mapping's)")
+      ->delimiter(',');
   cmd->add_flag("--json", o->json, "Print the ranked candidates as a JSON array, best first");
   cmd->add_option("--top", o->top, "Rows of the table (default 20)")->check(CLI::Range(1, 100000));
   cmd->add_option("--db", o->db, "Also simulate the best candidate and append it to this file");
@@ -119,6 +131,8 @@ Action addExploreCommand(CLI::App& app) {
     spec.schedules = o->schedules;
     spec.microbatches = o->microbatches;
     spec.chunks = o->chunks;
+    spec.dataParallel = o->dataParallel;
+    spec.mappings = o->mappings;
     auto result = runtime::explorePlans(spec, interrupt.flag());
     if (!result) return fail(result.error());
     if (result->ranked.empty())

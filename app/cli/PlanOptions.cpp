@@ -66,6 +66,20 @@ void addCostOptions(CLI::App& cmd, PlanOptions& o) {
                       "each stage's peak in it")
            ->delimiter(','),
        field(&Spec::rankMemoryGb));
+  keep(cmd.add_option("--topology", s.topology,
+                      "Nodes x devices, e.g. 2x4: within a node the --link flags, between nodes "
+                      "--inter-gbps over one link each pair of nodes shares"),
+       field(&Spec::topology));
+  keep(cmd.add_option("--inter-gbps", s.interGbps,
+                      "Inter-node link bandwidth (Gb/s) under --topology; default: the --link one"),
+       field(&Spec::interGbps));
+  keep(cmd.add_option("--inter-latency-us", s.interLatencyUs,
+                      "Inter-node link latency (µs) under --topology"),
+       field(&Spec::interLatencyUs));
+  keep(cmd.add_option("--mapping", s.mapping,
+                      "Which device runs each rank: rank (default), auto (searched by simulated "
+                      "step time) or a device list, e.g. 0,4,1,5,2,6,3,7"),
+       field(&Spec::mapping));
 }
 
 // Each flag's own range; their product is bounded by buildPlan's size check (a plan past
@@ -97,6 +111,11 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
        field(&Spec::microbatches));
   keep(cmd.add_option("--chunks", s.chunks, "Virtual stages per rank V")->check(CLI::Range(1, 64)),
        field(&Spec::chunks));
+  keep(cmd.add_option("--dp", s.dataParallel,
+                      "DAPPLE: D data-parallel replicas of the pipeline (D x --stages ranks), "
+                      "M/D micro-batches each, gradients all-reduced before the optimizer step")
+           ->check(CLI::Range(1, 64)),
+       field(&Spec::dataParallel));
   keep(cmd.add_option("--layers", s.layers, "Model layers (default P·V)")
            ->check(CLI::Range(1, runtime::kMaxLayers)),
        field(&Spec::layers));
@@ -104,6 +123,16 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
            "--boundaries", s.boundaries,
            "First layer of stages 1..S-1, e.g. 3,6,9 (default: balanced by the partitioner)"),
        field(&Spec::boundaries));
+  keep(cmd.add_option("--partition", s.partition,
+                      "What the partitioner balances without --boundaries: time (default) or "
+                      "memory (DawnPiper: the largest stage's memory, within --time-slack)")
+           ->check(CLI::IsMember({"time", "memory"})),
+       field(&Spec::partition));
+  keep(cmd.add_option("--time-slack", s.timeSlack,
+                      "--partition memory: how much slower than the time-balanced cut the "
+                      "slowest stage may be (0.1 = 10 %; default 0)")
+           ->check(CLI::Range(0.0, 10.0)),
+       field(&Spec::timeSlack));
   addCostOptions(cmd, o);
   keep(cmd.add_option("--steps", s.steps, "Training steps")->check(CLI::Range(1, 100000)),
        field(&Spec::steps));

@@ -96,9 +96,21 @@ Status readLink(const Fields& f, LinkCost& link, bool withEnds) {
   return {};
 }
 
+// {"gpus_per_node": G, "inter_node": {"gbps": ..., "latency_us": ...}}
+Status readTopology(const Fields& f, Topology& topology) {
+  PS_TRY(f.onlyKeys({"gpus_per_node", "inter_node"}));
+  PS_ASSIGN(gpus, f.integer("gpus_per_node", 1));
+  if (!gpus) return f.error("gpus_per_node", "missing (devices per node, at least 1)");
+  if (*gpus > 1000000) return f.error("gpus_per_node", "too large");
+  topology.gpusPerNode = static_cast<int>(*gpus);
+  PS_ASSIGN(inter, f.child("inter_node"));
+  if (inter) PS_TRY(readLink(*inter, topology.interNode, false));
+  return {};
+}
+
 Status readModel(const Fields& top, CostModel& model) {
   PS_TRY(top.onlyKeys({"format", "version", "source", "layers", "ranks", "link", "links",
-                       "optimizer_ns_per_param_byte", "state_bytes_per_param_byte"}));
+                       "topology", "optimizer_ns_per_param_byte", "state_bytes_per_param_byte"}));
   PS_ASSIGN(format, top.text("format"));
   if (format && *format != kFormat)
     return top.error("format", "expected \"" + std::string(kFormat) + "\"");
@@ -139,6 +151,8 @@ Status readModel(const Fields& top, CostModel& model) {
       model.links[{static_cast<int>(*src), static_cast<int>(*dst)}] = l;
     }
   }
+  PS_ASSIGN(topology, top.child("topology"));
+  if (topology) PS_TRY(readTopology(*topology, model.topology));
   PS_ASSIGN(opt, top.number("optimizer_ns_per_param_byte"));
   if (opt) model.optimizerNsPerParamByte = *opt;
   PS_ASSIGN(state, top.number("state_bytes_per_param_byte"));
@@ -206,6 +220,12 @@ std::string writeCostJson(const CostModel& m, std::string_view source) {
       w.endObject();
     }
     w.endArray();
+  }
+  if (m.topology.gpusPerNode > 0) {
+    w.key("topology").beginObject().key("gpus_per_node").value(m.topology.gpusPerNode);
+    w.key("inter_node").beginObject();
+    writeLink(m.topology.interNode);
+    w.endObject().endObject();
   }
   w.key("optimizer_ns_per_param_byte").value(m.optimizerNsPerParamByte);
   w.key("state_bytes_per_param_byte").value(m.stateBytesPerParamByte);

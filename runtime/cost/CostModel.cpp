@@ -123,6 +123,10 @@ Status checkCostRanges(const CostModel& model, const std::string& source) {
   for (const auto& [ends, link] : model.links)
     PS_TRY(
         checkLink(link, "link " + std::to_string(ends.first) + "→" + std::to_string(ends.second)));
+  if (model.topology.gpusPerNode < 0)
+    return Error{prefix + "topology: gpus_per_node " + std::to_string(model.topology.gpusPerNode) +
+                 " is negative"};
+  if (model.topology.gpusPerNode > 0) PS_TRY(checkLink(model.topology.interNode, "inter_node"));
   if (!std::isfinite(model.optimizerNsPerParamByte) || model.optimizerNsPerParamByte < 0 ||
       model.optimizerNsPerParamByte > 1e3)
     return Error{prefix + "optimizer_ns_per_param_byte " +

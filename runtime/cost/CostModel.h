@@ -31,6 +31,15 @@ struct LinkCost {
   double latencyNs = 0;
 };
 
+// Devices grouped into nodes (Luo et al.): ranks r and r' share a node when r / gpusPerNode ==
+// r' / gpusPerNode. Within a node transfers take the default link; between two nodes they take
+// interNode, and all transfers from one node to another share that link (each queues behind the
+// others, where per-pair links queue only behind their own pair's).
+struct Topology {
+  int gpusPerNode = 0;  // 0 = no topology: every pair has its own link
+  LinkCost interNode;
+};
+
 struct RankCost {
   double speed = 1.0;  // durations are divided by it (2.0 = twice as fast)
   std::optional<std::int64_t> memoryCapacityBytes;
@@ -41,7 +50,8 @@ struct CostModel {
   std::vector<RankCost> ranks;  // may be shorter than the plan's ranks: missing ones are speed 1
   LinkCost defaultLink;
   std::map<std::pair<int, int>, LinkCost> links;  // (src, dst) overrides
-  double optimizerNsPerParamByte = 0;             // OPT duration per byte of the stage's parameters
+  Topology topology;
+  double optimizerNsPerParamByte = 0;  // OPT duration per byte of the stage's parameters
   // Parameters + gradients + optimizer state per parameter byte (Adam: weights, grads, m, v).
   double stateBytesPerParamByte = 4.0;
 
@@ -52,9 +62,17 @@ struct CostModel {
     if (rank >= 0 && rank < static_cast<int>(ranks.size())) return ranks[rank].memoryCapacityBytes;
     return std::nullopt;
   }
+  int nodeOf(int rank) const {
+    return topology.gpusPerNode > 0 ? rank / topology.gpusPerNode : rank;
+  }
+  // True when src -> dst goes over the shared link between two nodes (no per-pair override).
+  bool crossesNodes(int src, int dst) const {
+    return topology.gpusPerNode > 0 && nodeOf(src) != nodeOf(dst) && !links.contains({src, dst});
+  }
   const LinkCost& link(int src, int dst) const {
     auto it = links.find({src, dst});
-    return it == links.end() ? defaultLink : it->second;
+    if (it != links.end()) return it->second;
+    return crossesNodes(src, dst) ? topology.interNode : defaultLink;
   }
 };
 

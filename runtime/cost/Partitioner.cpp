@@ -210,15 +210,32 @@ Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest
                  " in-flight micro-batches " + bytes(acts) + ", but has " + share};
   }
 
+  if (req.objective == PartitionObjective::Memory) {
+    // Among cuts whose slowest stage stays within the slack of the fastest possible, the one
+    // whose largest stage memory is least. Stage memory weighs activations by each stage's own
+    // in-flight count, so the stages' costs differ: the scan, bounded like heterogeneous ranks.
+    if (L > kMaxHeterogeneousLayers)
+      return Error{
+          "partition: the memory objective scans quadratically in layers and is limited "
+          "to " +
+          std::to_string(kMaxHeterogeneousLayers) + " layers (got " + std::to_string(L) +
+          "); give --boundaries"};
+    const double bound = best.value * (1 + req.timeSlack) * (1 + 1e-12);  // rounding: ties fit
+    auto lightest = [&](int s, int a, int b) {
+      return time(s, a, b) > bound ? kInf : memory(s, a, b);
+    };
+    const MinMax light = minMaxPartition(L, S, lightest, false);
+    if (!std::isinf(light.value)) best.boundaries = light.boundaries;  // the time cut fits: never
+  }
   Partition out;
   out.boundaries = best.boundaries;
-  out.maxStageNs = best.value;
   std::vector<int> starts{0};
   starts.insert(starts.end(), best.boundaries.begin(), best.boundaries.end());
   starts.push_back(L);
   for (int s = 0; s < S; ++s) {
     out.stageNs.push_back((pre.work[starts[s + 1]] - pre.work[starts[s]]) /
                           model.speedOf(rankOf[s]));
+    out.maxStageNs = std::max(out.maxStageNs, out.stageNs.back());
     out.stageBytes.push_back(
         static_cast<std::int64_t>(std::llround(memory(s, starts[s], starts[s + 1]))));
   }

@@ -14,6 +14,11 @@
 
 namespace ps::runtime {
 
+// What the cut minimises. Time: the slowest stage. Memory (DawnPiper): the largest stage's
+// memory, among the cuts whose slowest stage is within timeSlack of the fastest possible one
+// (0 = only cuts as fast as the time-balanced one: what it moves is free).
+enum class PartitionObjective { Time, Memory };
+
 struct PartitionRequest {
   int numStages = 0;
   // stage → rank holding it (the schedule's placement); empty = stage s on rank s.
@@ -27,6 +32,8 @@ struct PartitionRequest {
   // gives each an equal share of its capacity: any partition returned fits, but one that needs
   // uneven shares is not found.
   bool enforceMemory = true;
+  PartitionObjective objective = PartitionObjective::Time;
+  double timeSlack = 0;  // Memory: the slowest stage may take (1 + timeSlack) × the fastest's
 };
 
 struct Partition {

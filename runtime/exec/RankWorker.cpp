@@ -48,8 +48,10 @@ std::vector<std::pair<StageModel*, StageModel*>> ExecShared::twinsHeldBy(
   std::vector<std::pair<StageModel*, StageModel*>> out;
   for (const auto& [id, model] : stages) {
     if (id.first != 0) continue;
-    auto it = stageModels.find({1, id.second});
-    if (it != stageModels.end() && it->second) out.push_back({model.get(), it->second});
+    for (int k = 1; k < plan->numReplicas(); ++k) {
+      auto it = stageModels.find({k, id.second});
+      if (it != stageModels.end() && it->second) out.push_back({model.get(), it->second});
+    }
   }
   return out;
 }

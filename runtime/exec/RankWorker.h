@@ -64,8 +64,9 @@ struct ExecShared {
   void fail(const std::string& message);
   // Wakes every rank thread waiting on a mailbox or the step barrier (after abort was set).
   void wakeThreadWaiters();
-  // Bidirectional plans: (replica 0's copy held in `stages`, its twin) for every replicated stage
-  // whose replica 0 is in `stages`: the holder of replica 0 sums the gradients for both.
+  // Replicated plans: (replica 0's copy held in `stages`, another replica's copy) for every
+  // replicated stage whose replica 0 is in `stages` and every other replica (one pair for
+  // Chimera's twins, D − 1 for --dp D): the holder of replica 0 sums the gradients for all.
   std::vector<std::pair<StageModel*, StageModel*>> twinsHeldBy(const RankStages& stages) const;
 };
 

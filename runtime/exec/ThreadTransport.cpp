@@ -51,13 +51,17 @@ bool ThreadTransport::barrier(int) {
 Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) {
   (void)rank;
   // Replicas of a stage hold the same weights: exchange (sum) their gradients, as an all-reduce
-  // between the two copies would. The holder of replica 0 sums for both.
-  for (const auto& [model, twin] : s_.twinsHeldBy(stages)) {
+  // between the copies would. The holder of replica 0 sums every copy into its own, in replica
+  // order, then hands the sum to each (only once all are summed: more than two replicas).
+  const auto pairs = s_.twinsHeldBy(stages);
+  for (const auto& [model, twin] : pairs) {
     auto g0 = model->gradients();
     auto g1 = twin->gradients();
-    kernels::ComputeDevice& dev = model->device();
-    dev.axpy(1.0f, g1.data(), g0.data(), static_cast<long>(g0.size()));
-    dev.copy(g1.data(), g0.data(), g0.size_bytes());
+    model->device().axpy(1.0f, g1.data(), g0.data(), static_cast<long>(g0.size()));
+  }
+  for (const auto& [model, twin] : pairs) {
+    auto g0 = model->gradients();
+    model->device().copy(twin->gradients().data(), g0.data(), g0.size_bytes());
   }
   return {};
 }

@@ -235,6 +235,10 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
   // Each replicated stage's copies live on two processes (the "twins"): each sends the other its
   // gradients and both add, so both hold g0 + g1 as the threaded backend computes it.
   const Plan& plan = *s_.plan;
+  if (plan.numReplicas() > 2)
+    return Error{"--dp " + std::to_string(plan.numReplicas()) +
+                 ": MPI processes all-reduce between two replicas (give --dp 2, or run threads "
+                 "without --procs)"};
   struct Exchange {
     std::span<float> grads;
     int replica = 0;

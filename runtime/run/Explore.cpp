@@ -5,6 +5,7 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/cost/Partitioner.h"
+#include "runtime/run/DeviceMapping.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/Simulator.h"
 
@@ -41,6 +42,7 @@ Result<ExploreCandidate> measure(const BuiltPlan& built) {
   c.boundaries = boundariesOf(built.plan);
   c.chunks = built.plan.chunks;
   c.microbatches = built.plan.numMicrobatches();
+  if (!isRankOrder(built.deviceOrder)) c.mapping = deviceOrderText(built.deviceOrder);
   c.throughputPerS =
       c.stepTimeNs > 0 ? c.microbatches * 1e9 / static_cast<double>(c.stepTimeNs) : 0;
   return c;
@@ -57,6 +59,9 @@ std::string boundariesText(const std::vector<int>& boundaries) {
 
 PlanSpec candidateSpec(const ExploreSpec& spec, const ExploreCandidate& c, int layers) {
   PlanSpec s = spec.base;
+  s.stages = spec.base.stages.value_or(4) / c.dataParallel;
+  s.dataParallel = c.dataParallel;
+  s.mapping = c.mapping;
   s.schedule = c.schedule;
   s.scheduleFile.clear();
   s.microbatches = c.microbatches;
@@ -110,45 +115,64 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
   ExploreSpec sweep = spec;
   sweep.base.costs = probe.costs;  // a cost file is read once, not per candidate
 
-  std::set<std::string> seen;  // schedule, m, V, boundaries: the even cut is often the balanced
+  std::vector<int> dps = spec.dataParallel;
+  if (dps.empty()) dps = {1};
+  std::vector<std::string> mappings = spec.mappings;
+  if (mappings.empty()) mappings = {spec.base.mapping};
+  // schedule, D, m, V, mapping, boundaries: the even cut is often the balanced one
+  std::set<std::string> seen;
   for (const auto& name : schedules)
-    for (int m : ms)
-      for (int v : takesChunks(name) ? vs : std::vector<int>{1})
-        for (const char* partition : {"balanced", "even"}) {
-          if (cancel && cancel->load()) return Error{"explore cancelled"};
-          PlanSpec s = sweep.base;
-          s.schedule = name;
-          s.scheduleFile.clear();
-          s.microbatches = m;
-          s.chunks = v;
-          s.layers = out.layers;
-          s.steps = 1;
-          s.boundaries.clear();  // the partitioner's cut, or the even one below
-          const std::string what = name + " m=" + std::to_string(m) +
-                                   (v > 1 ? " v=" + std::to_string(v) : "") + " " + partition;
-          if (std::string(partition) == "even") {
-            auto shape = generateSchedule(name, {p, m, v, 1});
-            if (!shape) continue;  // refused once already, as "balanced"
-            if (shape->numStages > out.layers) continue;
-            s.boundaries = boundariesText(evenBoundaries(out.layers, shape->numStages));
-          }
-          auto built = buildPlan(s);
-          if (!built) {
-            out.refused.push_back({what, built.error()});
-            continue;
-          }
-          auto c = measure(*built);
-          if (!c) {
-            out.refused.push_back({what, c.error()});
-            continue;
-          }
-          c->schedule = name;
-          c->partition = partition;
-          const std::string key = name + "/" + std::to_string(c->microbatches) + "/" +
-                                  std::to_string(c->chunks) + "/" + boundariesText(c->boundaries);
-          if (!seen.insert(key).second) continue;
-          out.ranked.push_back(std::move(*c));
-        }
+    for (int d : dps)
+      for (int m : ms)
+        for (int v : takesChunks(name) ? vs : std::vector<int>{1})
+          for (const auto& mapping : mappings)
+            for (const char* partition : {"balanced", "memory", "even"}) {
+              if (cancel && cancel->load()) return Error{"explore cancelled"};
+              if (d < 1 || p % d != 0 || m % d != 0) continue;
+              const int pp = p / d;
+              PlanSpec s = sweep.base;
+              s.schedule = name;
+              s.scheduleFile.clear();
+              s.stages = pp;
+              s.dataParallel = d;
+              s.mapping = mapping;
+              s.microbatches = m;
+              s.chunks = v;
+              s.layers = out.layers;
+              s.steps = 1;
+              s.boundaries.clear();  // the partitioner's cut, or the even one below
+              // DawnPiper's: as fast as the balanced cut, the largest stage memory least.
+              s.partition = std::string(partition) == "memory" ? "memory" : "time";
+              const std::string what =
+                  name + (d > 1 ? " dp=" + std::to_string(d) : "") + " m=" + std::to_string(m) +
+                  (v > 1 ? " v=" + std::to_string(v) : "") +
+                  (mapping.empty() ? "" : " mapping " + mapping) + " " + partition;
+              if (std::string(partition) == "even") {
+                auto shape = generateSchedule(name, {pp, m / d, v, 1});
+                if (!shape) continue;  // refused once already, as "balanced"
+                if (shape->numStages > out.layers) continue;
+                s.boundaries = boundariesText(evenBoundaries(out.layers, shape->numStages));
+              }
+              auto built = buildPlan(s);
+              if (!built) {
+                out.refused.push_back({what, built.error()});
+                continue;
+              }
+              auto c = measure(*built);
+              if (!c) {
+                out.refused.push_back({what, c.error()});
+                continue;
+              }
+              c->schedule = name;
+              c->partition = partition;
+              c->dataParallel = d;
+              const std::string key = name + "/" + std::to_string(d) + "/" +
+                                      std::to_string(c->microbatches) + "/" +
+                                      std::to_string(c->chunks) + "/" + c->mapping + "/" +
+                                      boundariesText(c->boundaries);
+              if (!seen.insert(key).second) continue;
+              out.ranked.push_back(std::move(*c));
+            }
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [](const ExploreCandidate& a, const ExploreCandidate& b) {
                      if (a.throughputPerS != b.throughputPerS)

@@ -1,8 +1,9 @@
 #pragma once
 // The plan explorer (BaPipe; DAPPLE's planner): sweeps schedule × micro-batches × chunks ×
-// partition over one model and cluster, simulates each candidate and ranks them. A candidate
-// that does not build (a schedule's constraint, a memory cap no cut fits) or whose simulated peak
-// passes a rank's capacity is counted as refused, with the reason, not ranked.
+// partition (× data-parallel replicas × device mapping) over one model and cluster, simulates each
+// candidate and ranks them. A candidate that does not build (a schedule's constraint, a memory cap
+// no cut fits) or whose simulated peak passes a rank's capacity is counted as refused, with the
+// reason, not ranked.
 
 #include <atomic>
 #include <cstdint>
@@ -19,13 +20,22 @@ struct ExploreSpec {
   std::vector<std::string> schedules;  // empty: every synchronous generator
   std::vector<int> microbatches;       // empty: 2p and 4p
   std::vector<int> chunks;             // V for the schedules that take it; empty: 1, 2
+  // DAPPLE: data-parallel replicas D of a pipeline of P / D ranks (P = base.stages, the
+  // devices); D not dividing P or m is skipped. Empty: 1.
+  std::vector<int> dataParallel;
+  // Luo et al.: --mapping values to try ("rank", "auto", a device list). Empty: the base's.
+  std::vector<std::string> mappings;
 };
 
 struct ExploreCandidate {
   std::string schedule;
   int microbatches = 0;
   int chunks = 1;
-  std::string partition;  // "balanced" (the partitioner's, memory-aware) or "even"
+  int dataParallel = 1;
+  std::string mapping;  // the device order used ("0,4,1,5,..."); empty = rank order
+  // "balanced" (the partitioner's, memory-aware), "memory" (its DawnPiper objective: the least
+  // largest stage memory at the balanced cut's speed) or "even"
+  std::string partition;
   std::vector<int> boundaries;
   std::int64_t stepTimeNs = 0;
   double throughputPerS = 0;  // micro-batches per second of the step

@@ -6,9 +6,13 @@
 #include "runtime/cost/Partitioner.h"
 #include "runtime/plan/TorchCsv.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/DeviceFlags.h"
+#include "runtime/run/DeviceMapping.h"
+#include "runtime/run/MappingSearch.h"
 #include "runtime/run/PlanSize.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
+#include "runtime/sim/Simulator.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
 
@@ -17,6 +21,9 @@ namespace {
 
 Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   if (!spec.scheduleFile.empty()) {
+    if (spec.dataParallel != 1)
+      return Error{"--dp: replicates a generated schedule; " + spec.scheduleFile +
+                   " already lists every rank (write the replicas into the file)"};
     auto csv = readTorchCsv(spec.scheduleFile);
     if (!csv) return std::move(csv).takeError();
     for (const auto& n : csv->notes)
@@ -34,6 +41,16 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   ScheduleParams params;
   params.ranks = spec.stages.value_or(4);
   params.microbatches = spec.microbatches.value_or(8);
+  if (spec.dataParallel != 1) {  // each replica takes M / D of the micro-batches
+    const std::string dp = "--dp " + std::to_string(spec.dataParallel) + ": ";
+    if (spec.dataParallel < 1 || spec.dataParallel > 64)
+      return Error{dp + "give 1..64 replicas of the pipeline"};
+    if (params.microbatches % spec.dataParallel != 0)
+      return Error{dp + "--microbatches " + std::to_string(params.microbatches) +
+                   " does not share out evenly over " + std::to_string(spec.dataParallel) +
+                   " replicas (give a multiple)"};
+    params.microbatches /= spec.dataParallel;
+  }
   params.chunks = spec.chunks;
   params.steps = spec.steps;
   // A schedule with its own V (one chunk per rank, or ZB-V's two) would run with another V
@@ -93,33 +110,6 @@ Status keepForwardsOnly(const PlanSpec& spec, Plan& plan) {
   return {};
 }
 
-// --rank-speed and --rank-memory-gb over the cost model's ranks: one value per rank.
-Status applyRankFlags(const PlanSpec& spec, int numRanks, CostModel& cost) {
-  auto check = [numRanks](const std::vector<double>& values, const std::string& flag, double max,
-                          const std::string& unit) -> Status {
-    if (values.empty()) return {};
-    if (static_cast<int>(values.size()) != numRanks)
-      return Error{flag + ": " + std::to_string(values.size()) + " value(s) for " +
-                   std::to_string(numRanks) + " ranks (give one per rank, e.g. 1,1,2,1)"};
-    for (std::size_t r = 0; r < values.size(); ++r)
-      if (!(values[r] > 0) || !(values[r] <= max))
-        return Error{flag + ": rank " + std::to_string(r) + "'s " + formatNumber(values[r]) +
-                     " is outside (0, " + formatNumber(max) + "]" + unit};
-    return {};
-  };
-  PS_TRY(check(spec.rankSpeed, "--rank-speed", 1e6, ""));
-  PS_TRY(check(spec.rankMemoryGb, "--rank-memory-gb", 1e9, " GiB"));
-  if (spec.rankSpeed.empty() && spec.rankMemoryGb.empty()) return {};
-  if (static_cast<int>(cost.ranks.size()) < numRanks) cost.ranks.resize(numRanks);
-  for (int r = 0; r < numRanks; ++r) {
-    if (!spec.rankSpeed.empty()) cost.ranks[r].speed = spec.rankSpeed[r];
-    if (!spec.rankMemoryGb.empty())
-      cost.ranks[r].memoryCapacityBytes =
-          static_cast<std::int64_t>(std::llround(spec.rankMemoryGb[r] * 1024.0 * 1024.0 * 1024.0));
-  }
-  return {};
-}
-
 Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   const int L = static_cast<int>(cost.layers.size());
   if (L < plan.numStages)
@@ -137,17 +127,72 @@ Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   // Activations weigh by how many micro-batches each stage holds at its peak under this
   // schedule (1F1B's stage 0 holds p of them), so that a partition it returns fits.
   request.inFlight = peakActivationsInFlight(plan);
+  if (spec.partition == "memory") {
+    request.objective = PartitionObjective::Memory;
+    request.timeSlack = spec.timeSlack;
+  } else if (!spec.partition.empty() && spec.partition != "time") {
+    return Error{"--partition " + spec.partition + ": expected time or memory"};
+  }
+  if (!(spec.timeSlack >= 0 && spec.timeSlack <= 10))
+    return Error{"--time-slack " + formatNumber(spec.timeSlack) +
+                 ": expected 0..10 (a fraction "
+                 "of the time-balanced cut's slowest stage)"};
   auto partition = partitionLayers(cost, request);
   if (!partition) return std::move(partition).takeError();
   return assignLayers(plan, partition->boundaries, L);
 }
 
-std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel& cost) {
+struct FinishedPlan {
+  Plan plan;
+  OpGraph graph;
+};
+
+// Places the plan on its devices, its layers on its stages, repeats its steps and validates.
+Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, const CostModel& cost,
+                                const std::vector<int>& deviceOf) {
+  Result<Plan> plan = placeOnDevices(generated, deviceOf);
+  PS_TRY(placeLayers(spec, *plan, cost));
+  if (spec.recompute) addRecompute(*plan);
+  if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {
+    plan = repeatSteps(std::move(*plan), spec.steps, spec.optimizerSync);
+    if (!plan) return std::move(plan).takeError();
+  }
+  auto graph = validatePlan(*plan);
+  if (!graph) return std::move(graph).takeError();
+  return FinishedPlan{std::move(*plan), std::move(*graph)};
+}
+
+// --mapping: empty = rank order, a device list, or "auto" (searched by simulated step time).
+Result<std::vector<int>> deviceMapping(const PlanSpec& spec, const Plan& generated,
+                                       const CostModel& cost, std::vector<std::string>& notes) {
+  if (spec.mapping.empty() || spec.mapping == "rank") return std::vector<int>{};
+  if (spec.mapping != "auto") return parseDeviceOrder(spec.mapping, generated.numRanks);
+  const MappingCost stepTime = [&](const std::vector<int>& deviceOf) -> Result<std::int64_t> {
+    auto finished = finishPlan(spec, generated, cost, deviceOf);
+    if (!finished) return std::move(finished).takeError();
+    auto sim = simulate(finished->plan, finished->graph, cost);
+    if (!sim) return std::move(sim).takeError();
+    PS_TRY(checkMemoryCaps(cost, sim->peakMemory));
+    return sim->makespan;
+  };
+  auto found = searchDeviceMapping(generated.numRanks, cost.topology.gpusPerNode, stepTime);
+  if (!found) return Error{"--mapping auto: " + found.error()};
+  notes.push_back("--mapping auto: devices " + deviceOrderText(found->deviceOf) + " (" +
+                  trace::formatDuration(found->stepNs) + " a step, against " +
+                  trace::formatDuration(found->rankOrderNs) + " in rank order; " +
+                  std::to_string(found->evaluated) + " mappings simulated)");
+  return found->deviceOf;
+}
+
+std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel& cost,
+                         const std::vector<int>& deviceOf) {
   trace::JsonWriter w;
   w.beginObject();
   w.key("schedule").value(plan.schedule);
   if (!spec.scheduleFile.empty()) w.key("schedule_file").value(spec.scheduleFile);
-  w.key("stages").value(plan.numRanks);
+  // --stages is one replica's ranks: --dp multiplies them.
+  w.key("stages").value(plan.numRanks / std::max(1, spec.dataParallel));
+  if (spec.dataParallel > 1) w.key("dp").value(spec.dataParallel);
   w.key("microbatches").value(plan.numMicrobatches());
   w.key("chunks").value(plan.chunks);
   w.key("layers").value(plan.numLayers);
@@ -155,6 +200,10 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   for (int s = 1; s < plan.numStages; ++s)
     w.value(plan.placement[0][s].firstLayer);
   w.endArray();
+  if (spec.partition == "memory") {
+    w.key("partition").value(spec.partition);
+    w.key("time_slack").value(spec.timeSlack);
+  }
   w.key("steps").value(plan.steps);
   w.key("optimizer_sync").value(optimizerSyncName(plan.optimizerSync));
   w.key("recompute").value(plan.recompute);
@@ -168,6 +217,13 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
       w.value(v);
     w.endArray();
   }
+  if (!spec.topology.empty()) {
+    w.key("topology").value(spec.topology);
+    w.key("inter_gbps").value(spec.interGbps);
+    w.key("inter_latency_us").value(spec.interLatencyUs);
+  }
+  // The mapping used, not "auto": a rerun places the ranks the same way without searching.
+  if (!isRankOrder(deviceOf)) w.key("mapping").value(deviceOrderText(deviceOf));
   w.key("fwd_us").value(spec.uniform.fwdUs);
   w.key("bwd_us").value(spec.uniform.bwdUs);
   w.key("wgrad_us").value(spec.uniform.wgradUs);
@@ -232,31 +288,36 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
     if (!split) return std::move(split).takeError();
     plan = std::move(split);
   }
+  if (spec.dataParallel > 1) {
+    plan = replicatePipeline(*plan, spec.dataParallel);
+    if (!plan) return std::move(plan).takeError();
+  }
   auto cost = costModel(spec, plan->numStages);
   if (!cost) return std::move(cost).takeError();
   PS_TRY(applyRankFlags(spec, plan->numRanks, *cost));
+  PS_TRY(applyTopology(spec, plan->numRanks, *cost));
   // Inference keeps the weights only: no gradients, no optimizer state.
   if (spec.forwardOnly) cost->stateBytesPerParamByte = 1.0;
-  PS_TRY(placeLayers(spec, *plan, *cost));
-  if (spec.recompute) addRecompute(*plan);
-  if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {
-    auto repeated = repeatSteps(std::move(*plan), spec.steps, spec.optimizerSync);
-    if (!repeated) return std::move(repeated).takeError();
-    plan = std::move(repeated);
-  }
-  auto graph = validatePlan(*plan);
-  if (!graph) return std::move(graph).takeError();
-  built.configJson = configJsonOf(spec, *plan, *cost);
-  built.plan = std::move(*plan);
+  auto deviceOf = deviceMapping(spec, *plan, *cost, built.notes);
+  if (!deviceOf) return std::move(deviceOf).takeError();
+  auto finished = finishPlan(spec, *plan, *cost, *deviceOf);
+  if (!finished) return std::move(finished).takeError();
+  built.configJson = configJsonOf(spec, finished->plan, *cost, *deviceOf);
+  built.plan = std::move(finished->plan);
   built.cost = std::move(*cost);
-  built.graph = std::move(*graph);
+  built.graph = std::move(finished->graph);
+  built.deviceOrder = std::move(*deviceOf);
   return built;
 }
 
 std::string planRunName(const Plan& plan) {
-  std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks) +
+  // Replicas of a one-directional schedule are data-parallel groups (--dp) of P ranks each.
+  const bool bidirectional = plan.schedule == "chimera" || plan.schedule == "bitpipe";
+  const int groups = bidirectional ? 1 : plan.numReplicas();
+  std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks / groups) +
                      " m=" + std::to_string(plan.numMicrobatches());
   if (plan.chunks > 1) name += " v=" + std::to_string(plan.chunks);
+  if (groups > 1) name += " dp=" + std::to_string(groups);
   if (plan.steps > 1) name += " steps=" + std::to_string(plan.steps);
   return name;
 }

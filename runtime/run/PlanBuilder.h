@@ -22,7 +22,12 @@ struct PlanSpec {
   int chunks = 1;             // V
   std::optional<int> layers;  // default P·V, or the cost file's layer count
   std::string boundaries;     // "i,j,k": first layer of stages 1..S-1; empty = balance
-  std::string costsFile;      // per-layer cost JSON; else the uniform flags
+  // What the partitioner balances when boundaries is empty: "time" (the default, also empty) or
+  // "memory" (DawnPiper: the largest stage's memory, the slowest stage within timeSlack of the
+  // time-balanced cut's).
+  std::string partition;
+  double timeSlack = 0;
+  std::string costsFile;  // per-layer cost JSON; else the uniform flags
   // A cost model to use instead of reading costsFile (which is still recorded in config_json):
   // a rerun's copy of the costs its run embedded, so that it does not need the file any more.
   std::shared_ptr<const CostModel> costs;
@@ -38,6 +43,19 @@ struct PlanSpec {
   // speed factor (2 = twice as fast) and the memory capacity in GiB. Empty = the model's own.
   std::vector<double> rankSpeed;
   std::vector<double> rankMemoryGb;
+  // DAPPLE: the pipeline replicated over this many data-parallel groups of P ranks each (D·P
+  // ranks in all); the M micro-batches are shared out, M / D to each, and the replicas'
+  // gradients are all-reduced (AR) before the optimizer step.
+  int dataParallel = 1;
+  // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
+  // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
+  std::string topology;
+  std::optional<double> interGbps;
+  double interLatencyUs = 0;
+  // Which device runs which pipeline rank: empty = rank order; "auto" = searched (the mapping
+  // with the shortest simulated step); or a device list, e.g. "0,4,1,5,2,6,3,7" (rank r on the
+  // r-th device named).
+  std::string mapping;
 };
 
 struct BuiltPlan {
@@ -46,6 +64,7 @@ struct BuiltPlan {
   OpGraph graph;
   std::string configJson;          // every knob needed to rerun (the cost model is embedded)
   std::vector<std::string> notes;  // things the user should know (e.g. legacy CSV encoding)
+  std::vector<int> deviceOrder;    // the mapping used: rank r's ops run on deviceOrder[r]
 };
 
 // Generates (or reads), places layers, repeats steps, validates. Errors name the flag/file.

@@ -15,12 +15,13 @@ namespace {
 using json::Fields;
 
 Status readPlan(const Fields& f, PlanSpec& spec) {
-  PS_TRY(
-      f.onlyKeys({"schedule",        "stages",         "microbatches",   "chunks",    "layers",
-                  "boundaries",      "steps",          "optimizer_sync", "recompute", "fwd_us",
-                  "bwd_us",          "wgrad_us",       "act_mb",         "param_mb",  "link_gbps",
-                  "link_latency_us", "split_backward", "forward_only",   "costs",     "rank_speed",
-                  "rank_memory_gb"}));
+  PS_TRY(f.onlyKeys({"schedule",         "stages",       "microbatches", "chunks",
+                     "layers",           "boundaries",   "steps",        "optimizer_sync",
+                     "recompute",        "fwd_us",       "bwd_us",       "wgrad_us",
+                     "act_mb",           "param_mb",     "link_gbps",    "link_latency_us",
+                     "split_backward",   "forward_only", "costs",        "rank_speed",
+                     "rank_memory_gb",   "dp",           "topology",     "inter_gbps",
+                     "inter_latency_us", "mapping",      "partition",    "time_slack"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -37,6 +38,13 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   PS_TRY(intField("chunks", [&](int v) { spec.chunks = v; }));
   PS_TRY(intField("layers", [&](int v) { spec.layers = v; }));
   PS_TRY(intField("steps", [&](int v) { spec.steps = v; }));
+  PS_TRY(intField("dp", [&](int v) { spec.dataParallel = v; }));
+  for (auto [key, into] :
+       {std::pair{"topology", &spec.topology}, std::pair{"mapping", &spec.mapping},
+        std::pair{"partition", &spec.partition}}) {
+    PS_ASSIGN(text, f.text(key));
+    if (text) *into = *text;
+  }
   PS_ASSIGN(boundaries, f.text("boundaries"));
   if (boundaries) spec.boundaries = *boundaries;
   PS_ASSIGN(sync, f.text("optimizer_sync"));
@@ -83,6 +91,10 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   PS_TRY(number("act_mb", spec.uniform.actMb));
   PS_TRY(number("param_mb", spec.uniform.paramMb));
   PS_TRY(number("link_latency_us", spec.uniform.linkLatencyUs));
+  PS_TRY(number("inter_latency_us", spec.interLatencyUs));
+  PS_TRY(number("time_slack", spec.timeSlack));
+  PS_ASSIGN(inter, f.number("inter_gbps", true));
+  if (inter) spec.interGbps = *inter;
   PS_ASSIGN(gbps, f.number("link_gbps", true));
   if (gbps) spec.uniform.linkGbps = *gbps;
   return {};

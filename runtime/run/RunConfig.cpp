@@ -186,6 +186,13 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
   PS_TRY(knobs.read("forward_only", spec.forwardOnly));
   PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
   PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
+  PS_TRY(knobs.read("dp", spec.dataParallel));
+  PS_TRY(knobs.read("partition", spec.partition));
+  PS_TRY(knobs.read("time_slack", spec.timeSlack));
+  PS_TRY(knobs.read("topology", spec.topology));
+  PS_TRY(knobs.read("inter_gbps", spec.interGbps));
+  PS_TRY(knobs.read("inter_latency_us", spec.interLatencyUs));
+  PS_TRY(knobs.read("mapping", spec.mapping));
   UniformCostFlags& u = spec.uniform;
   PS_TRY(knobs.read("fwd_us", u.fwdUs));
   PS_TRY(knobs.read("bwd_us", u.bwdUs));

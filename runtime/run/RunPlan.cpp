@@ -232,6 +232,12 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
     return Error{
         "--forward-only: the " + std::string(backendName(request.backend)) +
         " backend trains; an inference pipeline runs on --backend sim (pipescope-cli sim)"};
+  // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
+  // between threads.
+  if (request.backend == Backend::Cuda && plan.numReplicas() > 2)
+    return Error{"--dp " + std::to_string(plan.numReplicas()) +
+                 ": the cuda backend all-reduces between two replicas (give --dp 2, or run "
+                 "--backend cpu)"};
   PS_TRY(checkModelOptions(request.backend, options));
   PS_TRY(backendAvailable(request.backend));
   PS_TRY(checkModelMemory(request, built, options));

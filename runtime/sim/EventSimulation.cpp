@@ -35,7 +35,7 @@ Result<SimResult> EventSimulation::run() {
   recordOf_.resize(g_.computeCount);
   out_.transfers.reserve(g_.computeCount);
   timeOrdered_ = !costs_.freeLinks();
-  if (timeOrdered_) linkFree_.assign(ranks * ranks, 0);
+  if (timeOrdered_) linkFree_.assign(costs_.channelCount(), 0);
   stack_.reserve(ranks * 4);
 
   for (int r = 0; r < p_.numRanks && overflow_.empty(); ++r)
@@ -184,7 +184,7 @@ std::int64_t EventSimulation::transfer(std::int32_t producer, std::int32_t consu
   // A free link (no bandwidth limit) never queues: only finite-bandwidth links are FIFO.
   std::int64_t start = t, occupy = 0;
   if (link.bytesPerNs > 0) {
-    start = std::max(t, linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst]);
+    start = std::max(t, linkFree_[costs_.channel(src, dst)]);
     occupy = roundNs(static_cast<double>(bytes) / link.bytesPerNs);
   }
   std::int64_t sendEnd = 0, arrival = 0;
@@ -201,7 +201,7 @@ std::int64_t EventSimulation::transfer(std::int32_t producer, std::int32_t consu
     overflow_ = timeOverflow(where(), sendEnd, latency);
     return t;
   }
-  if (link.bytesPerNs > 0) linkFree_[static_cast<std::size_t>(src) * p_.numRanks + dst] = sendEnd;
+  if (link.bytesPerNs > 0) linkFree_[costs_.channel(src, dst)] = sendEnd;
   out_.transfers.push_back({start, sendEnd, arrival, bytes,
                             recordOf_[static_cast<std::size_t>(producer)], ca.stage, dst,
                             sendKind});

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <utility>
 
 #include "runtime/sim/Simulator.h"
 
@@ -22,6 +24,7 @@ std::string timeOverflow(const std::string& where, std::int64_t start, std::int6
 
 bool allLinksFree(const CostModel& cost) {
   if (cost.defaultLink.bytesPerNs > 0) return false;
+  if (cost.topology.gpusPerNode > 0 && cost.topology.interNode.bytesPerNs > 0) return false;
   for (const auto& [pair, link] : cost.links)
     if (link.bytesPerNs > 0) return false;
   return true;
@@ -32,14 +35,19 @@ OpCosts::OpCosts(const Plan& plan, const CostModel& cost) : plan_(plan), cost_(c
   boundary_.resize(static_cast<std::size_t>(plan.numStages));
   for (int s = 0; s < plan.numStages; ++s)
     boundary_[s] = boundaryBytes(plan, cost, s);
-  uniformLinks_ = cost.links.empty();
+  uniformLinks_ = cost.links.empty() && cost.topology.gpusPerNode == 0;
+  if (cost.topology.gpusPerNode > 0)
+    nodes_ = static_cast<std::size_t>(cost.nodeOf(std::max(0, plan.numRanks - 1)) + 1);
   freeLinks_ = allLinksFree(cost);
   defaultLatency_ = roundNs(cost.defaultLink.latencyNs);
   allReduceNs_ = replicaAllReduceNs(plan, cost);
 }
 
-std::int64_t replicaExchangeNs(const Plan& plan, const CostModel& cost, int rank) {
-  double ns = 0;
+namespace {
+
+// Calls visit(twin, bytes) for each gradient exchange of `rank`: per (stage, other replica).
+template <class Visit>
+void forEachExchange(const Plan& plan, const CostModel& cost, int rank, Visit visit) {
   for (int k = 0; k < plan.numReplicas(); ++k)
     for (const StagePlacement& st : plan.placement[k]) {
       if (st.rank != rank) continue;
@@ -49,20 +57,46 @@ std::int64_t replicaExchangeNs(const Plan& plan, const CostModel& cost, int rank
       const int stage = static_cast<int>(&st - plan.placement[k].data());
       for (int other = 0; other < plan.numReplicas(); ++other) {
         const int twin = plan.placement[other][stage].rank;
-        if (other == k || twin == rank) continue;
-        const LinkCost& link = cost.link(rank, twin);
-        if (link.bytesPerNs > 0) ns += bytes / link.bytesPerNs;
-        ns += link.latencyNs;
+        if (other != k && twin != rank) visit(twin, bytes);
       }
     }
+}
+
+// Bytes every rank sends at once over each shared node-to-node link.
+std::map<std::pair<int, int>, double> sharedLinkBytes(const Plan& plan, const CostModel& cost) {
+  std::map<std::pair<int, int>, double> total;
+  if (cost.topology.gpusPerNode <= 0) return total;
+  for (int r = 0; r < plan.numRanks; ++r)
+    forEachExchange(plan, cost, r, [&](int twin, double bytes) {
+      if (cost.crossesNodes(r, twin)) total[{cost.nodeOf(r), cost.nodeOf(twin)}] += bytes;
+    });
+  return total;
+}
+
+std::int64_t exchangeNs(const Plan& plan, const CostModel& cost, int rank,
+                        const std::map<std::pair<int, int>, double>& shared) {
+  double ns = 0;
+  forEachExchange(plan, cost, rank, [&](int twin, double bytes) {
+    if (cost.crossesNodes(rank, twin)) bytes = shared.at({cost.nodeOf(rank), cost.nodeOf(twin)});
+    const LinkCost& link = cost.link(rank, twin);
+    if (link.bytesPerNs > 0) ns += bytes / link.bytesPerNs;
+    ns += link.latencyNs;
+  });
   return roundNs(ns);
+}
+
+}  // namespace
+
+std::int64_t replicaExchangeNs(const Plan& plan, const CostModel& cost, int rank) {
+  return exchangeNs(plan, cost, rank, sharedLinkBytes(plan, cost));
 }
 
 std::int64_t replicaAllReduceNs(const Plan& plan, const CostModel& cost) {
   if (plan.numReplicas() < 2) return 0;
+  const auto shared = sharedLinkBytes(plan, cost);
   std::int64_t slowest = 0;
   for (int r = 0; r < plan.numRanks; ++r)
-    slowest = std::max(slowest, replicaExchangeNs(plan, cost, r));
+    slowest = std::max(slowest, exchangeNs(plan, cost, r, shared));
   return slowest;
 }
 

@@ -37,6 +37,19 @@ class OpCosts {
   const LinkCost& link(int src, int dst) const {
     return uniformLinks_ ? cost_.defaultLink : cost_.link(src, dst);
   }
+  // The queue a transfer src -> dst waits in on a finite-bandwidth link: its own pair's, or,
+  // with a topology, the one link from src's node to dst's that every such transfer shares.
+  std::size_t channel(int src, int dst) const {
+    const auto p = static_cast<std::size_t>(plan_.numRanks);
+    if (!cost_.crossesNodes(src, dst))
+      return static_cast<std::size_t>(src) * p + static_cast<std::size_t>(dst);
+    return p * p + static_cast<std::size_t>(cost_.nodeOf(src)) * nodes_ +
+           static_cast<std::size_t>(cost_.nodeOf(dst));
+  }
+  std::size_t channelCount() const {
+    const auto p = static_cast<std::size_t>(plan_.numRanks);
+    return p * p + nodes_ * nodes_;
+  }
   // Latency of the link, rounded to ns.
   std::int64_t latency(int src, int dst) const;
   // True when no link has a bandwidth limit: transfers never queue.
@@ -59,10 +72,13 @@ class OpCosts {
   bool freeLinks_ = true;
   std::int64_t defaultLatency_ = 0;
   std::int64_t allReduceNs_ = 0;
+  std::size_t nodes_ = 0;  // with a topology: how many nodes the plan's ranks span
 };
 
 // One rank's gradient exchange with the ranks holding the other replicas of its stages: for
 // each such (stage, twin), the stage's parameter bytes over the link to the twin plus latency.
+// Every rank exchanges at once, so an exchange over a link between two nodes moves all the
+// bytes that every rank sends over that shared link (contention), not only its own.
 std::int64_t replicaExchangeNs(const Plan& plan, const CostModel& cost, int rank);
 // The all-reduce every rank's OPT waits for: the slowest rank's replicaExchangeNs.
 std::int64_t replicaAllReduceNs(const Plan& plan, const CostModel& cost);

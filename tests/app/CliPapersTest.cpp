@@ -83,5 +83,51 @@ TEST(CliPaperFlags, RankSplitAndForwardOnlyFlagsRunAndBadValuesNameTheFlag) {
   EXPECT_EQ(test::runsIn(db).size(), 2u) << "nothing written by the refusals";
 }
 
+// Luo et al. and DAPPLE from the command line: the topology-mapping preset searches, says what it
+// chose and records the list; explore sweeps replicas and mappings; bad values name the flag.
+TEST(CliPaperFlags, TopologyReplicasAndMappingFromTheCommandLine) {
+  test::TempDir dir;
+  const std::string db = dir.file("topology.sqlite");
+  const auto searched = cli({"sim", "--preset", "topology-mapping", "--db", db});
+  ASSERT_EQ(searched.exit_code, 0) << searched.err;
+  EXPECT_THAT(searched.out + searched.err, HasSubstr("--mapping auto: devices "));
+  const auto runs = test::runsIn(db);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_THAT(runs[0].config_json, HasSubstr("\"dp\":2"));
+  EXPECT_THAT(runs[0].config_json, HasSubstr("\"topology\":\"2x4\""));
+  EXPECT_THAT(runs[0].config_json, HasSubstr("\"mapping\":\""));
+  EXPECT_THAT(runs[0].config_json, ::testing::Not(HasSubstr("\"mapping\":\"auto\"")));
+
+  const auto swept =
+      cli({"explore", "--stages",     "8",   "--schedules", "1f1b",      "--microbatches",
+           "16",      "--dp",         "1,2", "--mappings",  "rank,auto", "--act-mb",
+           "2",       "--param-mb",   "8",   "--link-gbps", "2400",      "--topology",
+           "2x4",     "--inter-gbps", "100", "--json"});
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(swept.out).get(doc), simdjson::SUCCESS) << swept.out;
+  bool replicated = false, mapped = false;
+  simdjson::dom::array candidates;
+  ASSERT_EQ(doc.get_array().get(candidates), simdjson::SUCCESS);
+  for (simdjson::dom::element c : candidates) {
+    replicated |= c["dp"].get_int64().value() == 2;
+    mapped |= std::string_view(c["mapping"].get_string().value()) != "rank";
+  }
+  EXPECT_TRUE(replicated);
+  EXPECT_TRUE(mapped);
+
+  const auto topology = cli({"sim", "--stages", "4", "--topology", "2x4", "--db", db});
+  EXPECT_EQ(topology.exit_code, 2);
+  EXPECT_THAT(topology.err, HasSubstr("--topology 2x4: 8 devices for 4 ranks"));
+  const auto mapping = cli({"sim", "--stages", "4", "--mapping", "0,1,1,2", "--db", db});
+  EXPECT_EQ(mapping.exit_code, 2);
+  EXPECT_THAT(mapping.err, HasSubstr("--mapping 0,1,1,2: device 1 is named twice"));
+  const auto dp = cli({"sim", "--schedule", "chimera", "--dp", "2", "--db", db});
+  EXPECT_EQ(dp.exit_code, 2);
+  EXPECT_THAT(dp.err, HasSubstr("--dp 2: chimera already runs 2 replicas"));
+  EXPECT_EQ(test::runsIn(db).size(), 1u) << "nothing written by the refusals";
+}
+
 }  // namespace
 }  // namespace ps

@@ -43,6 +43,7 @@ BuiltPlan build(const Case& c, int steps, int layersPerStage = 1) {
   spec.stages = c.p;
   spec.microbatches = c.m;
   spec.chunks = c.v;
+  spec.dataParallel = c.dp;
   spec.steps = steps;
   auto probe = buildPlan(spec);
   EXPECT_TRUE(probe.ok()) << c.schedule << ": " << probe.error();
@@ -83,7 +84,9 @@ INSTANTIATE_TEST_SUITE_P(Cpu, SynchronousSchedules,
                                            Case{"looped-bfs", 2, 3, 2}, Case{"zb-h1", 2, 4, 1},
                                            Case{"zb-h2", 2, 4, 1}, Case{"zb-v", 2, 4, 2},
                                            Case{"chimera", 2, 4, 1}, Case{"dualpipe-v", 2, 4, 2},
-                                           Case{"bitpipe", 2, 4, 2}),
+                                           Case{"bitpipe", 2, 4, 2},
+                                           // DAPPLE: 2 and 3 replicas all-reduce their gradients
+                                           Case{"1f1b", 2, 4, 1, 2}, Case{"gpipe", 2, 6, 1, 3}),
                          test::ScheduleCaseName());
 
 TEST(CpuExecutor, RecordsOpsMemoryAndLossPerStep) {

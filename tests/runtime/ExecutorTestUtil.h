@@ -22,6 +22,7 @@ inline double maxRelError(const std::vector<float>& a, const std::vector<float>&
 struct ScheduleCase {
   std::string schedule;
   int p, m, v;
+  int dp = 1;  // --dp: data-parallel replicas of the pipeline (m is every replica's together)
 };
 
 // A gtest parameter name: the schedule with '-' made '_'.
@@ -30,6 +31,7 @@ struct ScheduleCaseName {
   std::string operator()(const Info& info) const {
     std::string n = info.param.schedule;
     std::replace(n.begin(), n.end(), '-', '_');
+    if (info.param.dp > 1) n += "_dp" + std::to_string(info.param.dp);
     return n;
   }
 };

@@ -57,6 +57,25 @@ TEST(PaperSystems, DappleHalvesTheLargestPeakAtTheSameStepTime) {
   EXPECT_EQ(metricOf("dapple", "step_time_ns"), metricOf("dapple-baseline", "step_time_ns"));
 }
 
+// DawnPiper: the memory-aware cut (30 layers over 4 stages, the short stage moved to the first
+// rank) lowers the largest peak by a fifth (160 → 128 MiB); its slowest stage is as fast, and the
+// step only 2.4 % longer (a short last stage also shortens warm-up and drain).
+TEST(PaperSystems, DawnPiperLowersTheLargestPeakByAFifth) {
+  EXPECT_NEAR(metricOf("dawnpiper", "peak_memory_bytes") /
+                  metricOf("dawnpiper-baseline", "peak_memory_bytes"),
+              0.8, 1e-9);
+  const double step = metricOf("dawnpiper", "step_time_ns");
+  const double baseStep = metricOf("dawnpiper-baseline", "step_time_ns");
+  EXPECT_GE(step, baseStep);
+  EXPECT_LE(step, baseStep * 1.025);
+}
+
+// Luo et al.: on 2 nodes × 4 GPUs the searched mapping is at least 25 % faster than rank order.
+TEST(PaperSystems, TheSearchedMappingBeatsRankOrderOnTwoNodes) {
+  EXPECT_LT(metricOf("topology-mapping", "step_time_ns"),
+            0.75 * metricOf("topology-mapping-baseline", "step_time_ns"));
+}
+
 // BitPipe at p = 4, m = 8: below Chimera (its baseline preset) and below interleaved 1F1B.
 TEST(PaperSystems, BitPipesBubbleIsBelowChimerasAndInterleaved1F1Bs) {
   auto interleaved = findPreset("interleaved-1f1b");

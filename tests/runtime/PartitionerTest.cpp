@@ -116,6 +116,95 @@ TEST(PartitionerTest, MatchesBruteForceOnRandomCases) {
   }
 }
 
+// Every cut of L layers into S stages, as (slowest stage time, largest stage memory).
+void everyCut(const CostModel& m, const std::vector<int>& inFlight, int S, std::vector<int>& cut,
+              std::vector<std::pair<double, double>>& out) {
+  const int L = static_cast<int>(m.layers.size());
+  if (static_cast<int>(cut.size()) == S - 1) {
+    std::vector<int> starts{0};
+    starts.insert(starts.end(), cut.begin(), cut.end());
+    starts.push_back(L);
+    double slowest = 0, heaviest = 0;
+    for (int s = 0; s < S; ++s) {
+      double work = 0, bytes = 0;
+      for (int l = starts[s]; l < starts[s + 1]; ++l) {
+        const auto& c = m.layers[l];
+        work += c.fwdNs + c.inputGradNs + c.weightGradNs;
+        bytes += c.paramBytes * m.stateBytesPerParamByte + double(c.actBytes) * inFlight[s];
+      }
+      slowest = std::max(slowest, work);
+      heaviest = std::max(heaviest, bytes);
+    }
+    out.emplace_back(slowest, heaviest);
+    return;
+  }
+  const int from = cut.empty() ? 1 : cut.back() + 1;
+  for (int b = from; b <= L - (S - 1 - static_cast<int>(cut.size())); ++b) {
+    cut.push_back(b);
+    everyCut(m, inFlight, S, cut, out);
+    cut.pop_back();
+  }
+}
+
+// DawnPiper's objective: of the cuts within the slack of the fastest, the least largest memory.
+TEST(PartitionerTest, TheMemoryObjectiveMatchesBruteForceWithinTheSlack) {
+  std::mt19937 rng(777);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int L = 2 + static_cast<int>(rng() % 8);
+    const int S = 2 + static_cast<int>(rng() % std::min(L - 1, 3));
+    std::vector<double> work;
+    for (int l = 0; l < L; ++l)
+      work.push_back(1 + rng() % 20);
+    CostModel m = layersOf(work);
+    for (auto& c : m.layers) {
+      c.actBytes = rng() % 50;
+      c.paramBytes = rng() % 20;
+    }
+    std::vector<int> inFlight;
+    for (int s = 0; s < S; ++s)
+      inFlight.push_back(S - s);  // 1F1B's p − s
+    const double slack = (trial % 3) * 0.25;
+    std::vector<std::pair<double, double>> cuts;
+    std::vector<int> cut;
+    everyCut(m, inFlight, S, cut, cuts);
+    double fastest = INFINITY, lightest = INFINITY;
+    for (const auto& [t, mem] : cuts)
+      fastest = std::min(fastest, t);
+    for (const auto& [t, mem] : cuts)
+      if (t <= fastest * (1 + slack) + 1e-9) lightest = std::min(lightest, mem);
+    PartitionRequest req{S, {}, inFlight, true};
+    req.objective = PartitionObjective::Memory;
+    req.timeSlack = slack;
+    auto got = partitionLayers(m, req);
+    ASSERT_TRUE(got) << got.error();
+    EXPECT_LE(got->maxStageNs, fastest * (1 + slack) + 1e-9) << "trial " << trial;
+    EXPECT_NEAR(
+        static_cast<double>(*std::max_element(got->stageBytes.begin(), got->stageBytes.end())),
+        lightest, 0.5)
+        << "trial " << trial;
+  }
+}
+
+// 30 layers on 4 stages under 1F1B: the time cut leaves its short stage last, the memory cut
+// gives it to the first stage (four micro-batches in flight), as fast.
+TEST(PartitionerTest, TheMemoryObjectiveGivesTheShortStageToTheHeaviestHolder) {
+  CostModel m = layersOf(std::vector<double>(30, 300));
+  for (auto& c : m.layers) {
+    c.actBytes = 4;
+    c.paramBytes = 1;
+  }
+  PartitionRequest req{4, {}, {4, 3, 2, 1}, true};
+  auto time = partitionLayers(m, req);
+  ASSERT_TRUE(time) << time.error();
+  req.objective = PartitionObjective::Memory;
+  auto memory = partitionLayers(m, req);
+  ASSERT_TRUE(memory) << memory.error();
+  EXPECT_DOUBLE_EQ(memory->maxStageNs, time->maxStageNs);
+  EXPECT_LT(*std::max_element(memory->stageBytes.begin(), memory->stageBytes.end()),
+            *std::max_element(time->stageBytes.begin(), time->stageBytes.end()));
+  EXPECT_LT(memory->boundaries[0], time->boundaries[0]) << "stage 0 takes fewer layers";
+}
+
 TEST(PartitionerTest, HeterogeneousSpeedsShiftLayersToTheFastRank) {
   CostModel m = layersOf({30, 30, 30, 30});
   auto even = partitionLayers(m, {2, {}, {}, true});

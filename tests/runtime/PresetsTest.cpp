@@ -103,7 +103,8 @@ TEST(Presets, BadFilesNameTheKey) {
             "x.json: plan.stagez: unknown key (expected schedule, stages, microbatches, chunks, "
             "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
             "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
-            "rank_speed, rank_memory_gb)");
+            "rank_speed, rank_memory_gb, dp, topology, inter_gbps, inter_latency_us, mapping, "
+            "partition, time_slack)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),

@@ -2,6 +2,7 @@
 // before Run and cleared once valid, quickly enough for every change; Rerun on change makes one
 // run per burst of changes.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <QAbstractButton>
@@ -157,6 +158,24 @@ TEST(PlanPanel, MessagesNameTheirKnob) {
   EXPECT_EQ(knobNamedIn("model hidden size 30 is not divisible by 4 heads"), Knob::Hidden);
   EXPECT_EQ(knobNamedIn("no CUDA device (driver missing)"), Knob::Backend);
   EXPECT_EQ(knobNamedIn("rank 2 needs 3 GiB"), Knob::None);
+  EXPECT_EQ(knobNamedIn("--dp 2: --microbatches 5 does not share out evenly"), Knob::DataParallel);
+  EXPECT_EQ(knobNamedIn("--topology 2x4: 8 devices for 4 ranks (N x G must equal --stages)"),
+            Knob::Topology);
+  EXPECT_EQ(knobNamedIn("--inter-latency-us -1: expected 0 or more"), Knob::InterGbps);
+  EXPECT_EQ(knobNamedIn("--mapping 0,1,1: device 1 is named twice"), Knob::Mapping);
+}
+
+// A topology that does not cover the ranks is caught at its own field, under "More".
+TEST(PlanPanel, ABadTopologyMarksItsFieldAndTheMappingSearchIsLeftToTheRun) {
+  runtime::RunPlanRequest r = test_requests::oddPlacementRequest();
+  r.spec.topology = "2x2";
+  const auto problem = checkRequest(r, "");
+  ASSERT_TRUE(problem);
+  EXPECT_EQ(problem->knob, Knob::Topology);
+  EXPECT_THAT(problem->message, ::testing::HasSubstr("4 devices for 6 ranks"));
+  r = test_requests::oddPlacementRequest();
+  r.spec.mapping = "auto";
+  EXPECT_FALSE(checkRequest(r, "")) << "checked in rank order";
 }
 
 }  // namespace

@@ -44,6 +44,25 @@ inline runtime::RunPlanRequest oddSimRequest() {
   return r;
 }
 
+// The placement knobs (DAPPLE's replicas, Luo et al.'s nodes and mapping) away from defaults.
+inline runtime::RunPlanRequest oddPlacementRequest() {
+  runtime::RunPlanRequest r;
+  r.spec.schedule = "1f1b";
+  r.spec.stages = 2;
+  r.spec.microbatches = 6;
+  r.spec.dataParallel = 3;
+  r.spec.uniform.linkGbps = 40;
+  r.spec.uniform.paramMb = 1;
+  r.spec.topology = "3x2";
+  r.spec.interGbps = 12.3456;
+  r.spec.interLatencyUs = 3.21;
+  r.spec.mapping = "1,0,3,2,5,4";
+  r.spec.layers = 6;
+  r.spec.partition = "memory";
+  r.spec.timeSlack = 0.123;
+  return r;
+}
+
 inline runtime::RunPlanRequest oddCpuRequest() {
   runtime::RunPlanRequest r;
   r.backend = runtime::Backend::Cpu;

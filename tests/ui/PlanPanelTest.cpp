@@ -36,10 +36,11 @@ namespace {
 
 using test_requests::configOf;
 using test_requests::oddCpuRequest;
+using test_requests::oddPlacementRequest;
 using test_requests::oddSimRequest;
 
 TEST(PlanPanel, ShowRequestThenRequestRerunsEveryKnobByteForByte) {
-  for (const auto& shown : {oddSimRequest(), oddCpuRequest()}) {
+  for (const auto& shown : {oddSimRequest(), oddCpuRequest(), oddPlacementRequest()}) {
     PlanPanel panel;
     panel.showRequest(shown);
     const runtime::RunPlanRequest back = panel.request();
@@ -56,7 +57,7 @@ TEST(PlanPanel, ShowRequestThenRequestRerunsEveryKnobByteForByte) {
 
 TEST(PlanPanel, ARunsConfigShownInThePanelRerunsThatConfig) {
   // The app's path: a run's config_json → requestFromConfigJson → the panel → Run.
-  for (const auto& original : {oddSimRequest(), oddCpuRequest()}) {
+  for (const auto& original : {oddSimRequest(), oddCpuRequest(), oddPlacementRequest()}) {
     const std::string config = configOf(original);
     auto request = runtime::requestFromConfigJson(config);
     ASSERT_TRUE(request) << request.error();

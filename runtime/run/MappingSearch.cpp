@@ -1,0 +1,100 @@
+#include "runtime/run/MappingSearch.h"
+
+#include <numeric>
+#include <utility>
+
+namespace ps::runtime {
+namespace {
+
+// Past this many node assignments the enumeration stops; the swaps carry on from the best.
+constexpr int kMaxAssignments = 4096;
+// Evaluations the pair swaps may spend (each one simulation).
+constexpr int kMaxSwapEvaluations = 4000;
+
+class Search {
+ public:
+  Search(int ranks, int gpus, const MappingCost& cost) : ranks_(ranks), gpus_(gpus), cost_(cost) {}
+
+  Result<MappingSearchResult> run() {
+    std::vector<int> identity(static_cast<std::size_t>(ranks_));
+    std::iota(identity.begin(), identity.end(), 0);
+    auto base = cost_(identity);
+    if (!base) return std::move(base).takeError();
+    best_ = {identity, *base, *base, 1};
+    const int nodes = gpus_ > 0 ? (ranks_ + gpus_ - 1) / gpus_ : 0;
+    if (nodes > 1) {
+      std::vector<int> nodeOf(static_cast<std::size_t>(ranks_), -1);
+      std::vector<int> used(static_cast<std::size_t>(nodes), 0);
+      assignNodes(0, 0, nodeOf, used);
+    }
+    swapPairs();
+    return best_;
+  }
+
+ private:
+  void consider(const std::vector<int>& deviceOf) {
+    ++best_.evaluated;
+    auto step = cost_(deviceOf);
+    if (step && *step < best_.stepNs) {
+      best_.stepNs = *step;
+      best_.deviceOf = deviceOf;
+    }
+  }
+
+  // Every way of giving ranks r.. nodes with room left; a new node is opened only in order
+  // (node labels are interchangeable), so each sharing-out is tried once.
+  void assignNodes(int r, int opened, std::vector<int>& nodeOf, std::vector<int>& used) {
+    if (assignments_ >= kMaxAssignments) return;
+    if (r == ranks_) {
+      ++assignments_;
+      std::vector<int> deviceOf(static_cast<std::size_t>(ranks_));
+      std::vector<int> next(used.size(), 0);
+      for (int q = 0; q < ranks_; ++q)
+        deviceOf[q] = nodeOf[q] * gpus_ + next[nodeOf[q]]++;
+      consider(deviceOf);
+      return;
+    }
+    const int nodes = static_cast<int>(used.size());
+    for (int n = 0; n < std::min(opened + 1, nodes); ++n) {
+      if (used[n] == capacity(n)) continue;
+      nodeOf[r] = n;
+      ++used[n];
+      assignNodes(r + 1, std::max(opened, n + 1), nodeOf, used);
+      --used[n];
+    }
+  }
+  // The last node may be partly filled when the ranks do not divide evenly.
+  int capacity(int node) const { return std::min(gpus_, ranks_ - node * gpus_); }
+
+  void swapPairs() {
+    int spent = 0;
+    bool improved = true;
+    while (improved && spent < kMaxSwapEvaluations) {
+      improved = false;
+      const std::vector<int> from = best_.deviceOf;
+      const std::int64_t before = best_.stepNs;
+      for (int a = 0; a < ranks_ && spent < kMaxSwapEvaluations; ++a)
+        for (int b = a + 1; b < ranks_ && spent < kMaxSwapEvaluations; ++b) {
+          std::vector<int> swapped = from;
+          std::swap(swapped[a], swapped[b]);
+          consider(swapped);
+          ++spent;
+        }
+      improved = best_.stepNs < before;
+    }
+  }
+
+  int ranks_, gpus_;
+  const MappingCost& cost_;
+  MappingSearchResult best_;
+  int assignments_ = 0;
+};
+
+}  // namespace
+
+Result<MappingSearchResult> searchDeviceMapping(int ranks, int gpusPerNode,
+                                                const MappingCost& stepTime) {
+  return Search(ranks, gpusPerNode, stepTime).run();
+}
+
+}  // namespace ps::runtime
