@@ -32,8 +32,11 @@ std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace,
     return report;
   const int ranks = static_cast<int>(std::min<std::size_t>(
       trace.ranks.size(), static_cast<std::size_t>(std::max(0, run.num_ranks))));
-  const auto analytic = trace::analyticBubble(*run.schedule, ranks, *run.num_microbatches,
-                                              trace::chunksOf(run).value_or(1));
+  // --dp D: D pipelines of ranks / D ranks, each taking M / D of the micro-batches.
+  const int replicas = trace::dataParallelOf(run);
+  const auto analytic =
+      trace::analyticBubble(*run.schedule, ranks / replicas, *run.num_microbatches / replicas,
+                            trace::chunksOf(run).value_or(1));
   const auto line = report.find("bubble ratio");
   if (!analytic || line == std::string::npos) return report;
   const auto end = report.find('\n', line);

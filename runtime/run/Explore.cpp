@@ -95,6 +95,8 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
   probe.chunks = 1;  // the base plan's V (an interleaved plan's 2) is not gpipe's
   probe.steps = 1;
   probe.splitBackward = false;
+  probe.dataParallel = 1;  // the base plan's replicas and mapping are candidates' business
+  probe.mapping.clear();
   const int maxV = std::max(2, *std::max_element(vs.begin(), vs.end()));
   if (probe.costs) {
     out.layers = static_cast<int>(probe.costs->layers.size());
@@ -126,8 +128,11 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
       for (int m : ms)
         for (int v : takesChunks(name) ? vs : std::vector<int>{1})
           for (const auto& mapping : mappings)
-            for (const char* partition : {"balanced", "memory", "even"}) {
+            for (bool balancedRefused = false;
+                 const char* partition : {"balanced", "memory", "even"}) {
               if (cancel && cancel->load()) return Error{"explore cancelled"};
+              // The memory cut is the balanced one's refinement: refused with it, not again.
+              if (balancedRefused && std::string(partition) == "memory") continue;
               if (d < 1 || p % d != 0 || m % d != 0) continue;
               const int pp = p / d;
               PlanSpec s = sweep.base;
@@ -155,6 +160,7 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
               }
               auto built = buildPlan(s);
               if (!built) {
+                balancedRefused = std::string(partition) == "balanced";
                 out.refused.push_back({what, built.error()});
                 continue;
               }

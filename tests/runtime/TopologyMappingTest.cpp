@@ -10,6 +10,7 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/DeviceMapping.h"
+#include "runtime/run/Explore.h"
 #include "runtime/run/MappingSearch.h"
 #include "runtime/run/Presets.h"
 #include "runtime/sim/OpCosts.h"
@@ -165,6 +166,34 @@ TEST(MappingSearch, NeverReturnsAMappingSlowerThanRankOrder) {
   EXPECT_EQ(found->evaluated, calls);
   // 4 ranks on 2 nodes of 2: 3 ways to share them out, then 6 swaps.
   EXPECT_EQ(calls, 1 + 3 + 6);
+}
+
+// Explore from a replicated, searched plan (the app's Explore panel sweeps around the plan it
+// shows): the probe that fixes the model must not inherit the replicas.
+TEST(MappingSearch, ExploreSweepsReplicasAndMappingsAroundAReplicatedPlan) {
+  ExploreSpec spec;
+  spec.base = cluster(8, 1, "2x4");
+  spec.base.dataParallel = 2;
+  spec.base.mapping = "auto";
+  spec.schedules = {"1f1b"};
+  spec.microbatches = {8};
+  spec.dataParallel = {1, 2};
+  spec.mappings = {"", "auto"};
+  auto result = explorePlans(spec);
+  ASSERT_TRUE(result.ok()) << result.error();
+  bool searchedReplicas = false;
+  for (const ExploreCandidate& c : result->ranked)
+    searchedReplicas |= c.dataParallel == 2 && !c.mapping.empty();
+  EXPECT_TRUE(searchedReplicas);
+  // Of the replicated candidates the searched mapping ranks first (both copies of a stage on
+  // one node), and its spec rebuilds that mapping.
+  const auto best = std::find_if(result->ranked.begin(), result->ranked.end(),
+                                 [](const ExploreCandidate& c) { return c.dataParallel == 2; });
+  ASSERT_NE(best, result->ranked.end());
+  EXPECT_FALSE(best->mapping.empty());
+  auto again = buildPlan(candidateSpec(spec, *best, result->layers));
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(deviceOrderText(again->deviceOrder), best->mapping);
 }
 
 TEST(DeviceMapping, BadValuesNameTheirFlag) {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/analysis/ConfigJson.h"
 #include "trace/analysis/ConfigKnobs.h"
 
 namespace ps::trace {
@@ -43,6 +44,28 @@ TEST(ConfigKnobs, SimRunKnobsInReadingOrderWithShortValues) {
   EXPECT_EQ(valueOf(knobs, "recompute"), "off");
   EXPECT_EQ(knobs[1].label, "schedule");
   EXPECT_EQ(knobs[14].label, "link");
+}
+
+// The placement knobs of issue 14 read with labels and units, after the shape.
+TEST(ConfigKnobs, PlacementKnobsReadWithTheirLabels) {
+  const auto knobs = configKnobs(R"({"schedule":"1f1b","stages":4,"dp":2,"topology":"2x4",)"
+                                 R"("inter_gbps":100,"inter_latency_us":5,)"
+                                 R"("mapping":"0,1,4,5,2,3,6,7","partition":"memory"})");
+  EXPECT_EQ(valueOf(knobs, "dp"), "2");
+  EXPECT_EQ(valueOf(knobs, "inter_gbps"), "100 Gb/s");
+  EXPECT_EQ(valueOf(knobs, "inter_latency_us"), "5 µs");
+  EXPECT_EQ(valueOf(knobs, "mapping"), "0,1,4,5,2,3,6,7");
+  const std::vector<std::string> expected = {
+      "backend",  "schedule",   "stages",           "partition", "dp",
+      "topology", "inter_gbps", "inter_latency_us", "mapping"};
+  EXPECT_EQ(keysOf(knobs), expected);
+  RunInfo run;
+  run.config_json = R"({"schedule":"1f1b","dp":2})";
+  EXPECT_EQ(dataParallelOf(run), 2);
+  run.config_json = R"({"backend":"cpu","plan":{"schedule":"1f1b","dp":3}})";
+  EXPECT_EQ(dataParallelOf(run), 3);
+  run.config_json = R"({"schedule":"1f1b"})";
+  EXPECT_EQ(dataParallelOf(run), 1);
 }
 
 TEST(ConfigKnobs, FreeLinksAndFractionalValuesReadPlainly) {

@@ -48,4 +48,11 @@ std::optional<int> chunksOf(const RunInfo& run) {
   return std::nullopt;
 }
 
+int dataParallelOf(const RunInfo& run) {
+  auto v = jsonTopLevelInt(run.config_json, "dp");
+  if (!v)
+    if (auto plan = jsonTopLevelObject(run.config_json, "plan")) v = jsonTopLevelInt(*plan, "dp");
+  return v && *v > 1 && *v <= 4096 ? static_cast<int>(*v) : 1;
+}
+
 }  // namespace ps::trace

@@ -18,5 +18,8 @@ std::optional<std::string> jsonTopLevelObject(std::string_view json, std::string
 
 // V, the chunks per rank: config_json's "chunks", else num_stages / num_ranks when that divides.
 std::optional<int> chunksOf(const RunInfo& run);
+// D, the data-parallel replicas of the pipeline (--dp): config_json's "dp" (or its plan's, for
+// a model run), else 1.
+int dataParallelOf(const RunInfo& run);
 
 }  // namespace ps::trace

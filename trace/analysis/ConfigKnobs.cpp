@@ -35,6 +35,15 @@ constexpr KnobSpec kPlanKnobs[] = {
     {"steps", "steps", Format::Number},
     {"optimizer_sync", "optimizer sync", Format::Text},
     {"recompute", "recompute", Format::Flag},
+    {"split_backward", "split backward", Format::Flag},
+    {"forward_only", "forward only", Format::Flag},
+    {"partition", "partition", Format::Text},
+    {"time_slack", "time slack", Format::Number},
+    {"dp", "data parallel", Format::Number},
+    {"topology", "topology", Format::Text},
+    {"inter_gbps", "inter-node link", Format::Gbps},
+    {"inter_latency_us", "inter-node latency", Format::Us},
+    {"mapping", "mapping", Format::Text},
 };
 
 // The uniform cost flags: meaningless where a cost file or calibrated costs replace them.
