@@ -21,6 +21,19 @@ CostModel layersOf(const std::vector<double>& workNs) {
   return m;
 }
 
+// L layers of 1..maxWork ns, up to 49 activation and 19 parameter bytes each.
+CostModel randomLayers(std::mt19937& rng, int L, int maxWork) {
+  std::vector<double> work;
+  for (int l = 0; l < L; ++l)
+    work.push_back(1 + rng() % maxWork);
+  CostModel m = layersOf(work);
+  for (auto& c : m.layers) {
+    c.actBytes = rng() % 50;
+    c.paramBytes = rng() % 20;
+  }
+  return m;
+}
+
 struct Brute {
   double best = INFINITY;
 };
@@ -62,14 +75,7 @@ TEST(PartitionerTest, MatchesBruteForceOnRandomCases) {
   for (int trial = 0; trial < 300; ++trial) {
     const int L = 1 + static_cast<int>(rng() % 9);
     const int S = 1 + static_cast<int>(rng() % std::min(L, 4));
-    std::vector<double> work;
-    for (int l = 0; l < L; ++l)
-      work.push_back(1 + rng() % 100);
-    CostModel m = layersOf(work);
-    for (auto& c : m.layers) {
-      c.actBytes = rng() % 50;
-      c.paramBytes = rng() % 20;
-    }
+    CostModel m = randomLayers(rng, L, 100);
     const bool withMemory = trial % 2 == 1;
     const int P = 1 + static_cast<int>(rng() % S);  // may hold several stages per rank
     std::vector<int> rankOf;
@@ -152,14 +158,7 @@ TEST(PartitionerTest, TheMemoryObjectiveMatchesBruteForceWithinTheSlack) {
   for (int trial = 0; trial < 200; ++trial) {
     const int L = 2 + static_cast<int>(rng() % 8);
     const int S = 2 + static_cast<int>(rng() % std::min(L - 1, 3));
-    std::vector<double> work;
-    for (int l = 0; l < L; ++l)
-      work.push_back(1 + rng() % 20);
-    CostModel m = layersOf(work);
-    for (auto& c : m.layers) {
-      c.actBytes = rng() % 50;
-      c.paramBytes = rng() % 20;
-    }
+    CostModel m = randomLayers(rng, L, 20);
     std::vector<int> inFlight;
     for (int s = 0; s < S; ++s)
       inFlight.push_back(S - s);  // 1F1B's p − s
