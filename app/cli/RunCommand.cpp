@@ -104,6 +104,11 @@ int runModel(RunOptions& o) {
     return fail("--procs: MPI world size " + std::to_string(mpi->size()) +
                 " differs from the plan's " + std::to_string(built->plan.numRanks) +
                 " ranks (launch with mpirun -np " + std::to_string(built->plan.numRanks) + ")");
+  // Before any file is touched (the transport says so too, at the first optimizer step).
+  if (mpi && built->plan.numReplicas() > 2)
+    return fail("--dp " + std::to_string(built->plan.numReplicas()) +
+                ": MPI processes all-reduce between two replicas (give --dp 2, or run threads "
+                "without --procs)");
 #endif
   auto options = executorOptions(o, built->plan);
   if (!options) return fail(options.error());

@@ -32,9 +32,10 @@ using ::testing::HasSubstr;
 const std::vector<std::string> kPlan = {"--schedule",     "1f1b", "--stages", "4",
                                         "--microbatches", "8",    "--steps",  "3"};
 
-std::vector<std::string> runArgs(const std::string& db, bool procs) {
+std::vector<std::string> runArgs(const std::string& db, bool procs,
+                                 const std::vector<std::string>& plan = kPlan) {
   std::vector<std::string> args = {PIPESCOPE_CLI, "run"};
-  args.insert(args.end(), kPlan.begin(), kPlan.end());
+  args.insert(args.end(), plan.begin(), plan.end());
   if (procs) args.push_back("--procs");
   args.insert(args.end(), {"--db", db});
   return args;
@@ -54,6 +55,15 @@ double reportedLoss(const std::string& db, std::string* status = nullptr) {
   return loss;
 }
 
+test::CommandResult underMpirun(const std::string& mpirun, int np,
+                                const std::vector<std::string>& command) {
+  std::vector<std::string> args = {mpirun, "--allow-run-as-root", "--oversubscribe", "-np",
+                                   std::to_string(np)};
+  args.insert(args.end(), command.begin(), command.end());
+  MpiEnvironment env;
+  return test::runCommand(args);
+}
+
 TEST(CliMpi, FourProcessesGiveOneCompleteRunWithTheThreadedLoss) {
   const auto mpirun = findOnPath("mpirun");
   if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
@@ -65,13 +75,7 @@ TEST(CliMpi, FourProcessesGiveOneCompleteRunWithTheThreadedLoss) {
   const double threadsLoss = reportedLoss(threadsDb);
 
   const std::string procsDb = dir.file("procs.sqlite");
-  std::vector<std::string> args = {*mpirun, "--allow-run-as-root", "--oversubscribe", "-np", "4"};
-  const auto run = runArgs(procsDb, true);
-  args.insert(args.end(), run.begin(), run.end());
-  const auto procs = [&] {
-    MpiEnvironment env;
-    return test::runCommand(args);
-  }();
+  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true));
   if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
     GTEST_SKIP() << "pipescope-cli was built without MPI";
   ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
@@ -101,6 +105,36 @@ TEST(CliMpi, FourProcessesGiveOneCompleteRunWithTheThreadedLoss) {
   EXPECT_EQ(trace->ranks[0].info.clock_offset_ns, 0);
   const auto [start, end] = trace->timeExtent();
   EXPECT_GT(end, start);
+}
+
+// DAPPLE's replicas over processes: --dp 2 exchanges the twins' gradients and lands on the
+// threads' loss; --dp 3 is refused on every process before any file is written.
+TEST(CliMpi, TwoReplicasOverProcessesGiveTheThreadedLossAndThreeAreRefused) {
+  const auto mpirun = findOnPath("mpirun");
+  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
+  TempDir dir;
+  const std::vector<std::string> plan = {"--schedule",     "1f1b", "--stages", "2", "--dp", "2",
+                                         "--microbatches", "4",    "--steps",  "2"};
+  const std::string threadsDb = dir.file("threads.sqlite");
+  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  const std::string procsDb = dir.file("procs.sqlite");
+  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
+  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
+    GTEST_SKIP() << "pipescope-cli was built without MPI";
+  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
+  EXPECT_THAT(procs.out, HasSubstr("1f1b p=2 m=4 dp=2 steps=2 cpu mlp"));
+  const double threadsLoss = reportedLoss(threadsDb);
+  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
+
+  const std::string refusedDb = dir.file("three.sqlite");
+  const auto three = underMpirun(
+      *mpirun, 6,
+      runArgs(refusedDb, true,
+              {"--schedule", "gpipe", "--stages", "2", "--dp", "3", "--microbatches", "6"}));
+  EXPECT_NE(three.exit_code, 0);
+  EXPECT_THAT(three.err, HasSubstr("--dp 3: MPI processes all-reduce between two replicas"));
+  EXPECT_FALSE(std::filesystem::exists(refusedDb));
 }
 
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
