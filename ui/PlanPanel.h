@@ -110,7 +110,7 @@ class PlanPanel : public QWidget {
   QComboBox *sync_ = nullptr, *optimizer_ = nullptr;
   QCheckBox *recompute_ = nullptr, *splitBackward_ = nullptr, *forwardOnly_ = nullptr;
   QLineEdit *rankSpeed_ = nullptr, *rankMemory_ = nullptr;  // "1,1,2,1"; empty = the costs'
-  QSpinBox* dataParallel_ = nullptr;
+  QSpinBox *dataParallel_ = nullptr, *maxDeferredW_ = nullptr;
   QLineEdit *topology_ = nullptr, *mapping_ = nullptr;  // "2x4"; "auto" or "0,4,1,5"
   QDoubleSpinBox *interGbps_ = nullptr, *interLatency_ = nullptr;
   QComboBox* partition_ = nullptr;  // time, memory (DawnPiper)

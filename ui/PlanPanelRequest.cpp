@@ -138,6 +138,7 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   rankSpeed_->setText(textOf(s.rankSpeed));
   rankMemory_->setText(textOf(s.rankMemoryGb));
   dataParallel_->setValue(s.dataParallel);
+  maxDeferredW_->setValue(s.maxDeferredW);
   topology_->setText(QString::fromStdString(s.topology));
   interGbps_->setValue(s.interGbps.value_or(0));
   interLatency_->setValue(s.interLatencyUs);
@@ -145,7 +146,8 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   select(partition_, s.partition == "memory" ? "memory" : "time");
   timeSlack_->setValue(s.timeSlack);
   select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
-  for (QSpinBox* w : {stages_, microbatches_, chunks_, layers_, steps_, hidden_, dataParallel_})
+  for (QSpinBox* w :
+       {stages_, microbatches_, chunks_, layers_, steps_, hidden_, dataParallel_, maxDeferredW_})
     snapshot(w);
   for (QDoubleSpinBox* w :
        {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_, interGbps_, interLatency_, timeSlack_})
@@ -223,6 +225,7 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (touched(rankSpeed_)) s.rankSpeed = numbersIn(rankSpeed_->text());
   if (touched(rankMemory_)) s.rankMemoryGb = numbersIn(rankMemory_->text());
   if (touched(dataParallel_)) s.dataParallel = dataParallel_->value();
+  if (touched(maxDeferredW_)) s.maxDeferredW = maxDeferredW_->value();
   if (touched(topology_)) s.topology = topology_->text().trimmed().toStdString();
   if (touched(interGbps_))
     s.interGbps =

@@ -54,6 +54,9 @@ inline constexpr const char* kSplitBackward =
     "LayerPipe / 2BP: split each backward into the input gradient I, run where B was, and the "
     "weight gradient W, deferred into the rank's bubbles (schedules with whole backwards: gpipe, "
     "1f1b, interleaved).";
+inline constexpr const char* kMaxDeferredW =
+    "2BP's memory bound on the split: at most this many weight gradients W pending per rank "
+    "(each keeps its micro-batch's activations until it runs); 0 = no bound.";
 inline constexpr const char* kForwardOnly =
     "Inference (PipeEdge): forwards only, no backward and no optimizer step; the Stats dock and "
     "report give throughput in micro-batches per second (simulator only).";

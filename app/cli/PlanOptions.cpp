@@ -155,6 +155,11 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
                     "LayerPipe/2BP: split each B into I (now) and W (deferred into bubbles); for "
                     "schedules with whole backwards (gpipe, 1f1b, ...)"),
        field(&Spec::splitBackward));
+  keep(cmd.add_option("--max-deferred-w", s.maxDeferredW,
+                      "--split-backward: at most K weight gradients W pending per rank (each "
+                      "keeps its activations); 0 = no bound")
+           ->check(CLI::Range(0, 1 << 20)),
+       field(&Spec::maxDeferredW));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

@@ -208,6 +208,7 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   w.key("optimizer_sync").value(optimizerSyncName(plan.optimizerSync));
   w.key("recompute").value(plan.recompute);
   if (spec.splitBackward) w.key("split_backward").value(true);
+  if (spec.maxDeferredW > 0) w.key("max_deferred_w").value(spec.maxDeferredW);
   if (spec.forwardOnly) w.key("forward_only").value(true);
   for (const auto& [key, values] : {std::pair{"rank_speed", &spec.rankSpeed},
                                     std::pair{"rank_memory_gb", &spec.rankMemoryGb}}) {
@@ -283,8 +284,11 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   auto plan = basePlan(spec, built.notes);
   if (!plan) return std::move(plan).takeError();
   if (spec.forwardOnly) PS_TRY(keepForwardsOnly(spec, *plan));
+  if (spec.maxDeferredW != 0 && !spec.splitBackward)
+    return Error{"--max-deferred-w " + std::to_string(spec.maxDeferredW) +
+                 ": bounds the W that --split-backward defers (give --split-backward too)"};
   if (spec.splitBackward) {
-    auto split = splitBackwardIntoBubbles(*plan);
+    auto split = splitBackwardIntoBubbles(*plan, spec.maxDeferredW);
     if (!split) return std::move(split).takeError();
     plan = std::move(split);
   }

@@ -37,6 +37,7 @@ struct PlanSpec {
   bool recompute = false;  // activation recomputation: R before each backward
   // LayerPipe / 2BP: each B split into I (now) and W (deferred into the rank's bubbles).
   bool splitBackward = false;
+  int maxDeferredW = 0;  // 2BP: at most this many W pending per rank (0 = unbounded)
   // Inference (PipeEdge): F only, no backward or optimizer step; weights are the only state.
   bool forwardOnly = false;
   // Heterogeneous devices (HetPipe, PipeEdge), one value per rank over the cost model's: the

@@ -21,7 +21,8 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
                      "act_mb",           "param_mb",     "link_gbps",    "link_latency_us",
                      "split_backward",   "forward_only", "costs",        "rank_speed",
                      "rank_memory_gb",   "dp",           "topology",     "inter_gbps",
-                     "inter_latency_us", "mapping",      "partition",    "time_slack"}));
+                     "inter_latency_us", "mapping",      "partition",    "time_slack",
+                     "max_deferred_w"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -39,6 +40,7 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   PS_TRY(intField("layers", [&](int v) { spec.layers = v; }));
   PS_TRY(intField("steps", [&](int v) { spec.steps = v; }));
   PS_TRY(intField("dp", [&](int v) { spec.dataParallel = v; }));
+  PS_TRY(intField("max_deferred_w", [&](int v) { spec.maxDeferredW = v; }));
   for (auto [key, into] :
        {std::pair{"topology", &spec.topology}, std::pair{"mapping", &spec.mapping},
         std::pair{"partition", &spec.partition}}) {

@@ -1,5 +1,6 @@
 #include "runtime/schedules/SplitBackward.h"
 
+#include <cstdint>
 #include <deque>
 #include <limits>
 
@@ -32,8 +33,9 @@ Status checkSplittable(const Plan& plan) {
 // whose next F or I is not ready runs its oldest pending W instead, or idles.
 class BubbleFiller {
  public:
-  explicit BubbleFiller(const Plan& plan)
+  BubbleFiller(const Plan& plan, int maxDeferredW)
       : plan_(plan),
+        maxDeferred_(maxDeferredW > 0 ? static_cast<std::size_t>(maxDeferredW) : SIZE_MAX),
         fEnd_(cells(plan), kNotYet),
         iEnd_(cells(plan), kNotYet),
         next_(static_cast<std::size_t>(plan.numRanks), 0),
@@ -66,7 +68,8 @@ class BubbleFiller {
       for (int r = 0; r < plan_.numRanks; ++r) {
         auto& seq = sequence_[r];
         std::size_t& k = next_[r];
-        if (k < seq.size() && ready(seq[k], t)) {
+        const bool full = pendingW_[r].size() >= maxDeferred_;  // the bound: W first
+        if (!full && k < seq.size() && ready(seq[k], t)) {
           start(r, seq[k], t);
           if (seq[k].kind == OpKind::I) pendingW_[r].push_back(seq[k]);
           ++k;
@@ -115,6 +118,7 @@ class BubbleFiller {
   bool runningAt(std::int64_t t) const { return lastEnd_ > t; }
 
   const Plan& plan_;
+  std::size_t maxDeferred_;
   std::vector<std::vector<int>> preds_, succs_;
   std::vector<std::int64_t> fEnd_, iEnd_;  // [stage · M + mb], kNotYet until started
   std::vector<std::vector<Action>> sequence_;
@@ -126,9 +130,13 @@ class BubbleFiller {
 
 }  // namespace
 
-Result<Plan> splitBackwardIntoBubbles(const Plan& plan) {
+Result<Plan> splitBackwardIntoBubbles(const Plan& plan, int maxDeferredW) {
   PS_TRY(checkSplittable(plan));
-  auto programs = BubbleFiller(plan).run();
+  if (maxDeferredW < 0)
+    return Error{"--max-deferred-w " + std::to_string(maxDeferredW) +
+                 ": expected 0 (no bound) "
+                 "or more"};
+  auto programs = BubbleFiller(plan, maxDeferredW).run();
   if (!programs) return std::move(programs).takeError();
   Plan out = plan;
   out.splitBackward = true;

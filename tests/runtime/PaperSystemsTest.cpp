@@ -57,6 +57,33 @@ TEST(PaperSystems, DappleHalvesTheLargestPeakAtTheSameStepTime) {
   EXPECT_EQ(metricOf("dapple", "step_time_ns"), metricOf("dapple-baseline", "step_time_ns"));
 }
 
+// 2BP's memory trade-off: an unbounded deferral holds every micro-batch's activations on rank 0;
+// bounding the W pending per rank lowers that peak step by step and gives back bubble.
+TEST(PaperSystems, BoundingTheDeferredWTradesBubbleForMemory) {
+  auto measure = [](int bound) {
+    PlanSpec spec;
+    spec.schedule = "1f1b";
+    spec.stages = 4;
+    spec.microbatches = 8;
+    spec.uniform.actMb = 1;
+    spec.splitBackward = true;
+    spec.maxDeferredW = bound;
+    const auto a = trace::analyzeRun(test::simulateThroughTraceFile(spec));
+    return std::pair{headlineMetric(a, "bubble_ratio").value_or(NAN),
+                     headlineMetric(a, "peak_memory_bytes").value_or(NAN)};
+  };
+  const auto [freeBubble, freePeak] = measure(0);
+  const auto [fourBubble, fourPeak] = measure(4);
+  const auto [twoBubble, twoPeak] = measure(2);
+  EXPECT_NEAR(freeBubble, 1.0 / 9, 1e-9);
+  EXPECT_DOUBLE_EQ(freePeak, 8.0 * 1024 * 1024) << "all 8 micro-batches on rank 0";
+  EXPECT_LT(fourPeak, freePeak);
+  EXPECT_LT(twoPeak, fourPeak);
+  EXPECT_LE(freeBubble, fourBubble);
+  EXPECT_LE(fourBubble, twoBubble);
+  EXPECT_LT(twoBubble, 3.0 / 11) << "still below 1F1B's own bubble";
+}
+
 // DawnPiper: the memory-aware cut (30 layers over 4 stages, the short stage moved to the first
 // rank) lowers the largest peak by a fifth (160 → 128 MiB); its slowest stage is as fast, and the
 // step only 2.4 % longer (a short last stage also shortens warm-up and drain).

@@ -36,6 +36,7 @@ constexpr KnobSpec kPlanKnobs[] = {
     {"optimizer_sync", "optimizer sync", Format::Text},
     {"recompute", "recompute", Format::Flag},
     {"split_backward", "split backward", Format::Flag},
+    {"max_deferred_w", "max deferred W", Format::Number},
     {"forward_only", "forward only", Format::Flag},
     {"partition", "partition", Format::Text},
     {"time_slack", "time slack", Format::Number},
