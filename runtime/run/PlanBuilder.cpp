@@ -315,9 +315,16 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
 }
 
 std::string planRunName(const Plan& plan) {
-  // Replicas of a one-directional schedule are data-parallel groups (--dp) of P ranks each.
-  const bool bidirectional = plan.schedule == "chimera" || plan.schedule == "bitpipe";
-  const int groups = bidirectional ? 1 : plan.numReplicas();
+  // Replicas on ranks of their own are data-parallel groups (--dp) of P ranks each; the
+  // bidirectional schedules' replicas share their ranks (Chimera, BitPipe).
+  int groups = std::max(plan.numReplicas(), 1);
+  std::vector<bool> firstHolds(static_cast<std::size_t>(std::max(plan.numRanks, 0)), false);
+  if (groups > 1)
+    for (const StagePlacement& st : plan.placement[0])
+      firstHolds[static_cast<std::size_t>(st.rank)] = true;
+  for (int k = 1; k < plan.numReplicas(); ++k)
+    for (const StagePlacement& st : plan.placement[k])
+      if (firstHolds[static_cast<std::size_t>(st.rank)]) groups = 1;
   std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks / groups) +
                      " m=" + std::to_string(plan.numMicrobatches());
   if (plan.chunks > 1) name += " v=" + std::to_string(plan.chunks);

@@ -38,36 +38,46 @@ struct Brute {
   double best = INFINITY;
 };
 
-// Every cut of L layers into S non-empty stages: max stage time, skipping cuts over memory.
-void bruteForce(const CostModel& m, const std::vector<int>& rankOf,
-                const std::vector<int>& inFlight, int S, std::vector<int>& cut, Brute& out) {
-  const int L = static_cast<int>(m.layers.size());
-  if (static_cast<int>(cut.size()) == S - 1) {
-    std::vector<int> starts{0};
-    starts.insert(starts.end(), cut.begin(), cut.end());
+// Calls visit(starts) for every cut of L layers into S non-empty stages: starts[s] is stage s's
+// first layer, starts[S] = L.
+template <class Visit>
+void forEachCut(int L, int S, const Visit& visit, std::vector<int> starts = {0}) {
+  if (static_cast<int>(starts.size()) == S) {
     starts.push_back(L);
+    visit(starts);
+    return;
+  }
+  for (int b = starts.back() + 1; b <= L - (S - static_cast<int>(starts.size())); ++b) {
+    starts.push_back(b);
+    forEachCut(L, S, visit, starts);
+    starts.pop_back();
+  }
+}
+
+// Layers [a, b) as one stage holding `inFlight` micro-batches: (F + I + W time, memory).
+std::pair<double, double> stageTotals(const CostModel& m, int a, int b, int inFlight) {
+  double work = 0, bytes = 0;
+  for (int l = a; l < b; ++l) {
+    const auto& c = m.layers[l];
+    work += c.fwdNs + c.inputGradNs + c.weightGradNs;
+    bytes += c.paramBytes * m.stateBytesPerParamByte + double(c.actBytes) * inFlight;
+  }
+  return {work, bytes};
+}
+
+// Every cut: the least max stage time, skipping cuts over memory.
+void bruteForce(const CostModel& m, const std::vector<int>& rankOf,
+                const std::vector<int>& inFlight, int S, Brute& out) {
+  forEachCut(static_cast<int>(m.layers.size()), S, [&](const std::vector<int>& starts) {
     double worst = 0;
     for (int s = 0; s < S; ++s) {
-      double work = 0, bytes = 0;
-      for (int l = starts[s]; l < starts[s + 1]; ++l) {
-        const auto& c = m.layers[l];
-        work += c.fwdNs + c.inputGradNs + c.weightGradNs;
-        bytes += c.paramBytes * m.stateBytesPerParamByte + double(c.actBytes) * inFlight[s];
-      }
+      const auto [work, bytes] = stageTotals(m, starts[s], starts[s + 1], inFlight[s]);
       const auto cap = m.capacityOf(rankOf[s]);
       if (cap && bytes > double(*cap)) return;
       worst = std::max(worst, work / m.speedOf(rankOf[s]));
     }
     out.best = std::min(out.best, worst);
-    return;
-  }
-  const int from = cut.empty() ? 1 : cut.back() + 1;
-  const int remaining = S - 1 - static_cast<int>(cut.size());
-  for (int b = from; b <= L - remaining; ++b) {
-    cut.push_back(b);
-    bruteForce(m, rankOf, inFlight, S, cut, out);
-    cut.pop_back();
-  }
+  });
 }
 
 TEST(PartitionerTest, MatchesBruteForceOnRandomCases) {
@@ -101,8 +111,7 @@ TEST(PartitionerTest, MatchesBruteForceOnRandomCases) {
     for (int r = 0; r < P; ++r)
       if (shares.ranks[r].memoryCapacityBytes) *shares.ranks[r].memoryCapacityBytes /= stagesOn[r];
     Brute brute;
-    std::vector<int> cut;
-    bruteForce(shares, rankOf, inFlight, S, cut, brute);
+    bruteForce(shares, rankOf, inFlight, S, brute);
 
     auto got = partitionLayers(m, {S, rankOf, inFlight, true});
     if (std::isinf(brute.best)) {
@@ -123,33 +132,17 @@ TEST(PartitionerTest, MatchesBruteForceOnRandomCases) {
 }
 
 // Every cut of L layers into S stages, as (slowest stage time, largest stage memory).
-void everyCut(const CostModel& m, const std::vector<int>& inFlight, int S, std::vector<int>& cut,
+void everyCut(const CostModel& m, const std::vector<int>& inFlight, int S,
               std::vector<std::pair<double, double>>& out) {
-  const int L = static_cast<int>(m.layers.size());
-  if (static_cast<int>(cut.size()) == S - 1) {
-    std::vector<int> starts{0};
-    starts.insert(starts.end(), cut.begin(), cut.end());
-    starts.push_back(L);
+  forEachCut(static_cast<int>(m.layers.size()), S, [&](const std::vector<int>& starts) {
     double slowest = 0, heaviest = 0;
     for (int s = 0; s < S; ++s) {
-      double work = 0, bytes = 0;
-      for (int l = starts[s]; l < starts[s + 1]; ++l) {
-        const auto& c = m.layers[l];
-        work += c.fwdNs + c.inputGradNs + c.weightGradNs;
-        bytes += c.paramBytes * m.stateBytesPerParamByte + double(c.actBytes) * inFlight[s];
-      }
+      const auto [work, bytes] = stageTotals(m, starts[s], starts[s + 1], inFlight[s]);
       slowest = std::max(slowest, work);
       heaviest = std::max(heaviest, bytes);
     }
     out.emplace_back(slowest, heaviest);
-    return;
-  }
-  const int from = cut.empty() ? 1 : cut.back() + 1;
-  for (int b = from; b <= L - (S - 1 - static_cast<int>(cut.size())); ++b) {
-    cut.push_back(b);
-    everyCut(m, inFlight, S, cut, out);
-    cut.pop_back();
-  }
+  });
 }
 
 // DawnPiper's objective: of the cuts within the slack of the fastest, the least largest memory.
@@ -164,8 +157,7 @@ TEST(PartitionerTest, TheMemoryObjectiveMatchesBruteForceWithinTheSlack) {
       inFlight.push_back(S - s);  // 1F1B's p − s
     const double slack = (trial % 3) * 0.25;
     std::vector<std::pair<double, double>> cuts;
-    std::vector<int> cut;
-    everyCut(m, inFlight, S, cut, cuts);
+    everyCut(m, inFlight, S, cuts);
     double fastest = INFINITY, lightest = INFINITY;
     for (const auto& [t, mem] : cuts)
       fastest = std::min(fastest, t);
