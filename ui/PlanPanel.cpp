@@ -77,7 +77,7 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
     connect(c, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
   connect(recompute_, &QCheckBox::toggled, this, [this] { userChanged(false); });
   // A speed or capacity moves the partitioner's cut, as a shape knob does.
-  for (QCheckBox* c : {splitBackward_, forwardOnly_})
+  for (QCheckBox* c : {splitBackward_, forwardOnly_, balanceActivations_})
     connect(c, &QCheckBox::toggled, this, [this] { userChanged(false); });
   for (QLineEdit* e : {rankSpeed_, rankMemory_})
     connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });

@@ -109,6 +109,7 @@ class PlanPanel : public QWidget {
                  *wgrad_ = nullptr;
   QComboBox *sync_ = nullptr, *optimizer_ = nullptr;
   QCheckBox *recompute_ = nullptr, *splitBackward_ = nullptr, *forwardOnly_ = nullptr;
+  QCheckBox* balanceActivations_ = nullptr;
   QLineEdit *rankSpeed_ = nullptr, *rankMemory_ = nullptr;  // "1,1,2,1"; empty = the costs'
   QSpinBox *dataParallel_ = nullptr, *maxDeferredW_ = nullptr;
   QLineEdit *topology_ = nullptr, *mapping_ = nullptr;  // "2x4"; "auto" or "0,4,1,5"

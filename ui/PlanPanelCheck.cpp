@@ -10,7 +10,7 @@ namespace ps::ui {
 
 Knob knobNamedIn(std::string_view message) {
   // The flags buildPlan's errors name, and the "(m=2, p=4)" of the generators' constraints.
-  static constexpr std::array<std::pair<std::string_view, Knob>, 42> kTokens{{
+  static constexpr std::array<std::pair<std::string_view, Knob>, 43> kTokens{{
       {"--microbatches", Knob::Microbatches},
       {"(m=", Knob::Microbatches},
       {" m=", Knob::Microbatches},
@@ -43,6 +43,7 @@ Knob knobNamedIn(std::string_view message) {
       {"--split-backward", Knob::SplitBackward},
       {"--max-deferred-w", Knob::SplitBackward},
       {"--forward-only", Knob::ForwardOnly},
+      {"--balance-activations", Knob::BalanceActivations},
       {"--rank-speed", Knob::RankSpeed},
       {"--rank-memory-gb", Knob::RankMemory},
       {"--dp", Knob::DataParallel},

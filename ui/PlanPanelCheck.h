@@ -38,6 +38,7 @@ enum class Knob {
   Topology,
   InterGbps,  // and the inter-node latency beside it
   Mapping,
+  BalanceActivations,
   Partition,  // and the time slack beside it; the last: showProblem walks Schedule..Partition
 };
 

@@ -69,6 +69,10 @@ void PlanPanel::buildMore() {
   forwardOnly_->setObjectName("forwardOnlyCheck");
   forwardOnly_->setToolTip(tips::kForwardOnly);
   form->addRow(forwardOnly_);
+  balanceActivations_ = new QCheckBox("Balance activations (BPipe)", more_);
+  balanceActivations_->setObjectName("balanceActivationsCheck");
+  balanceActivations_->setToolTip(tips::kBalanceActivations);
+  form->addRow(balanceActivations_);
   rankSpeed_ = new QLineEdit(more_);
   rankSpeed_->setObjectName("rankSpeedEdit");
   rankSpeed_->setPlaceholderText("e.g. 1,1,2,1");
@@ -137,6 +141,7 @@ QString PlanPanel::moreSummary() const {
                   ? QString("split backward (W ≤ %1)").arg(maxDeferredW_->value())
                   : QString("split backward"));
   if (forwardOnly_->isChecked()) parts << "forward only";
+  if (balanceActivations_->isChecked()) parts << "balanced activations";
   if (!rankSpeed_->text().trimmed().isEmpty()) parts << "speeds " + rankSpeed_->text().trimmed();
   if (!rankMemory_->text().trimmed().isEmpty())
     parts << "memory " + rankMemory_->text().trimmed() + " GiB";

@@ -135,6 +135,7 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   recompute_->setChecked(s.recompute);
   splitBackward_->setChecked(s.splitBackward);
   forwardOnly_->setChecked(s.forwardOnly);
+  balanceActivations_->setChecked(s.balanceActivations);
   rankSpeed_->setText(textOf(s.rankSpeed));
   rankMemory_->setText(textOf(s.rankMemoryGb));
   dataParallel_->setValue(s.dataParallel);
@@ -154,7 +155,7 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
     snapshot(w);
   for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_, partition_})
     snapshot(w);
-  for (QCheckBox* c : {recompute_, splitBackward_, forwardOnly_})
+  for (QCheckBox* c : {recompute_, splitBackward_, forwardOnly_, balanceActivations_})
     snapshot(c);
   for (QLineEdit* e : {rankSpeed_, rankMemory_, topology_, mapping_})
     snapshot(e);
@@ -222,6 +223,7 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (touched(recompute_)) s.recompute = recompute_->isChecked();
   if (touched(splitBackward_)) s.splitBackward = splitBackward_->isChecked();
   if (touched(forwardOnly_)) s.forwardOnly = forwardOnly_->isChecked();
+  if (touched(balanceActivations_)) s.balanceActivations = balanceActivations_->isChecked();
   if (touched(rankSpeed_)) s.rankSpeed = numbersIn(rankSpeed_->text());
   if (touched(rankMemory_)) s.rankMemoryGb = numbersIn(rankMemory_->text());
   if (touched(dataParallel_)) s.dataParallel = dataParallel_->value();
@@ -295,6 +297,8 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
       return wgrad_;
     case Knob::SplitBackward:
       return splitBackward_;
+    case Knob::BalanceActivations:
+      return balanceActivations_;
     case Knob::ForwardOnly:
       return forwardOnly_;
     case Knob::RankSpeed:

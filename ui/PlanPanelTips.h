@@ -57,6 +57,10 @@ inline constexpr const char* kSplitBackward =
 inline constexpr const char* kMaxDeferredW =
     "2BP's memory bound on the split: at most this many weight gradients W pending per rank "
     "(each keeps its micro-batch's activations until it runs); 0 = no bound.";
+inline constexpr const char* kBalanceActivations =
+    "BPipe: pairs rank r with rank P-1-r; the heavier of the two sends activations to the "
+    "lighter after F (OFFLOAD) and takes them back before the backward (RELOAD), beside compute "
+    "over their link, so that the pair's memory peaks meet in the middle.";
 inline constexpr const char* kForwardOnly =
     "Inference (PipeEdge): forwards only, no backward and no optimizer step; the Stats dock and "
     "report give throughput in micro-batches per second (simulator only).";

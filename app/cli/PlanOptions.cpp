@@ -160,6 +160,10 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
                       "keeps its activations); 0 = no bound")
            ->check(CLI::Range(0, 1 << 20)),
        field(&Spec::maxDeferredW));
+  keep(cmd.add_flag("--balance-activations", s.balanceActivations,
+                    "BPipe: the heavier rank of each pair (r, P-1-r) offloads activations to the "
+                    "lighter after F and reloads them before the backward"),
+       field(&Spec::balanceActivations));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

@@ -35,6 +35,7 @@ std::string planLine(const runtime::PlanSpec& s) {
   if (s.uniform.linkGbps) out += " --link-gbps " + num(*s.uniform.linkGbps);
   if (s.splitBackward) out += " --split-backward";
   if (s.forwardOnly) out += " --forward-only";
+  if (s.balanceActivations) out += " --balance-activations";
   for (const auto& [flag, values] : {std::pair{" --rank-speed ", &s.rankSpeed},
                                      std::pair{" --rank-memory-gb ", &s.rankMemoryGb}}) {
     if (values->empty()) continue;

@@ -90,6 +90,7 @@ Status RankWorker::createStages() {
       options.microbatchesPerStep = plan.numMicrobatches();
       options.optimizer = s_.options->optimizer;
       options.memory = memory_;
+      options.inference = plan.forwardOnly;
       auto model = StageModel::create(config, options);
       if (!model) return Error{"rank " + std::to_string(rank_) + ": " + model.error()};
       if (plan.versioning == WeightVersioning::DoubleBuffered)
@@ -97,6 +98,8 @@ Status RankWorker::createStages() {
       s_.stageModels[{r, st}] = model->get();
       stages_[{r, st}] = std::move(*model);
     }
+  for (const ActivationMove& m : plan.activationMoves)
+    if (plan.rankOf(m.stage, m.microbatch) == rank_) holderOf_[{m.stage, m.microbatch}] = m.holder;
   return {};
 }
 
@@ -177,6 +180,26 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
   sampleMemory(a.step);
   if (messages.send)
     deliver(messages.send->key, messages.send->peer, std::move(out), OpKind::SEND_F, a);
+  return moveActivations(a, model, true);
+}
+
+Status RankWorker::moveActivations(const Action& a, StageModel& model, bool away) {
+  const auto it = holderOf_.find({a.stage, a.microbatch});
+  if (it == holderOf_.end()) return {};
+  const int holder = it->second;
+  const auto& holderMemory = s_.rankMemory[static_cast<std::size_t>(holder)];
+  if (!holderMemory)
+    return Error{"activation holder rank " + std::to_string(holder) + " has no memory"};
+  const OpKind kind = away ? OpKind::OFFLOAD : OpKind::RELOAD;
+  ScopedRange range(clock_, kind, a);
+  const std::int64_t start = stamp();
+  auto moved = model.moveActivations({a.step, a.microbatch}, away ? holderMemory : memory_);
+  if (!moved) return std::move(moved).takeError();
+  const std::int64_t end = stamp();
+  record(kind, a, start, end, holder, *moved);
+  sampleMemory(a.step);
+  // The holder's memory changed on this thread: its own samples would show it only later.
+  pending_[a.step].memory.push_back({holder, end, holderMemory->bytesInUse()});
   return {};
 }
 
@@ -235,6 +258,12 @@ Status RankWorker::optimizer(const Action& a) {
   // A device runs behind the host: hand step k over at step k+1's end, when its events are long
   // complete, so resolving them never waits for the GPU to drain.
   deferred_.push_back(a.step);
+  return handOverDeferred(1, std::nullopt);
+}
+
+Status RankWorker::endInferenceStep(int step) {
+  if (!clock_) return handOver(step, stepLosses(step, false));
+  deferred_.push_back(step);  // a device: as after OPT, handed over a step later
   return handOverDeferred(1, std::nullopt);
 }
 
@@ -311,9 +340,11 @@ Status RankWorker::execute(const Action& a) {
       return {};
     case OpKind::B:
       reportVersion();
+      PS_TRY(moveActivations(a, *model, false));
       return backwardInput(a, *model, true);
     case OpKind::I:
       reportVersion();
+      PS_TRY(moveActivations(a, *model, false));
       return backwardInput(a, *model, false);
     case OpKind::W: {
       ScopedRange range(clock_, OpKind::W, a);
@@ -350,12 +381,18 @@ void RankWorker::run() {
   if (s_.clocks.size() > static_cast<std::size_t>(rank_)) clock_ = s_.clocks[rank_];
   lastMemory_ = memory_->bytesInUse();
   pending_[0].memory.push_back({rank_, clock_ ? clock_->mark() : 0, lastMemory_});
-  for (const Action& a : s_.plan->programs[rank_]) {
+  const std::vector<Action>& program = s_.plan->programs[rank_];
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const Action& a = program[i];
     if (s_.abort) return salvageDeferred();
     Status status;
     try {
       if (s_.options->beforeAction) s_.options->beforeAction(rank_, a);
       status = execute(a);
+      // An inference step has no OPT to end it: it ends with the rank's last op of the step.
+      if (status && s_.plan->forwardOnly &&
+          (i + 1 == program.size() || program[i + 1].step != a.step))
+        status = endInferenceStep(a.step);
     } catch (const std::exception& e) {
       status = Error{e.what()};
     } catch (...) {

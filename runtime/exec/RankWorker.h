@@ -103,6 +103,12 @@ class RankWorker {
   Status forward(const Action& a, StageModel& model);
   Status backwardInput(const Action& a, StageModel& model, bool full);
   Status optimizer(const Action& a);
+  // Hands an inference step (forward-only plans have no OPT) over once its last op ran.
+  Status endInferenceStep(int step);
+  // BPipe: after F, the micro-batch's stash goes to its holder's memory (OFFLOAD); before its
+  // first backward op it comes back (RELOAD). Copies on this rank's thread (no copy engine on
+  // a cpu). Nothing for activations that stay.
+  Status moveActivations(const Action& a, StageModel& model, bool away);
   Result<Tensor> receive(const MessageKey& key, int fromRank, OpKind recvKind, const Action& a);
   void deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind, const Action& a);
   void record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end, int peer = -1,
@@ -130,6 +136,7 @@ class RankWorker {
   std::map<int, trace::TraceBatch> pending_;  // step -> recorded, not yet handed over
   std::deque<int> deferred_;  // device clocks: steps whose OPT ran, handed over a step later
   std::int64_t lastMemory_ = -1;
+  std::map<std::pair<int, int>, int> holderOf_;  // BPipe: (stage, micro-batch) -> holder rank
 };
 
 }  // namespace ps::runtime

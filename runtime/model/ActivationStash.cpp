@@ -54,6 +54,19 @@ void ActivationStash::clear() {
   slots_.clear();
 }
 
+std::int64_t ActivationStash::moveTo(std::shared_ptr<MemoryCounter> counter) {
+  std::int64_t moved = 0;
+  for (Tensor& t : slots_) {
+    if (t.empty()) continue;
+    Tensor copy(counter, t.size());
+    copy.device().copy(copy.data(), t.data(), static_cast<std::size_t>(t.bytes()));
+    moved += t.bytes();
+    t = std::move(copy);
+  }
+  counter_ = std::move(counter);
+  return moved;
+}
+
 std::int64_t ActivationStash::bytes() const {
   std::int64_t total = 0;
   for (const Tensor& t : slots_)

@@ -38,6 +38,10 @@ class ActivationStash {
   // Puts a tensor (e.g. one taken before) into `slot`.
   void put(int slot, Tensor tensor);
   void clear();
+  // Copies every slot into tensors counted by `counter` (on the same device) and frees the old
+  // ones; later allocations count there too. BPipe's OFFLOAD and RELOAD between ranks' memory.
+  // Returns the bytes moved.
+  std::int64_t moveTo(std::shared_ptr<MemoryCounter> counter);
 
   std::int64_t bytes() const;
   // A counted scratch tensor that is not kept in the stash.

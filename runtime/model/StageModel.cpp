@@ -34,13 +34,14 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
       first_(options.firstLayer),
       last_(options.lastLayer),
       microbatchesPerStep_(options.microbatchesPerStep),
+      inference_(options.inference),
       memory_(options.memory ? options.memory : std::make_shared<MemoryCounter>()),
       block_(makeLayer(config)),
       data_(config),
       lossHead_(config) {
   const std::size_t perLayer = block_->paramCount();
   params_ = Tensor(memory_, perLayer * static_cast<std::size_t>(last_ - first_ + 1));
-  grads_ = Tensor(memory_, params_.size());
+  if (!inference_) grads_ = Tensor(memory_, params_.size());
   // Each layer's weights depend on (seed, layer index) only, so every split of the model into
   // stages starts from exactly the same weights as the whole model.
   // Initialised on the host (the same numbers on every backend), then uploaded.
@@ -50,7 +51,7 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
                        Rng::key(config_.seed, 0x1a7e5ULL, static_cast<std::uint64_t>(layer)));
   }
   device().upload(params_.data(), initial.data(), initial.size() * sizeof(float));
-  optimizer_ = Optimizer::create(options.optimizer, params_.size(), memory_);
+  if (!inference_) optimizer_ = Optimizer::create(options.optimizer, params_.size(), memory_);
 }
 
 std::size_t StageModel::layerOffset(int layer) const {
@@ -108,10 +109,12 @@ std::optional<double> StageModel::stepLoss(int step) const {
 }
 
 void StageModel::zeroGradients() {
+  if (grads_.empty()) return;  // inference
   device().fill(grads_.data(), 0.0f, static_cast<long>(grads_.size()));
 }
 
 void StageModel::optimizerStep() {
+  if (!optimizer_) return;  // inference: nothing to update
   optimizer_->step(params_.data(), grads_.data());
   zeroGradients();
   ++version_;

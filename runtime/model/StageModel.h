@@ -46,6 +46,9 @@ struct StageOptions {
   int microbatchesPerStep = 1;
   OptimizerConfig optimizer;
   std::shared_ptr<MemoryCounter> memory;  // shared by a rank's stages; null = a new host counter
+  // Inference (forward-only plans): weights only, no gradients or optimizer state, and F keeps
+  // no stash (the loss is still computed on the last stage).
+  bool inference = false;
 };
 
 class StageModel {
@@ -81,6 +84,10 @@ class StageModel {
   [[nodiscard]] Status backward(MicrobatchKey key, const float* dOut, float* dIn);
   [[nodiscard]] Status dropActivations(MicrobatchKey key);
   [[nodiscard]] Status recompute(MicrobatchKey key);
+  // BPipe: moves the micro-batch's stash (kept from F until its backward) into memory counted by
+  // `to` (another rank's, the same device), or back with memory(); the bytes moved.
+  [[nodiscard]] Result<std::int64_t> moveActivations(MicrobatchKey key,
+                                                     const std::shared_ptr<MemoryCounter>& to);
   int inFlight() const { return static_cast<int>(inFlight_.size()); }
 
   // --- loss (last stage): computed by forward on the device, read back on first ask
@@ -133,6 +140,7 @@ class StageModel {
   int first_;
   int last_;
   int microbatchesPerStep_;
+  bool inference_;
   std::shared_ptr<MemoryCounter> memory_;
   std::unique_ptr<Layer> block_;  // stateless and the same for every layer index
   SyntheticData data_;

@@ -60,6 +60,7 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
     computeLoss(key, f, result.data());
     if (out != nullptr) device().copy(out, result.data(), static_cast<std::size_t>(result.bytes()));
   }
+  if (inference_) return {};  // nothing waits for the stash: it is freed here
   inFlight_.emplace(key, std::move(f));
   return {};
 }
@@ -84,6 +85,7 @@ void StageModel::computeLoss(MicrobatchKey key, InFlight& f, const float* out) {
   lossHead_.forward(device(), out, target.data(), reinterpret_cast<double*>(loss.data()));
   losses_.erase(key);
   pendingLosses_.insert_or_assign(key, std::move(loss));
+  if (inference_) return;
   f.dLoss = newBoundaryTensor();
   lossHead_.backward(device(), out, target.data(), f.dLoss.data(),
                      1.0f / static_cast<float>(microbatchesPerStep_));
@@ -163,6 +165,23 @@ Status StageModel::recompute(MicrobatchKey key) {
   runLayers(f, input.data(), out.data());
   f.phase = Phase::Forwarded;
   return {};
+}
+
+Result<std::int64_t> StageModel::moveActivations(MicrobatchKey key,
+                                                 const std::shared_ptr<MemoryCounter>& to) {
+  auto found = find(key, Phase::Forwarded, "moving activations");
+  if (!found) return std::move(found).takeError();
+  InFlight& f = **found;
+  std::int64_t moved = 0;
+  for (ActivationStash& s : f.stashes)
+    moved += s.moveTo(to);
+  if (!f.dLoss.empty()) {
+    Tensor copy(to, f.dLoss.size());
+    copy.device().copy(copy.data(), f.dLoss.data(), static_cast<std::size_t>(f.dLoss.bytes()));
+    moved += f.dLoss.bytes();
+    f.dLoss = std::move(copy);
+  }
+  return moved;
 }
 
 }  // namespace ps::runtime

@@ -71,6 +71,17 @@ struct ExtraEdge {
   ActionRef before, after;
 };
 
+// BPipe's activation balancing: after F(stage, micro-batch) its activations leave their rank for
+// `holder`'s memory (an OFFLOAD over the link) and come back (a RELOAD) while the op before the
+// stage's first backward op of that micro-batch runs; the backward waits for them. The same in
+// every step. The rank's compute stream never waits for an OFFLOAD: copies run beside it.
+struct ActivationMove {
+  int stage = -1;
+  int microbatch = -1;
+  int holder = -1;  // the rank that keeps them meanwhile
+  friend bool operator==(const ActivationMove&, const ActivationMove&) = default;
+};
+
 struct Plan {
   std::string schedule;  // canonical generator name, or "custom" for imported CSVs
   int numRanks = 0;
@@ -89,6 +100,7 @@ struct Plan {
   std::vector<MicrobatchSpec> microbatches;            // M entries, the same every step
   std::vector<std::vector<Action>> programs;           // [rank]
   std::vector<ExtraEdge> extraEdges;
+  std::vector<ActivationMove> activationMoves;  // BPipe; empty = every activation stays put
 
   int numReplicas() const { return static_cast<int>(placement.size()); }
   int numMicrobatches() const { return static_cast<int>(microbatches.size()); }

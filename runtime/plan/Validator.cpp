@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "runtime/plan/ActivationMoves.h"
+
 namespace ps::runtime {
 namespace {
 
@@ -153,6 +155,7 @@ std::string deadlockMessage(const Plan& p, const OpGraph& g, const InOrderReplay
 Result<OpGraph> validatePlan(const Plan& plan) {
   auto graph = buildOpGraph(plan);
   if (!graph) return graph;
+  PS_TRY(checkActivationMoves(plan));
   InOrderReplay replay(plan, *graph);
   if (!replay.run()) return Error{deadlockMessage(plan, *graph, replay)};
   return graph;

@@ -10,6 +10,7 @@
 #include "runtime/run/DeviceMapping.h"
 #include "runtime/run/MappingSearch.h"
 #include "runtime/run/PlanSize.h"
+#include "runtime/schedules/BalanceActivations.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
 #include "runtime/sim/Simulator.h"
@@ -153,6 +154,7 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
   Result<Plan> plan = placeOnDevices(generated, deviceOf);
   PS_TRY(placeLayers(spec, *plan, cost));
   if (spec.recompute) addRecompute(*plan);
+  if (spec.balanceActivations) PS_TRY(balanceActivations(*plan, cost));
   if (plan->steps == 1 && plan->versioning == WeightVersioning::Synchronous) {
     plan = repeatSteps(std::move(*plan), spec.steps, spec.optimizerSync);
     if (!plan) return std::move(plan).takeError();
@@ -210,6 +212,7 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   if (spec.splitBackward) w.key("split_backward").value(true);
   if (spec.maxDeferredW > 0) w.key("max_deferred_w").value(spec.maxDeferredW);
   if (spec.forwardOnly) w.key("forward_only").value(true);
+  if (spec.balanceActivations) w.key("balance_activations").value(true);
   for (const auto& [key, values] : {std::pair{"rank_speed", &spec.rankSpeed},
                                     std::pair{"rank_memory_gb", &spec.rankMemoryGb}}) {
     if (values->empty()) continue;
@@ -292,6 +295,10 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
     if (!split) return std::move(split).takeError();
     plan = std::move(split);
   }
+  if (spec.balanceActivations && spec.dataParallel > 1)
+    return Error{"--balance-activations with --dp " + std::to_string(spec.dataParallel) +
+                 ": BPipe pairs the ranks of one pipeline; replicated pipelines are not balanced "
+                 "yet (drop one of the two)"};
   if (spec.dataParallel > 1) {
     plan = replicatePipeline(*plan, spec.dataParallel);
     if (!plan) return std::move(plan).takeError();

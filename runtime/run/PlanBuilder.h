@@ -38,6 +38,9 @@ struct PlanSpec {
   // LayerPipe / 2BP: each B split into I (now) and W (deferred into the rank's bubbles).
   bool splitBackward = false;
   int maxDeferredW = 0;  // 2BP: at most this many W pending per rank (0 = unbounded)
+  // BPipe: activations move from the heavier rank of each pair (r, P−1−r) to the lighter after
+  // F and come back before the backward (OFFLOAD / RELOAD over the link).
+  bool balanceActivations = false;
   // Inference (PipeEdge): F only, no backward or optimizer step; weights are the only state.
   bool forwardOnly = false;
   // Heterogeneous devices (HetPipe, PipeEdge), one value per rank over the cost model's: the

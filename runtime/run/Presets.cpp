@@ -15,14 +15,36 @@ namespace {
 using json::Fields;
 
 Status readPlan(const Fields& f, PlanSpec& spec) {
-  PS_TRY(f.onlyKeys({"schedule",         "stages",       "microbatches", "chunks",
-                     "layers",           "boundaries",   "steps",        "optimizer_sync",
-                     "recompute",        "fwd_us",       "bwd_us",       "wgrad_us",
-                     "act_mb",           "param_mb",     "link_gbps",    "link_latency_us",
-                     "split_backward",   "forward_only", "costs",        "rank_speed",
-                     "rank_memory_gb",   "dp",           "topology",     "inter_gbps",
-                     "inter_latency_us", "mapping",      "partition",    "time_slack",
-                     "max_deferred_w"}));
+  PS_TRY(f.onlyKeys({"schedule",
+                     "stages",
+                     "microbatches",
+                     "chunks",
+                     "layers",
+                     "boundaries",
+                     "steps",
+                     "optimizer_sync",
+                     "recompute",
+                     "fwd_us",
+                     "bwd_us",
+                     "wgrad_us",
+                     "act_mb",
+                     "param_mb",
+                     "link_gbps",
+                     "link_latency_us",
+                     "split_backward",
+                     "forward_only",
+                     "costs",
+                     "rank_speed",
+                     "rank_memory_gb",
+                     "dp",
+                     "topology",
+                     "inter_gbps",
+                     "inter_latency_us",
+                     "mapping",
+                     "partition",
+                     "time_slack",
+                     "max_deferred_w",
+                     "balance_activations"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -61,6 +83,8 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   if (split) spec.splitBackward = *split;
   PS_ASSIGN(forward, f.boolean("forward_only"));
   if (forward) spec.forwardOnly = *forward;
+  PS_ASSIGN(balance, f.boolean("balance_activations"));
+  if (balance) spec.balanceActivations = *balance;
   auto numbers = [&](std::string_view key, std::vector<double>& into) -> Status {
     PS_ASSIGN(list, f.list(key));
     if (!list) return {};
@@ -109,9 +133,10 @@ Status readHeadline(const Fields& f, Preset::Headline& h) {
   PS_ASSIGN(text, f.text("text"));
   if (!metric || !value || !text) return f.error("", "expected metric, value and text");
   if (*metric != "bubble_ratio" && *metric != "steady_bubble_ratio" && *metric != "step_time_ns" &&
-      *metric != "peak_memory_bytes")
+      *metric != "peak_memory_bytes" && *metric != "peak_memory_spread_bytes")
     return f.error("metric",
-                   "expected bubble_ratio, steady_bubble_ratio, step_time_ns or peak_memory_bytes");
+                   "expected bubble_ratio, steady_bubble_ratio, step_time_ns, peak_memory_bytes "
+                   "or peak_memory_spread_bytes");
   h = {*metric, *value, *text};
   return {};
 }

@@ -185,6 +185,7 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
   PS_TRY(knobs.read("split_backward", spec.splitBackward));
   PS_TRY(knobs.read("max_deferred_w", spec.maxDeferredW));
   PS_TRY(knobs.read("forward_only", spec.forwardOnly));
+  PS_TRY(knobs.read("balance_activations", spec.balanceActivations));
   PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
   PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
   PS_TRY(knobs.read("dp", spec.dataParallel));

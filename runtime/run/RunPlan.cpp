@@ -226,12 +226,12 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   const Plan& plan = built.plan;
   CpuRunOptions options = request.exec;
   options.model.layers = plan.numLayers;
-  // The model backends train (their ranks run backward and optimizer steps, and compare with the
-  // unpipelined model); an inference pipeline is planned and simulated.
-  if (plan.forwardOnly)
-    return Error{
-        "--forward-only: the " + std::string(backendName(request.backend)) +
-        " backend trains; an inference pipeline runs on --backend sim (pipescope-cli sim)"};
+  // BPipe's copies between ranks' memory: threads share one address space; processes and GPUs
+  // would need the copies sent, which they do not do yet.
+  if (!plan.activationMoves.empty() && (request.backend == Backend::Cuda || request.executor.run))
+    return Error{"--balance-activations: the " + std::string(backendName(request.backend)) +
+                 " backend moves activations between rank threads only (run --backend cpu "
+                 "without --procs, or --backend sim)"};
   // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
   // between threads.
   if (request.backend == Backend::Cuda && plan.numReplicas() > 2)

@@ -36,6 +36,7 @@ Result<SimResult> EventSimulation::run() {
   out_.transfers.reserve(g_.computeCount);
   timeOrdered_ = !costs_.freeLinks();
   if (timeOrdered_) linkFree_.assign(costs_.channelCount(), 0);
+  setUpMoves();
   stack_.reserve(ranks * 4);
 
   for (int r = 0; r < p_.numRanks && overflow_.empty(); ++r)
@@ -51,6 +52,11 @@ Result<SimResult> EventSimulation::run() {
     } else {
       e = stack_.back();
       stack_.pop_back();
+    }
+    if (static_cast<std::size_t>(e.node) >= n) {
+      completeMoveEvent(e.node - static_cast<std::int32_t>(n), e.time);
+      if (!overflow_.empty()) return Error{overflow_};
+      continue;
     }
     complete(e.node, e.time);
     if (!overflow_.empty()) return Error{overflow_};
@@ -130,6 +136,11 @@ void EventSimulation::tryStart(int r) {
     recordOf_[static_cast<std::size_t>(node)] = static_cast<std::int32_t>(out_.records.size());
     out_.records.push_back({t, end, -1, r, a.stage, a.microbatch, a.step, -1, a.kind});
     mem_.onStart(r, a, t, end);
+    if (!reloadWith_.empty() && reloadWith_[static_cast<std::size_t>(node)] >= 0) {
+      const std::int32_t in = reloadWith_[static_cast<std::size_t>(node)];
+      triggered_[static_cast<std::size_t>(in)] = t;
+      reloadWhenReady(in);
+    }
     push(end, node);
     t = end;
   }
@@ -140,6 +151,9 @@ void EventSimulation::tryStart(int r) {
 void EventSimulation::complete(std::int32_t node, std::int64_t t) {
   const int r = node_[node].rank();
   const Flow flow = node_[node].flow();
+  // The activations leave as soon as F has made them, before the rank moves on.
+  if (!offloadAfter_.empty() && offloadAfter_[static_cast<std::size_t>(node)] >= 0)
+    offload(offloadAfter_[static_cast<std::size_t>(node)], t);
   // Deliver to dependents; one transfer per (producer, destination rank).
   sent_.clear();
   for (std::int32_t k = succBegin_[node]; k < succBegin_[node + 1]; ++k) {
@@ -206,6 +220,79 @@ std::int64_t EventSimulation::transfer(std::int32_t producer, std::int32_t consu
                             recordOf_[static_cast<std::size_t>(producer)], ca.stage, dst,
                             sendKind});
   return arrival;
+}
+
+void EventSimulation::setUpMoves() {
+  moves_ = moveInstances(p_, g_);
+  if (moves_.empty()) return;
+  offloadAfter_.assign(g_.size(), -1);
+  reloadWith_.assign(g_.size(), -1);
+  offloaded_.assign(moves_.size(), -1);
+  triggered_.assign(moves_.size(), -1);
+  for (std::size_t i = 0; i < moves_.size(); ++i) {
+    const MoveInstance& m = moves_[i];
+    offloadAfter_[static_cast<std::size_t>(m.forward)] = static_cast<std::int32_t>(i);
+    reloadWith_[static_cast<std::size_t>(m.trigger)] = static_cast<std::int32_t>(i);
+    ++node_[static_cast<std::size_t>(m.backward)].pending;  // the RELOAD's arrival
+  }
+}
+
+std::pair<std::int64_t, std::int64_t> EventSimulation::copy(int src, int dst, std::int64_t bytes,
+                                                            std::int64_t t,
+                                                            const std::string& what) {
+  const LinkCost& link = costs_.link(src, dst);
+  std::int64_t start = t, occupy = 0, sendEnd = 0, arrival = 0;
+  if (link.bytesPerNs > 0) {
+    start = std::max(t, linkFree_[costs_.channel(src, dst)]);
+    occupy = roundNs(static_cast<double>(bytes) / link.bytesPerNs);
+  }
+  if (!addNs(start, occupy, sendEnd) || !addNs(sendEnd, costs_.latency(src, dst), arrival)) {
+    overflow_ = timeOverflow(what, start, occupy);
+    return {t, t};
+  }
+  if (link.bytesPerNs > 0) linkFree_[costs_.channel(src, dst)] = sendEnd;
+  return {start, arrival};
+}
+
+// OFFLOAD: the holder reserves the bytes as the copy starts; the owner frees them once it ends.
+void EventSimulation::offload(std::int32_t instance, std::int64_t t) {
+  const MoveInstance& m = moves_[static_cast<std::size_t>(instance)];
+  const std::int64_t bytes = mem_.keptAfterForward(m.stage, m.microbatch);
+  const auto [start, end] =
+      copy(m.owner, m.holder, bytes, t, "the OFFLOAD of stage " + std::to_string(m.stage));
+  out_.records.push_back(
+      {start, end, bytes, m.owner, m.stage, m.microbatch, m.step, m.holder, OpKind::OFFLOAD});
+  out_.makespan = std::max(out_.makespan, end);
+  mem_.moved(m.holder, start, bytes);
+  mem_.moved(m.owner, end, -bytes);
+  offloaded_[static_cast<std::size_t>(instance)] = end;
+  reloadWhenReady(instance);
+}
+
+// The RELOAD starts once the activations are away and the op before the backward has started.
+void EventSimulation::reloadWhenReady(std::int32_t instance) {
+  const auto i = static_cast<std::size_t>(instance);
+  if (offloaded_[i] < 0 || triggered_[i] < 0) return;
+  push(std::max(offloaded_[i], triggered_[i]), static_cast<std::int32_t>(g_.size()) + 2 * instance);
+}
+
+void EventSimulation::completeMoveEvent(std::int32_t id, std::int64_t t) {
+  const std::int32_t instance = id / 2;
+  const MoveInstance& m = moves_[static_cast<std::size_t>(instance)];
+  if (id % 2 == 0) {  // the RELOAD starts: the owner reserves, the holder frees at the end
+    const std::int64_t bytes = mem_.keptAfterForward(m.stage, m.microbatch);
+    const auto [start, end] =
+        copy(m.holder, m.owner, bytes, t, "the RELOAD of stage " + std::to_string(m.stage));
+    out_.records.push_back(
+        {start, end, bytes, m.owner, m.stage, m.microbatch, m.step, m.holder, OpKind::RELOAD});
+    mem_.moved(m.owner, start, bytes);
+    mem_.moved(m.holder, end, -bytes);
+    push(end, static_cast<std::int32_t>(g_.size()) + id + 1);
+    return;
+  }
+  NodeState& b = node_[static_cast<std::size_t>(m.backward)];  // the RELOAD arrived
+  b.readyAt = std::max(b.readyAt, t);
+  if (--b.pending == 0 || (hasOverlap_ && b.pending == 1)) tryStart(m.owner);
 }
 
 }  // namespace ps::runtime::sim

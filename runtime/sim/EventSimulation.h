@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
+#include "runtime/plan/ActivationMoves.h"
 #include "runtime/plan/OpGraph.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/sim/MemoryTracker.h"
@@ -56,6 +57,15 @@ class EventSimulation {
   void complete(std::int32_t node, std::int64_t t);
   std::int64_t transfer(std::int32_t producer, std::int32_t consumer, OpKind sendKind, int src,
                         int dst, std::int64_t t);
+  // BPipe's activation moves (Plan::activationMoves). Their events are ids past the graph's
+  // nodes: n + 2·instance for the RELOAD's start, + 1 for its arrival.
+  void setUpMoves();
+  void offload(std::int32_t instance, std::int64_t t);
+  void reloadWhenReady(std::int32_t instance);
+  void completeMoveEvent(std::int32_t id, std::int64_t t);
+  // A copy of `bytes` from src to dst starting at t on their link; [start, end) of the copy.
+  std::pair<std::int64_t, std::int64_t> copy(int src, int dst, std::int64_t bytes, std::int64_t t,
+                                             const std::string& what);
 
   const Plan& p_;
   const std::atomic<bool>* cancel_;
@@ -77,6 +87,10 @@ class EventSimulation {
   bool hasOverlap_ = false;
   std::int64_t seq_ = 0;
   std::string overflow_;  // set when a time would pass kMaxSimTimeNs: the run's error
+
+  std::vector<MoveInstance> moves_;
+  std::vector<std::int32_t> offloadAfter_, reloadWith_;  // per node: a move instance or -1
+  std::vector<std::int64_t> offloaded_, triggered_;      // per instance: times, -1 = not yet
 };
 
 }  // namespace ps::runtime::sim

@@ -26,6 +26,7 @@ MemoryTracker::MemoryTracker(const Plan& plan, const CostModel& cost)
   for (int s = 0; s < plan.numStages; ++s)
     for (int k = 0; k < kKinds; ++k)
       perOp_[static_cast<std::size_t>(s) * kKinds + k] = changeOf(s, static_cast<OpKind>(k), 1.0);
+  buffered_ = !plan.activationMoves.empty();
   // The initial sample of every rank, then at most one sample per op.
   samples_.reserve(plan.actionCount() + static_cast<std::size_t>(plan.numRanks));
   for (int r = 0; r < plan.numRanks; ++r) {
@@ -91,6 +92,17 @@ void MemoryTracker::closeInstant(int rank) {
 }
 
 void MemoryTracker::finish(SimResult& out) {
+  if (buffered_) {
+    // Each rank's changes in time order (ties in the order they were made), then the usual
+    // instant-by-instant sums.
+    std::stable_sort(pending_.begin(), pending_.end(), [](const Buffered& a, const Buffered& b) {
+      return a.rank != b.rank ? a.rank < b.rank : a.t < b.t;
+    });
+    for (const Buffered& b : pending_)
+      change(b.rank, b.t, b.bytes, b.act);
+    pending_.clear();
+    buffered_ = false;
+  }
   out.peakMemory.assign(plan_.numRanks, 0);
   out.peakActivationBytes.assign(plan_.numRanks, 0);
   for (int r = 0; r < plan_.numRanks; ++r) {

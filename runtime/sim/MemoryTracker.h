@@ -28,7 +28,15 @@ class MemoryTracker {
         plan_.microbatches[a.microbatch].costScale == 1.0
             ? perOp_[static_cast<std::size_t>(a.stage) * kKinds + static_cast<std::size_t>(a.kind)]
             : changeOf(a.stage, a.kind, plan_.microbatches[a.microbatch].costScale);
-    if (c.any) change(rank, c.atEnd ? end : start, c.bytes, c.act);
+    if (c.any) changeAt(rank, c.atEnd ? end : start, c.bytes, c.act);
+  }
+  // BPipe: `bytes` (negative: freed) on `rank` at t, for activations moving between ranks. These
+  // come out of time order, so a plan with moves buffers every change and sorts them at finish.
+  void moved(int rank, std::int64_t t, std::int64_t bytes) { changeAt(rank, t, bytes, bytes); }
+  // The activation bytes F(stage, m) keeps (what an OFFLOAD moves).
+  std::int64_t keptAfterForward(int stage, int microbatch) const {
+    const double scale = plan_.microbatches[microbatch].costScale;
+    return scale == 1.0 ? act_[stage] : toBytes(static_cast<double>(act_[stage]) * scale);
   }
   // Hands over the memory samples and per-rank peaks.
   void finish(SimResult& out);
@@ -61,6 +69,16 @@ class MemoryTracker {
   static constexpr int kKinds = static_cast<int>(OpKind::FILL) + 1;
   Change changeOf(int stage, OpKind kind, double scale) const;
 
+  struct Buffered {
+    std::int64_t t, bytes, act;
+    std::int32_t rank;
+  };
+  void changeAt(int rank, std::int64_t t, std::int64_t bytes, std::int64_t actBytes) {
+    if (buffered_)
+      pending_.push_back({t, bytes, actBytes, rank});
+    else
+      change(rank, t, bytes, actBytes);
+  }
   void change(int rank, std::int64_t t, std::int64_t bytes, std::int64_t actBytes) {
     RankMemory& m = ranks_[rank];
     // t < instant cannot happen (see RankMemory); summing it into the open instant keeps the
@@ -88,6 +106,8 @@ class MemoryTracker {
   std::vector<Change> perOp_;         // [stage · kKinds + kind] at cost scale 1
   std::vector<RankMemory> ranks_;
   std::vector<trace::MemorySample> samples_;
+  bool buffered_ = false;          // the plan moves activations: changes sorted at finish
+  std::vector<Buffered> pending_;  // buffered_ only
   mutable bool overflowed_ = false;
 };
 

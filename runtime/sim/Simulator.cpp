@@ -142,8 +142,10 @@ Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostMod
   // the sums below exact.
   PS_TRY(checkCostRanges(cost, "the cost model"));
   // Free links: no transfer waits for another, and the event-free replay gives the same times.
-  auto result = sim::allLinksFree(cost) ? sim::ReplaySimulation(plan, graph, cost, cancel).run()
-                                        : sim::EventSimulation(plan, graph, cost, cancel).run();
+  // Activation moves (BPipe) are events of their own, which only the event engine has.
+  const bool replay = sim::allLinksFree(cost) && plan.activationMoves.empty();
+  auto result = replay ? sim::ReplaySimulation(plan, graph, cost, cancel).run()
+                       : sim::EventSimulation(plan, graph, cost, cancel).run();
   if (result) splitAllReduce(plan, cost, *result);
   return result;
 }

@@ -42,7 +42,9 @@ struct SimTransfer {
 };
 
 struct SimResult {
-  std::vector<SimRecord> records;      // one per compute op, in the order they were placed
+  // One per compute op, in the order they were placed, then any OFFLOAD / RELOAD (BPipe, on the
+  // owner's rank, peer = the holder) and AR records.
+  std::vector<SimRecord> records;
   std::vector<SimTransfer> transfers;  // in the order they were placed
   // Per rank bytes in use from t on: every rank's first sample at t = 0, then one per instant
   // at which its memory changes, each rank's in time order (ranks interleaved).

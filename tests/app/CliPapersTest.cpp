@@ -77,10 +77,16 @@ TEST(CliPaperFlags, RankSplitAndForwardOnlyFlagsRunAndBadValuesNameTheFlag) {
   const auto split = cli({"sim", "--schedule", "zb-h1", "--split-backward", "--db", db});
   EXPECT_EQ(split.exit_code, 2);
   EXPECT_THAT(split.err, HasSubstr("--split-backward: zb-h1 splits its backward"));
-  const auto train = cli({"run", "--backend", "cpu", "--forward-only", "--db", db});
-  EXPECT_EQ(train.exit_code, 2);
-  EXPECT_THAT(train.err, HasSubstr("--forward-only: the cpu backend trains"));
   EXPECT_EQ(test::runsIn(db).size(), 2u) << "nothing written by the refusals";
+  // Inference runs on the cpu backend too: forwards only, the loss of the untouched weights.
+  const auto infer = cli({"run", "--backend", "cpu", "--forward-only", "--db", db});
+  ASSERT_EQ(infer.exit_code, 0) << infer.err;
+  const auto inferRuns = test::runsIn(db);
+  ASSERT_EQ(inferRuns.size(), 3u);
+  EXPECT_THAT(inferRuns[2].config_json, HasSubstr("\"forward_only\":true"));
+  const auto bpipe = cli({"sim", "--preset", "bpipe", "--recompute", "--db", db});
+  EXPECT_EQ(bpipe.exit_code, 2);
+  EXPECT_THAT(bpipe.err, HasSubstr("--balance-activations: BPipe moves whole activations"));
 }
 
 // Luo et al. and DAPPLE from the command line: the topology-mapping preset searches, says what it

@@ -8,7 +8,8 @@
 
 namespace ps::runtime {
 
-// bubble_ratio, steady_bubble_ratio, step_time_ns, or peak_memory_bytes (the largest rank's).
+// bubble_ratio, steady_bubble_ratio, step_time_ns, peak_memory_bytes (the largest rank's), or
+// peak_memory_spread_bytes (the largest rank's peak less the smallest's).
 std::optional<double> headlineMetric(const trace::RunAnalysis& a, const std::string& metric);
 
 }  // namespace ps::runtime

@@ -30,12 +30,16 @@ std::optional<double> headlineMetric(const trace::RunAnalysis& a, const std::str
   if (metric == "bubble_ratio") return a.bubble_ratio;
   if (metric == "steady_bubble_ratio") return a.steady_bubble_ratio;
   if (metric == "step_time_ns" && a.step_time_ns) return static_cast<double>(*a.step_time_ns);
-  if (metric == "peak_memory_bytes") {
-    std::optional<double> most;
+  if (metric == "peak_memory_bytes" || metric == "peak_memory_spread_bytes") {
+    std::optional<double> most, least;
     for (const auto& r : a.ranks)
-      if (r.peak_memory_bytes)
-        most = std::max(most.value_or(0), static_cast<double>(*r.peak_memory_bytes));
-    return most;
+      if (r.peak_memory_bytes) {
+        const auto peak = static_cast<double>(*r.peak_memory_bytes);
+        most = std::max(most.value_or(peak), peak);
+        least = std::min(least.value_or(peak), peak);
+      }
+    if (!most || metric == "peak_memory_bytes") return most;
+    return *most - *least;
   }
   return std::nullopt;
 }
@@ -104,14 +108,14 @@ TEST(Presets, BadFilesNameTheKey) {
             "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
             "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
             "rank_speed, rank_memory_gb, dp, topology, inter_gbps, inter_latency_us, mapping, "
-            "partition, time_slack, max_deferred_w)");
+            "partition, time_slack, max_deferred_w, balance_activations)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),
             "x.json: name: expected lower-case letters, digits, '-' or '_'");
   EXPECT_EQ(with("\"metric\": \"bubble_ratio\"", "\"metric\": \"speed\""),
-            "x.json: headline.metric: expected bubble_ratio, steady_bubble_ratio, step_time_ns or "
-            "peak_memory_bytes");
+            "x.json: headline.metric: expected bubble_ratio, steady_bubble_ratio, step_time_ns, "
+            "peak_memory_bytes or peak_memory_spread_bytes");
   EXPECT_THAT(with("\"title\": \"T\",", "\"title\": \"T\""), HasSubstr("x.json:1:"));
   EXPECT_EQ(with("\"teaching\": \"P\",", ""), "x.json: teaching: missing (a non-empty string)");
   EXPECT_THAT(findPreset("nope").error(), HasSubstr("unknown preset \"nope\" (there are: 1f1b"));

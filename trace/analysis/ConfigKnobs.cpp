@@ -38,6 +38,7 @@ constexpr KnobSpec kPlanKnobs[] = {
     {"split_backward", "split backward", Format::Flag},
     {"max_deferred_w", "max deferred W", Format::Number},
     {"forward_only", "forward only", Format::Flag},
+    {"balance_activations", "balance activations", Format::Flag},
     {"partition", "partition", Format::Text},
     {"time_slack", "time slack", Format::Number},
     {"dp", "data parallel", Format::Number},

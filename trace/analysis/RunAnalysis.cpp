@@ -80,24 +80,34 @@ std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>&
   return out;
 }
 
+// Every send, plus activation moves (BPipe), which their owner's rank records: an OFFLOAD goes
+// from it to the holder (peer), a RELOAD from the holder back to it.
 std::vector<LinkSummary> computeLinks(const RunTrace& run) {
-  std::vector<LinkSummary> links;
+  std::map<std::pair<int, int>, std::pair<LinkSummary, UnionAccumulator>> byPair;
+  const auto add = [&](int src, int dst, const OpColumns& lane, std::size_t i) {
+    auto& [link, acc] = byPair[{src, dst}];
+    link.src = src;
+    link.dst = dst;
+    if (lane.bytes[i] > 0) link.bytes = satAdd(link.bytes, lane.bytes[i]);
+    ++link.ops;
+    acc.add(lane.start[i], lane.end[i]);
+  };
   for (const auto& r : run.ranks) {
-    const auto& lane = r.lane(Lane::Send);
-    std::map<int, std::pair<LinkSummary, UnionAccumulator>> byDst;
-    for (std::size_t i = 0; i < lane.size(); ++i) {
-      if (lane.peer[i] == kNoValue) continue;
-      auto& [link, acc] = byDst[lane.peer[i]];
-      link.src = r.info.rank;
-      link.dst = lane.peer[i];
-      if (lane.bytes[i] > 0) link.bytes = satAdd(link.bytes, lane.bytes[i]);
-      ++link.ops;
-      acc.add(lane.start[i], lane.end[i]);
+    const auto& sends = r.lane(Lane::Send);
+    for (std::size_t i = 0; i < sends.size(); ++i)
+      if (sends.peer[i] != kNoValue) add(r.info.rank, sends.peer[i], sends, i);
+    const auto& moves = r.lane(Lane::Collective);
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      if (moves.peer[i] == kNoValue) continue;
+      if (moves.kind[i] == OpKind::OFFLOAD) add(r.info.rank, moves.peer[i], moves, i);
+      if (moves.kind[i] == OpKind::RELOAD) add(moves.peer[i], r.info.rank, moves, i);
     }
-    for (auto& [dst, entry] : byDst) {
-      entry.first.busy_ns = entry.second.finish();
-      links.push_back(entry.first);
-    }
+  }
+  std::vector<LinkSummary> links;
+  links.reserve(byPair.size());
+  for (auto& [pair, entry] : byPair) {
+    entry.first.busy_ns = entry.second.finish();
+    links.push_back(entry.first);
   }
   return links;
 }
