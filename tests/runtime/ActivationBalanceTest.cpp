@@ -157,19 +157,9 @@ TEST(ActivationBalance, MovesAreCheckedByName) {
 }
 
 RunPlanRequest tinyCpuRun(bool balance) {
-  RunPlanRequest r;
-  r.spec.schedule = "1f1b";
-  r.spec.stages = 8;  // at p = 4 the copies' overlap with the next op leaves nothing to gain
-  r.spec.microbatches = 16;
-  r.spec.steps = 2;
-  r.spec.uniform.actMb = 1;
+  // At p = 4 the copies' overlap with the next op leaves nothing to gain.
+  RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 8, 16, 2);
   r.spec.balanceActivations = balance;
-  r.backend = Backend::Cpu;
-  r.exec.model.hidden = 16;
-  r.exec.model.seq = 4;
-  r.exec.model.microbatchSize = 2;
-  r.exec.model.heads = 2;
-  r.exec.model.ffnMultiplier = 2;
   return r;
 }
 

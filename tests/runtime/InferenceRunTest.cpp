@@ -8,24 +8,15 @@
 
 #include "runtime/run/RunPlan.h"
 #include "tests/common/TestUtil.h"
+#include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/store/TraceReader.h"
 
 namespace ps::runtime {
 namespace {
 
 RunPlanRequest tinyRun(bool forwardOnly) {
-  RunPlanRequest r;
-  r.spec.schedule = "1f1b";
-  r.spec.stages = 4;
-  r.spec.microbatches = 8;
-  r.spec.steps = 2;
+  RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 4, 8, 2);
   r.spec.forwardOnly = forwardOnly;
-  r.backend = Backend::Cpu;
-  r.exec.model.hidden = 16;
-  r.exec.model.seq = 4;
-  r.exec.model.microbatchSize = 2;
-  r.exec.model.heads = 2;
-  r.exec.model.ffnMultiplier = 2;
   return r;
 }
 

@@ -14,6 +14,7 @@
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/run/RunPlan.h"
 #include "tests/common/TestUtil.h"
+#include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/store/TraceStore.h"
 
 namespace ps::runtime {
@@ -23,19 +24,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
 RunPlanRequest request(Backend backend) {
-  RunPlanRequest r;
-  r.spec.schedule = "1f1b";
-  r.spec.stages = 2;
-  r.spec.microbatches = 4;
-  r.spec.steps = 2;
-  r.spec.uniform.actMb = 1;
-  r.backend = backend;
-  r.exec.model.hidden = 8;
-  r.exec.model.seq = 4;
-  r.exec.model.microbatchSize = 2;
-  r.exec.model.heads = 2;
-  r.exec.model.ffnMultiplier = 2;
-  return r;
+  return test::tinyModelRun(backend, 2, 4, 2);
 }
 
 using test::runsIn;

@@ -173,4 +173,21 @@ void expectGolden(const std::string& name, const std::string& actual) {
       << "golden " << path << " differs (PIPESCOPE_UPDATE_GOLDEN=1 rewrites it)";
 }
 
+runtime::RunPlanRequest tinyModelRun(runtime::Backend backend, int stages, int microbatches,
+                                     int steps) {
+  runtime::RunPlanRequest r;
+  r.spec.schedule = "1f1b";
+  r.spec.stages = stages;
+  r.spec.microbatches = microbatches;
+  r.spec.steps = steps;
+  r.spec.uniform.actMb = 1;
+  r.backend = backend;
+  r.exec.model.hidden = 8;
+  r.exec.model.seq = 4;
+  r.exec.model.microbatchSize = 2;
+  r.exec.model.heads = 2;
+  r.exec.model.ffnMultiplier = 2;
+  return r;
+}
+
 }  // namespace ps::test

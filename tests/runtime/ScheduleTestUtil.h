@@ -9,6 +9,7 @@
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/run/PlanBuilder.h"
+#include "runtime/run/RunPlan.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/Simulator.h"
 #include "trace/RunTrace.h"
@@ -26,6 +27,11 @@ runtime::SimResult validateAndSimulate(const runtime::Plan& plan, const runtime:
 // Builds the spec (buildPlan), simulates it, writes the run to a trace file and loads it back, as
 // `report` and the app read it; fails the calling test (and returns an empty run) on an error.
 trace::RunTrace simulateThroughTraceFile(const runtime::PlanSpec& spec);
+
+// A 1F1B run of a tiny transformer (hidden 8, two heads, sequence 4, micro-batch 2, FFN ×2) on
+// `backend`, cheap enough for the model backends in a unit test.
+runtime::RunPlanRequest tinyModelRun(runtime::Backend backend, int stages, int microbatches,
+                                     int steps);
 
 // One step's numbers (DESIGN §4): span over every rank's compute ops of the step; per rank the
 // idle time (span − busy) and the mean bubble ratio.
