@@ -91,6 +91,8 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   // The objective moves the cut.
   connect(partition_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
   connect(timeSlack_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(true); });
+  connect(frozenUs_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
+  connect(fill_, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
 
   showRequest([] {
     runtime::RunPlanRequest r;

@@ -116,6 +116,8 @@ class PlanPanel : public QWidget {
   QDoubleSpinBox *interGbps_ = nullptr, *interLatency_ = nullptr;
   QComboBox* partition_ = nullptr;  // time, memory (DawnPiper)
   QDoubleSpinBox* timeSlack_ = nullptr;
+  QDoubleSpinBox* frozenUs_ = nullptr;  // DiffusionPipe: the frozen forward per micro-batch
+  QComboBox* fill_ = nullptr;           // bubbles, before
   QLabel *notice_ = nullptr, *error_ = nullptr;
   QPushButton* simulateButton_ = nullptr;
   QCheckBox* rerun_ = nullptr;

@@ -10,7 +10,7 @@ namespace ps::ui {
 
 Knob knobNamedIn(std::string_view message) {
   // The flags buildPlan's errors name, and the "(m=2, p=4)" of the generators' constraints.
-  static constexpr std::array<std::pair<std::string_view, Knob>, 43> kTokens{{
+  static constexpr std::array<std::pair<std::string_view, Knob>, 45> kTokens{{
       {"--microbatches", Knob::Microbatches},
       {"(m=", Knob::Microbatches},
       {" m=", Knob::Microbatches},
@@ -44,6 +44,8 @@ Knob knobNamedIn(std::string_view message) {
       {"--max-deferred-w", Knob::SplitBackward},
       {"--forward-only", Knob::ForwardOnly},
       {"--balance-activations", Knob::BalanceActivations},
+      {"--frozen-us", Knob::Frozen},
+      {"--fill", Knob::Frozen},
       {"--rank-speed", Knob::RankSpeed},
       {"--rank-memory-gb", Knob::RankMemory},
       {"--dp", Knob::DataParallel},

@@ -39,6 +39,7 @@ enum class Knob {
   InterGbps,  // and the inter-node latency beside it
   Mapping,
   BalanceActivations,
+  Frozen,     // the frozen forward and its placement
   Partition,  // and the time slack beside it; the last: showProblem walks Schedule..Partition
 };
 

@@ -112,6 +112,14 @@ void PlanPanel::buildMore() {
   partition->addWidget(partition_);
   partition->addWidget(timeSlack_);
   form->addRow("Balance", partition);
+  auto* frozen = new QHBoxLayout;
+  frozen->setSpacing(2);
+  frozenUs_ = dspin(more_, "frozenUsSpin", 1e9, 2, " µs", tips::kFrozen);
+  frozenUs_->setSpecialValueText("none");
+  fill_ = combo(more_, "fillCombo", {"bubbles", "before"}, tips::kFrozen);
+  frozen->addWidget(frozenUs_);
+  frozen->addWidget(fill_);
+  form->addRow("Frozen forward", frozen);
   optimizer_ = combo(more_, "optimizerCombo", {"adam", "sgd"}, tips::kOptimizer);
   form->addRow("Optimizer", optimizer_);
   more_->setVisible(false);
@@ -152,6 +160,8 @@ QString PlanPanel::moreSummary() const {
     parts << nodes;
   }
   if (!mapping_->text().trimmed().isEmpty()) parts << "mapping " + mapping_->text().trimmed();
+  if (frozenUs_->value() > 0)
+    parts << QString("frozen %1 µs %2").arg(frozenUs_->value()).arg(fill_->currentText());
   if (partition_->currentIndex() == 1)
     parts << QString("balance memory (slack %1)").arg(timeSlack_->value());
   if (trainsModel() && optimizer_->currentIndex() != 0) parts << optimizer_->currentText();

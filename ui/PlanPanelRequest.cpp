@@ -146,14 +146,16 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   mapping_->setText(QString::fromStdString(s.mapping));
   select(partition_, s.partition == "memory" ? "memory" : "time");
   timeSlack_->setValue(s.timeSlack);
+  frozenUs_->setValue(s.frozenUs);
+  select(fill_, s.fill == "before" ? "before" : "bubbles");
   select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
   for (QSpinBox* w :
        {stages_, microbatches_, chunks_, layers_, steps_, hidden_, dataParallel_, maxDeferredW_})
     snapshot(w);
-  for (QDoubleSpinBox* w :
-       {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_, interGbps_, interLatency_, timeSlack_})
+  for (QDoubleSpinBox* w : {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_, interGbps_,
+                            interLatency_, timeSlack_, frozenUs_})
     snapshot(w);
-  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_, partition_})
+  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_, partition_, fill_})
     snapshot(w);
   for (QCheckBox* c : {recompute_, splitBackward_, forwardOnly_, balanceActivations_})
     snapshot(c);
@@ -236,6 +238,9 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (touched(mapping_)) s.mapping = mapping_->text().trimmed().toStdString();
   if (touched(partition_)) s.partition = nameOf(partition_) == "memory" ? "memory" : "";
   if (touched(timeSlack_)) s.timeSlack = timeSlack_->value();
+  if (touched(frozenUs_)) s.frozenUs = frozenUs_->value();
+  // The placement only means something with frozen work (--fill alone is refused).
+  if (touched(fill_) || touched(frozenUs_)) s.fill = s.frozenUs > 0 ? nameOf(fill_) : "";
   return r;
 }
 
@@ -313,6 +318,8 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
       return interGbps_;
     case Knob::Mapping:
       return mapping_;
+    case Knob::Frozen:
+      return frozenUs_;
     case Knob::Partition:
       return partition_;
   }

@@ -61,6 +61,11 @@ inline constexpr const char* kBalanceActivations =
     "BPipe: pairs rank r with rank P-1-r; the heavier of the two sends activations to the "
     "lighter after F (OFFLOAD) and takes them back before the backward (RELOAD), beside compute "
     "over their link, so that the pair's memory peaks meet in the middle.";
+inline constexpr const char* kFrozen =
+    "DiffusionPipe: a frozen (non-trainable) part's forward per micro-batch, e.g. a text "
+    "encoder, as a FILL op feeding stage 0 (µs on a speed-1 device; none = 0). bubbles: the next "
+    "step's frozen work in this step's idle gaps; before: each step's first, round-robin over "
+    "the ranks (the baseline). Simulator only.";
 inline constexpr const char* kForwardOnly =
     "Inference (PipeEdge): forwards only, no backward and no optimizer step; the Stats dock and "
     "report give throughput in micro-batches per second (simulator only).";

@@ -164,6 +164,15 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
                     "BPipe: the heavier rank of each pair (r, P-1-r) offloads activations to the "
                     "lighter after F and reloads them before the backward"),
        field(&Spec::balanceActivations));
+  keep(cmd.add_option("--frozen-us", s.frozenUs,
+                      "DiffusionPipe: the frozen (non-trainable) part's forward per micro-batch, "
+                      "in µs on a speed-1 device; each is a FILL op feeding stage 0"),
+       field(&Spec::frozenUs));
+  keep(cmd.add_option("--fill", s.fill,
+                      "With --frozen-us: bubbles (the next step's frozen work in this step's idle "
+                      "gaps, the default) or before (each step's first, round-robin over ranks)")
+           ->check(CLI::IsMember({"before", "bubbles"})),
+       field(&Spec::fill));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

@@ -36,6 +36,8 @@ std::string planLine(const runtime::PlanSpec& s) {
   if (s.splitBackward) out += " --split-backward";
   if (s.forwardOnly) out += " --forward-only";
   if (s.balanceActivations) out += " --balance-activations";
+  if (s.frozenUs > 0)
+    out += " --frozen-us " + num(s.frozenUs) + (s.fill.empty() ? "" : " --fill " + s.fill);
   for (const auto& [flag, values] : {std::pair{" --rank-speed ", &s.rankSpeed},
                                      std::pair{" --rank-memory-gb ", &s.rankMemoryGb}}) {
     if (values->empty()) continue;

@@ -54,6 +54,9 @@ struct CostModel {
   double optimizerNsPerParamByte = 0;  // OPT duration per byte of the stage's parameters
   // Parameters + gradients + optimizer state per parameter byte (Adam: weights, grads, m, v).
   double stateBytesPerParamByte = 4.0;
+  // DiffusionPipe: the frozen (non-trainable) part's forward for one micro-batch on a device of
+  // speed 1, e.g. a text encoder: what one FILL op with a stage costs. 0 = none.
+  double frozenFwdNs = 0;
 
   double speedOf(int rank) const {
     return rank >= 0 && rank < static_cast<int>(ranks.size()) ? ranks[rank].speed : 1.0;

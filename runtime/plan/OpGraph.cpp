@@ -95,8 +95,10 @@ Result<OpGraph> buildOpGraph(const Plan& p) {
           return Error{"rank " + std::to_string(r) + ": duplicate OPT" +
                        graph::stepSuffix(p, a.step)};
         slot = id;
-      } else if (a.kind != OpKind::FILL) {
-        auto& slot = index.at(a.kind, a.stage, a.microbatch, a.step);
+      } else if (a.kind != OpKind::FILL || a.stage >= 0) {
+        // A FILL that feeds a stage is found by the step it feeds.
+        const int step = a.kind == OpKind::FILL ? a.step + a.ahead : a.step;
+        auto& slot = index.at(a.kind, a.stage, a.microbatch, step);
         if (slot >= 0)
           return Error{"duplicate op " + actionLabel(a) + graph::stepSuffix(p, a.step) +
                        " on rank " + std::to_string(g.rank[slot]) + " and rank " +
@@ -157,6 +159,8 @@ Result<OpGraph> buildOpGraph(const Plan& p) {
       case OpKind::F:
         for (int pred : predsOf[s])
           deps.push_back(index.find(OpKind::F, pred, m, k));
+        // DiffusionPipe: the frozen part's output for this micro-batch, where a FILL makes it.
+        if (const auto fill = index.find(OpKind::FILL, s, m, k); fill >= 0) deps.push_back(fill);
         if (p.microbatches[m].sliceOf >= 0)
           deps.push_back(index.find(OpKind::F, s, p.microbatches[m].sliceOf, k));
         break;

@@ -23,11 +23,13 @@ inline int kindSlot(OpKind k) {
       return 3;
     case OpKind::R:
       return 4;
+    case OpKind::FILL:
+      return 5;  // only FILLs that feed a stage (DiffusionPipe), by the step they feed
     default:
       return -1;
   }
 }
-constexpr int kSlots = 5;
+constexpr int kSlots = 6;
 
 // Node id of every (step, kind, stage, micro-batch) action; -1 where absent. One table per kind,
 // allocated when the kind first appears (a plan without I, W or R pays nothing for them), laid
@@ -70,7 +72,12 @@ Status checkPlanShape(const Plan& p);
 // placement); actionError says why not.
 inline bool actionFits(const Plan& p, int rank, const Action& a) {
   if (a.step < 0 || a.step >= p.steps || !trace::isCompute(a.kind)) return false;
-  if (a.kind == OpKind::OPT || a.kind == OpKind::FILL) return true;
+  if (a.kind == OpKind::OPT) return true;
+  if (a.kind == OpKind::FILL) {  // on any rank; one that feeds a stage names a real op
+    if (a.stage < 0 && a.microbatch < 0 && a.ahead == 0) return true;
+    return a.stage >= 0 && a.stage < p.numStages && a.microbatch >= 0 &&
+           a.microbatch < p.numMicrobatches() && a.ahead >= 0 && a.step + a.ahead < p.steps;
+  }
   if (a.stage < 0 || a.stage >= p.numStages) return false;
   if (a.microbatch < 0 || a.microbatch >= p.numMicrobatches()) return false;
   return p.rankOf(a.stage, a.microbatch) == rank;

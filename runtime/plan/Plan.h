@@ -32,6 +32,10 @@ struct Action {
   // DualPipeV-style overlap: this action and the next one form one unit that starts when both
   // are ready (torch CSV cell "(0F7;7B3)OVERLAP_F_B").
   bool overlapNext = false;
+  // FILL with a stage and micro-batch (DiffusionPipe): the frozen forward whose output F(stage,
+  // micro-batch) of step `step + ahead` takes; 1 = work for the next step done in this one's
+  // bubbles.
+  std::int8_t ahead = 0;
 
   friend bool operator==(const Action&, const Action&) = default;
 };

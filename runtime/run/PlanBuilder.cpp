@@ -11,6 +11,7 @@
 #include "runtime/run/MappingSearch.h"
 #include "runtime/run/PlanSize.h"
 #include "runtime/schedules/BalanceActivations.h"
+#include "runtime/schedules/FillFrozenWork.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
 #include "runtime/sim/Simulator.h"
@@ -111,6 +112,17 @@ Status keepForwardsOnly(const PlanSpec& spec, Plan& plan) {
   return {};
 }
 
+Status checkFrozenFlags(const PlanSpec& spec) {
+  if (!(spec.frozenUs >= 0 && spec.frozenUs <= 1e9))
+    return Error{"--frozen-us " + formatNumber(spec.frozenUs) +
+                 ": expected 0..1e9 µs (the frozen part's forward per micro-batch)"};
+  if (!spec.fill.empty() && spec.fill != "before" && spec.fill != "bubbles")
+    return Error{"--fill " + spec.fill + ": expected before or bubbles"};
+  if (!spec.fill.empty() && spec.frozenUs == 0)
+    return Error{"--fill " + spec.fill + ": places the frozen part's work (give --frozen-us too)"};
+  return {};
+}
+
 Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   const int L = static_cast<int>(cost.layers.size());
   if (L < plan.numStages)
@@ -159,6 +171,9 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
     plan = repeatSteps(std::move(*plan), spec.steps, spec.optimizerSync);
     if (!plan) return std::move(plan).takeError();
   }
+  if (spec.frozenUs > 0)
+    PS_TRY(fillFrozenWork(*plan, cost,
+                          spec.fill == "before" ? FillPlacement::Before : FillPlacement::Bubbles));
   auto graph = validatePlan(*plan);
   if (!graph) return std::move(graph).takeError();
   return FinishedPlan{std::move(*plan), std::move(*graph)};
@@ -213,6 +228,10 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   if (spec.maxDeferredW > 0) w.key("max_deferred_w").value(spec.maxDeferredW);
   if (spec.forwardOnly) w.key("forward_only").value(true);
   if (spec.balanceActivations) w.key("balance_activations").value(true);
+  if (spec.frozenUs > 0) {
+    w.key("frozen_us").value(spec.frozenUs);
+    w.key("fill").value(spec.fill.empty() ? std::string("bubbles") : spec.fill);
+  }
   for (const auto& [key, values] : {std::pair{"rank_speed", &spec.rankSpeed},
                                     std::pair{"rank_memory_gb", &spec.rankMemoryGb}}) {
     if (values->empty()) continue;
@@ -309,6 +328,8 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   PS_TRY(applyTopology(spec, plan->numRanks, *cost));
   // Inference keeps the weights only: no gradients, no optimizer state.
   if (spec.forwardOnly) cost->stateBytesPerParamByte = 1.0;
+  PS_TRY(checkFrozenFlags(spec));
+  cost->frozenFwdNs = spec.frozenUs * 1e3;
   auto deviceOf = deviceMapping(spec, *plan, *cost, built.notes);
   if (!deviceOf) return std::move(deviceOf).takeError();
   auto finished = finishPlan(spec, *plan, *cost, *deviceOf);

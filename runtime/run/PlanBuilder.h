@@ -41,6 +41,11 @@ struct PlanSpec {
   // BPipe: activations move from the heavier rank of each pair (r, P−1−r) to the lighter after
   // F and come back before the backward (OFFLOAD / RELOAD over the link).
   bool balanceActivations = false;
+  // DiffusionPipe: the frozen part's forward per micro-batch (µs on a speed-1 device; 0 = none)
+  // and where it runs: "bubbles" (the default: the next step's in this step's idle gaps) or
+  // "before" (each step's before its pipeline, shared round-robin over the ranks).
+  double frozenUs = 0;
+  std::string fill;
   // Inference (PipeEdge): F only, no backward or optimizer step; weights are the only state.
   bool forwardOnly = false;
   // Heterogeneous devices (HetPipe, PipeEdge), one value per rank over the cost model's: the

@@ -44,7 +44,9 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
                      "partition",
                      "time_slack",
                      "max_deferred_w",
-                     "balance_activations"}));
+                     "balance_activations",
+                     "frozen_us",
+                     "fill"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -65,7 +67,7 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   PS_TRY(intField("max_deferred_w", [&](int v) { spec.maxDeferredW = v; }));
   for (auto [key, into] :
        {std::pair{"topology", &spec.topology}, std::pair{"mapping", &spec.mapping},
-        std::pair{"partition", &spec.partition}}) {
+        std::pair{"partition", &spec.partition}, std::pair{"fill", &spec.fill}}) {
     PS_ASSIGN(text, f.text(key));
     if (text) *into = *text;
   }
@@ -85,6 +87,8 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   if (forward) spec.forwardOnly = *forward;
   PS_ASSIGN(balance, f.boolean("balance_activations"));
   if (balance) spec.balanceActivations = *balance;
+  PS_ASSIGN(frozen, f.number("frozen_us"));
+  if (frozen) spec.frozenUs = *frozen;
   auto numbers = [&](std::string_view key, std::vector<double>& into) -> Status {
     PS_ASSIGN(list, f.list(key));
     if (!list) return {};

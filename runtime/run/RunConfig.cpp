@@ -186,6 +186,8 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
   PS_TRY(knobs.read("max_deferred_w", spec.maxDeferredW));
   PS_TRY(knobs.read("forward_only", spec.forwardOnly));
   PS_TRY(knobs.read("balance_activations", spec.balanceActivations));
+  PS_TRY(knobs.read("frozen_us", spec.frozenUs));
+  PS_TRY(knobs.read("fill", spec.fill));
   PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
   PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
   PS_TRY(knobs.read("dp", spec.dataParallel));

@@ -232,6 +232,12 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
     return Error{"--balance-activations: the " + std::string(backendName(request.backend)) +
                  " backend moves activations between rank threads only (run --backend cpu "
                  "without --procs, or --backend sim)"};
+  for (const auto& program : plan.programs)
+    for (const Action& a : program)
+      if (a.kind == OpKind::FILL && a.stage >= 0)
+        return Error{"--frozen-us: the " + std::string(backendName(request.backend)) +
+                     " backend has no frozen model to run in the bubbles yet (simulate it: "
+                     "--backend sim)"};
   // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
   // between threads.
   if (request.backend == Backend::Cuda && plan.numReplicas() > 2)

@@ -120,7 +120,7 @@ std::int64_t OpCosts::durationSlow(const Action& a, int rank) {
     const std::int64_t opt = opDurationNs(plan_, cost_, a, rank);
     return __builtin_add_overflow(opt, allReduceNs_, &total) ? INT64_MAX : total;
   }
-  if (a.stage < 0 || a.microbatch < 0 || kindSlot >= kKindSlots ||
+  if (a.stage < 0 || a.microbatch < 0 || kindSlot >= kKindSlots || a.kind == OpKind::FILL ||
       plan_.microbatches[a.microbatch].costScale != 1.0)
     return opDurationNs(plan_, cost_, a, rank);
   const std::size_t key =

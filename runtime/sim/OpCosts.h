@@ -19,7 +19,8 @@ class OpCosts {
   // a's duration on `rank` (the rank that holds its stage). Inline: once per op.
   std::int64_t duration(const Action& a, int rank) {
     const int kind = static_cast<int>(a.kind);
-    if (a.stage >= 0 && a.microbatch >= 0 && kind < kKindSlots &&
+    // FILL runs on any rank, at that rank's speed: not cached per stage.
+    if (a.stage >= 0 && a.microbatch >= 0 && kind < kKindSlots && a.kind != OpKind::FILL &&
         plan_.microbatches[a.microbatch].costScale == 1.0) {
       const std::int64_t d = durations_[(static_cast<std::size_t>(plan_.replicaOf(a.microbatch)) *
                                              static_cast<std::size_t>(plan_.numStages) +

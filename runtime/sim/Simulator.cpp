@@ -85,6 +85,10 @@ std::int64_t opDurationNs(const Plan& plan, const CostModel& cost, const Action&
     return sim::roundNs(cost.optimizerNsPerParamByte * static_cast<double>(params) / speed);
   }
   if (a.stage < 0) return 0;  // FILL without a stage: no model cost
+  const double scale = a.microbatch >= 0 ? plan.microbatches[a.microbatch].costScale : 1.0;
+  // DiffusionPipe's FILL: the frozen part's forward, on whichever rank runs it.
+  if (a.kind == OpKind::FILL && cost.frozenFwdNs > 0)
+    return sim::roundNs(cost.frozenFwdNs * scale / speed);
   const StagePlacement& st = placementOf(plan, a.stage, a.microbatch);
   double ns = 0;
   for (int l = st.firstLayer; l <= st.lastLayer; ++l) {
@@ -108,7 +112,6 @@ std::int64_t opDurationNs(const Plan& plan, const CostModel& cost, const Action&
         break;
     }
   }
-  const double scale = a.microbatch >= 0 ? plan.microbatches[a.microbatch].costScale : 1.0;
   return sim::roundNs(ns * scale / speed);
 }
 

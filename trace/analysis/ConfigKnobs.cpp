@@ -39,6 +39,8 @@ constexpr KnobSpec kPlanKnobs[] = {
     {"max_deferred_w", "max deferred W", Format::Number},
     {"forward_only", "forward only", Format::Flag},
     {"balance_activations", "balance activations", Format::Flag},
+    {"frozen_us", "frozen forward µs", Format::Number},
+    {"fill", "frozen work", Format::Text},
     {"partition", "partition", Format::Text},
     {"time_slack", "time slack", Format::Number},
     {"dp", "data parallel", Format::Number},

@@ -1,0 +1,134 @@
+// DiffusionPipe (--frozen-us, --fill): a frozen part's forward per micro-batch as FILL ops that
+// feed stage 0. Run before each step's pipeline (the baseline) they lengthen every step; packed
+// into the bubbles of the step before, they shorten the mean step and the bubble.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+
+#include "runtime/plan/Validator.h"
+#include "runtime/run/Presets.h"
+#include "runtime/run/RunPlan.h"
+#include "tests/common/TestUtil.h"
+#include "tests/runtime/PresetHeadline.h"
+#include "tests/runtime/ScheduleTestUtil.h"
+#include "trace/analysis/RunAnalysis.h"
+
+namespace ps::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+PlanSpec presetSpec(const std::string& name) {
+  auto p = findPreset(name);
+  EXPECT_TRUE(p.ok()) << p.error();
+  return p.ok() ? p->spec : PlanSpec{};
+}
+
+trace::RunAnalysis analyzed(const PlanSpec& spec) {
+  return trace::analyzeRun(test::simulateThroughTraceFile(spec));
+}
+
+// The headline: the same frozen work, in the bubbles instead of before the pipeline.
+TEST(FrozenFill, PackingTheFrozenWorkIntoBubblesShortensTheStepAndTheBubble) {
+  const auto before = analyzed(presetSpec("diffusionpipe-baseline"));
+  const auto bubbles = analyzed(presetSpec("diffusionpipe"));
+  PlanSpec none = presetSpec("diffusionpipe");
+  none.frozenUs = 0;
+  none.fill.clear();
+  const auto without = analyzed(none);
+  ASSERT_TRUE(before.step_time_ns && bubbles.step_time_ns && without.step_time_ns);
+  EXPECT_LT(*bubbles.step_time_ns, *before.step_time_ns);
+  EXPECT_LT(bubbles.bubble_ratio, before.bubble_ratio);
+  EXPECT_LT(bubbles.bubble_ratio, without.bubble_ratio) << "FILL is busy time";
+  // Before the pipeline every step pays for the frozen work: 8 × 150 µs over 4 ranks at least.
+  EXPECT_GE(*before.step_time_ns - *without.step_time_ns, 2 * 150'000);
+  // In the bubbles only step 0 does (1 of 4 steps), so the mean step is at most a quarter of
+  // the baseline's extra time above the plan without frozen work.
+  EXPECT_LE(*bubbles.step_time_ns - *without.step_time_ns,
+            (*before.step_time_ns - *without.step_time_ns) / 4 + 1);
+}
+
+// Every micro-batch of every step gets one FILL, which ends before its F(0, m) starts; the ones
+// for steps 1.. run in the step before (ahead 1) without moving any other op of that step.
+TEST(FrozenFill, EveryMicrobatchIsFedByOneFillThatEndsBeforeItsForward) {
+  auto built = buildPlan(presetSpec("diffusionpipe"));
+  ASSERT_TRUE(built.ok()) << built.error();
+  int ahead = 0;
+  for (const auto& program : built->plan.programs)
+    for (const Action& a : program)
+      if (a.kind == OpKind::FILL) ahead += a.ahead;
+  EXPECT_EQ(ahead, 3 * 8) << "steps 1-3 are fed from the step before";
+  auto sim = simulate(built->plan, built->graph, built->cost);
+  ASSERT_TRUE(sim.ok()) << sim.error();
+  std::map<std::tuple<int, int>, SimRecord> first;  // (step, mb) -> F(0, mb)
+  for (const SimRecord& r : sim->records)
+    if (r.kind == OpKind::F && r.stage == 0) first[{r.step, r.microbatch}] = r;
+  std::vector<Action> fills;
+  for (const auto& program : built->plan.programs)
+    for (const Action& a : program)
+      if (a.kind == OpKind::FILL) fills.push_back(a);
+  EXPECT_EQ(fills.size(), 4u * 8);
+  for (const SimRecord& r : sim->records) {
+    if (r.kind != OpKind::FILL) continue;
+    EXPECT_EQ(r.end_ns - r.start_ns, 150'000);
+    // The FILL of (run step k, mb) feeds step k or k+1: whichever it feeds starts after it.
+    const bool feedsNext = r.step + 1 < 4 && first[{r.step + 1, r.microbatch}].start_ns >= r.end_ns;
+    const bool feedsThis = first[{r.step, r.microbatch}].start_ns >= r.end_ns;
+    EXPECT_TRUE(feedsNext || feedsThis) << "step " << r.step << " mb " << r.microbatch;
+  }
+  // The fills in the bubbles move nothing: every step but 0 runs as without frozen work.
+  PlanSpec none = presetSpec("diffusionpipe");
+  none.frozenUs = 0;
+  none.fill.clear();
+  auto plain = buildPlan(none);
+  ASSERT_TRUE(plain.ok());
+  auto base = simulate(plain->plan, plain->graph, plain->cost);
+  ASSERT_TRUE(base.ok());
+  const auto spanOf = [](const SimResult& s, int step) {
+    std::int64_t lo = INT64_MAX, hi = 0;
+    for (const SimRecord& r : s.records)
+      if (r.step == step && r.kind != OpKind::FILL) {
+        lo = std::min(lo, r.start_ns);
+        hi = std::max(hi, r.end_ns);
+      }
+    return hi - lo;
+  };
+  for (int k = 1; k < 4; ++k)
+    EXPECT_EQ(spanOf(*sim, k), spanOf(*base, k)) << "step " << k;
+}
+
+TEST(FrozenFill, BadFlagsAndBackendsAreRefusedByName) {
+  PlanSpec spec = presetSpec("diffusionpipe");
+  spec.fill = "sideways";
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--fill sideways: expected before or bubbles"));
+  spec = presetSpec("diffusionpipe");
+  spec.frozenUs = 0;
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("give --frozen-us too"));
+  spec = presetSpec("diffusionpipe");
+  spec.frozenUs = -1;
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--frozen-us -1"));
+  spec = presetSpec("diffusionpipe");
+  spec.schedule = "pipedream";
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("asynchronous"));
+  // A FILL that feeds a step the plan does not have.
+  auto built = buildPlan(presetSpec("diffusionpipe"));
+  ASSERT_TRUE(built.ok());
+  Plan plan = built->plan;
+  for (auto& program : plan.programs)
+    for (Action& a : program)
+      if (a.kind == OpKind::FILL) a.ahead = 5;
+  EXPECT_THAT(validatePlan(plan).error(), HasSubstr("which the plan (steps 0..3) does not have"));
+
+  test::TempDir dir;
+  RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 2, 4, 2);
+  r.spec.frozenUs = 10;
+  auto refused = runPlan(r, {dir.file("x.sqlite")});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error(), HasSubstr("--frozen-us: the cpu backend has no frozen model"));
+}
+
+}  // namespace
+}  // namespace ps::runtime
