@@ -173,6 +173,19 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
                       "gaps, the default) or before (each step's first, round-robin over ranks)")
            ->check(CLI::IsMember({"before", "bubbles"})),
        field(&Spec::fill));
+  keep(cmd.add_option("--token-slices", s.tokenSlices,
+                      "TeraPipe (gpipe): cut each micro-batch, one sequence, into token slices: K "
+                      "equal ones, auto (the DP's lengths) or token counts like 1024,640,384"),
+       field(&Spec::tokenSlices));
+  keep(cmd.add_option("--seq-tokens", s.seqTokens,
+                      "--token-slices: the sequence's length in tokens (default 2048)")
+           ->check(CLI::Range(1, 1 << 24)),
+       field(&Spec::seqTokens));
+  keep(cmd.add_option("--attention-share", s.attentionShare,
+                      "--token-slices: causal attention's share of a layer's time over the whole "
+                      "sequence (default 0.5); a slice's attention grows with its prefix")
+           ->check(CLI::Range(0.0, 1.0)),
+       field(&Spec::attentionShare));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

@@ -14,12 +14,42 @@
 #include "runtime/schedules/FillFrozenWork.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
+#include "runtime/schedules/TokenSlices.h"
 #include "runtime/sim/Simulator.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
 
 namespace ps::runtime {
 namespace {
+
+TokenSlicing tokenSlicingOf(const PlanSpec& spec) {
+  return {spec.seqTokens, spec.attentionShare};
+}
+
+// --token-slices (TeraPipe): gpipe over sequences × slices, the slices chained.
+Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params) {
+  const std::string flag = "--token-slices " + spec.tokenSlices + ": ";
+  if (spec.schedule != "gpipe")
+    return Error{flag +
+                 "slices run through gpipe (all forwards, then the backwards from the last "
+                 "slice back); " +
+                 spec.schedule +
+                 " would run a slice's backward before "
+                 "a later slice's"};
+  if (spec.splitBackward) return Error{flag + "not with --split-backward"};
+  auto lengths =
+      parseTokenSlices(spec.tokenSlices, tokenSlicingOf(spec), params.ranks, params.microbatches);
+  if (!lengths) return std::move(lengths).takeError();
+  const auto K = static_cast<int>(lengths->size());
+  if (static_cast<long long>(params.microbatches) * K > (1 << 20))
+    return Error{flag + std::to_string(params.microbatches) + " sequences × " + std::to_string(K) +
+                 " slices is too many micro-batches"};
+  params.microbatches *= K;
+  auto plan = generateSchedule(spec.schedule, params);
+  if (!plan) return plan;
+  PS_TRY(sliceTokens(*plan, *lengths, tokenSlicingOf(spec)));
+  return plan;
+}
 
 Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   if (!spec.scheduleFile.empty()) {
@@ -55,6 +85,7 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   }
   params.chunks = spec.chunks;
   params.steps = spec.steps;
+  if (!spec.tokenSlices.empty()) return slicedPlan(spec, params);
   // A schedule with its own V (one chunk per rank, or ZB-V's two) would run with another V
   // than the one asked for, under the same knobs: say so instead. Asked of a 2-rank,
   // 4-micro-batch plan first, so that a refusal never waits for a large generation (ZB-V at
@@ -201,6 +232,15 @@ Result<std::vector<int>> deviceMapping(const PlanSpec& spec, const Plan& generat
   return found->deviceOf;
 }
 
+// A sliced plan's slices per sequence: the length of the first slice chain.
+int slicesPerSequence(const Plan& plan) {
+  int k = 1;
+  while (k < plan.numMicrobatches() &&
+         plan.microbatches[static_cast<std::size_t>(k)].sliceOf == k - 1)
+    ++k;
+  return k;
+}
+
 std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel& cost,
                          const std::vector<int>& deviceOf) {
   trace::JsonWriter w;
@@ -210,7 +250,9 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   // --stages is one replica's ranks: --dp multiplies them.
   w.key("stages").value(plan.numRanks / std::max(1, spec.dataParallel));
   if (spec.dataParallel > 1) w.key("dp").value(spec.dataParallel);
-  w.key("microbatches").value(plan.numMicrobatches());
+  // Sliced sequences (TeraPipe) are the micro-batches the user counts.
+  const int slices = spec.tokenSlices.empty() ? 1 : slicesPerSequence(plan);
+  w.key("microbatches").value(plan.numMicrobatches() / slices);
   w.key("chunks").value(plan.chunks);
   w.key("layers").value(plan.numLayers);
   w.key("boundaries").beginArray();
@@ -228,6 +270,11 @@ std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel
   if (spec.maxDeferredW > 0) w.key("max_deferred_w").value(spec.maxDeferredW);
   if (spec.forwardOnly) w.key("forward_only").value(true);
   if (spec.balanceActivations) w.key("balance_activations").value(true);
+  if (!spec.tokenSlices.empty()) {
+    w.key("token_slices").value(spec.tokenSlices);
+    w.key("seq_tokens").value(spec.seqTokens);
+    w.key("attention_share").value(spec.attentionShare);
+  }
   if (spec.frozenUs > 0) {
     w.key("frozen_us").value(spec.frozenUs);
     w.key("fill").value(spec.fill.empty() ? std::string("bubbles") : spec.fill);

@@ -46,6 +46,12 @@ struct PlanSpec {
   // "before" (each step's before its pipeline, shared round-robin over the ranks).
   double frozenUs = 0;
   std::string fill;
+  // TeraPipe: each of the M micro-batches is one sequence of seqTokens tokens, cut into slices
+  // ("K" equal ones, "auto" for the DP's, or "l1,l2,..." tokens) that run as micro-batches of
+  // their own (gpipe); attentionShare is the causal attention's part of a layer's time.
+  std::string tokenSlices;
+  int seqTokens = 2048;
+  double attentionShare = 0.5;
   // Inference (PipeEdge): F only, no backward or optimizer step; weights are the only state.
   bool forwardOnly = false;
   // Heterogeneous devices (HetPipe, PipeEdge), one value per rank over the cost model's: the

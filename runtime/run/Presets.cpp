@@ -46,7 +46,10 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
                      "max_deferred_w",
                      "balance_activations",
                      "frozen_us",
-                     "fill"}));
+                     "fill",
+                     "token_slices",
+                     "seq_tokens",
+                     "attention_share"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -67,7 +70,8 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   PS_TRY(intField("max_deferred_w", [&](int v) { spec.maxDeferredW = v; }));
   for (auto [key, into] :
        {std::pair{"topology", &spec.topology}, std::pair{"mapping", &spec.mapping},
-        std::pair{"partition", &spec.partition}, std::pair{"fill", &spec.fill}}) {
+        std::pair{"partition", &spec.partition}, std::pair{"fill", &spec.fill},
+        std::pair{"token_slices", &spec.tokenSlices}}) {
     PS_ASSIGN(text, f.text(key));
     if (text) *into = *text;
   }
@@ -89,6 +93,9 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   if (balance) spec.balanceActivations = *balance;
   PS_ASSIGN(frozen, f.number("frozen_us"));
   if (frozen) spec.frozenUs = *frozen;
+  PS_TRY(intField("seq_tokens", [&](int v) { spec.seqTokens = v; }));
+  PS_ASSIGN(share, f.number("attention_share"));
+  if (share) spec.attentionShare = *share;
   auto numbers = [&](std::string_view key, std::vector<double>& into) -> Status {
     PS_ASSIGN(list, f.list(key));
     if (!list) return {};

@@ -188,6 +188,9 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
   PS_TRY(knobs.read("balance_activations", spec.balanceActivations));
   PS_TRY(knobs.read("frozen_us", spec.frozenUs));
   PS_TRY(knobs.read("fill", spec.fill));
+  PS_TRY(knobs.read("token_slices", spec.tokenSlices));
+  PS_TRY(knobs.read("seq_tokens", spec.seqTokens));
+  PS_TRY(knobs.read("attention_share", spec.attentionShare));
   PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
   PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
   PS_TRY(knobs.read("dp", spec.dataParallel));

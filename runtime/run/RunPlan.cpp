@@ -232,6 +232,11 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
     return Error{"--balance-activations: the " + std::string(backendName(request.backend)) +
                  " backend moves activations between rank threads only (run --backend cpu "
                  "without --procs, or --backend sim)"};
+  for (const MicrobatchSpec& mb : plan.microbatches)
+    if (mb.sliceOf >= 0)
+      return Error{"--token-slices: the " + std::string(backendName(request.backend)) +
+                   " backend's attention keeps no causal prefix between slices yet (simulate "
+                   "it: --backend sim)"};
   for (const auto& program : plan.programs)
     for (const Action& a : program)
       if (a.kind == OpKind::FILL && a.stage >= 0)

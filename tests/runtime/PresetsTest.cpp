@@ -108,7 +108,8 @@ TEST(Presets, BadFilesNameTheKey) {
             "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
             "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
             "rank_speed, rank_memory_gb, dp, topology, inter_gbps, inter_latency_us, mapping, "
-            "partition, time_slack, max_deferred_w, balance_activations, frozen_us, fill)");
+            "partition, time_slack, max_deferred_w, balance_activations, frozen_us, fill, "
+            "token_slices, seq_tokens, attention_share)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),
