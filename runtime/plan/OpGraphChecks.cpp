@@ -106,8 +106,7 @@ Error actionError(const Plan& p, int rank, const Action& a) {
                  std::to_string(p.steps - 1)};
   if (!trace::isCompute(a.kind))
     return Error{where + actionLabel(a) + " is a communication op in a compute program"};
-  if (a.kind == OpKind::FILL && a.ahead != 0 &&
-      (a.ahead < 0 || a.step + a.ahead >= p.steps))
+  if (a.kind == OpKind::FILL && a.ahead != 0 && (a.ahead < 0 || a.step + a.ahead >= p.steps))
     return Error{where + actionLabel(a) + " of step " + std::to_string(a.step) + " feeds step " +
                  std::to_string(a.step + a.ahead) + ", which the plan (steps 0.." +
                  std::to_string(p.steps - 1) + ") does not have"};
