@@ -9,6 +9,7 @@
 #include "runtime/run/DeviceFlags.h"
 #include "runtime/run/DeviceMapping.h"
 #include "runtime/run/MappingSearch.h"
+#include "runtime/run/PlanConfigJson.h"
 #include "runtime/run/PlanSize.h"
 #include "runtime/schedules/BalanceActivations.h"
 #include "runtime/schedules/FillFrozenWork.h"
@@ -232,84 +233,6 @@ Result<std::vector<int>> deviceMapping(const PlanSpec& spec, const Plan& generat
   return found->deviceOf;
 }
 
-// A sliced plan's slices per sequence: the length of the first slice chain.
-int slicesPerSequence(const Plan& plan) {
-  int k = 1;
-  while (k < plan.numMicrobatches() &&
-         plan.microbatches[static_cast<std::size_t>(k)].sliceOf == k - 1)
-    ++k;
-  return k;
-}
-
-std::string configJsonOf(const PlanSpec& spec, const Plan& plan, const CostModel& cost,
-                         const std::vector<int>& deviceOf) {
-  trace::JsonWriter w;
-  w.beginObject();
-  w.key("schedule").value(plan.schedule);
-  if (!spec.scheduleFile.empty()) w.key("schedule_file").value(spec.scheduleFile);
-  // --stages is one replica's ranks: --dp multiplies them.
-  w.key("stages").value(plan.numRanks / std::max(1, spec.dataParallel));
-  if (spec.dataParallel > 1) w.key("dp").value(spec.dataParallel);
-  // Sliced sequences (TeraPipe) are the micro-batches the user counts.
-  const int slices = spec.tokenSlices.empty() ? 1 : slicesPerSequence(plan);
-  w.key("microbatches").value(plan.numMicrobatches() / slices);
-  w.key("chunks").value(plan.chunks);
-  w.key("layers").value(plan.numLayers);
-  w.key("boundaries").beginArray();
-  for (int s = 1; s < plan.numStages; ++s)
-    w.value(plan.placement[0][s].firstLayer);
-  w.endArray();
-  if (spec.partition == "memory") {
-    w.key("partition").value(spec.partition);
-    w.key("time_slack").value(spec.timeSlack);
-  }
-  w.key("steps").value(plan.steps);
-  w.key("optimizer_sync").value(optimizerSyncName(plan.optimizerSync));
-  w.key("recompute").value(plan.recompute);
-  if (spec.splitBackward) w.key("split_backward").value(true);
-  if (spec.maxDeferredW > 0) w.key("max_deferred_w").value(spec.maxDeferredW);
-  if (spec.forwardOnly) w.key("forward_only").value(true);
-  if (spec.balanceActivations) w.key("balance_activations").value(true);
-  if (!spec.tokenSlices.empty()) {
-    w.key("token_slices").value(spec.tokenSlices);
-    w.key("seq_tokens").value(spec.seqTokens);
-    w.key("attention_share").value(spec.attentionShare);
-  }
-  if (spec.frozenUs > 0) {
-    w.key("frozen_us").value(spec.frozenUs);
-    w.key("fill").value(spec.fill.empty() ? std::string("bubbles") : spec.fill);
-  }
-  for (const auto& [key, values] : {std::pair{"rank_speed", &spec.rankSpeed},
-                                    std::pair{"rank_memory_gb", &spec.rankMemoryGb}}) {
-    if (values->empty()) continue;
-    w.key(key).beginArray();
-    for (double v : *values)
-      w.value(v);
-    w.endArray();
-  }
-  if (!spec.topology.empty()) {
-    w.key("topology").value(spec.topology);
-    w.key("inter_gbps").value(spec.interGbps);
-    w.key("inter_latency_us").value(spec.interLatencyUs);
-  }
-  // The mapping used, not "auto": a rerun places the ranks the same way without searching.
-  if (!isRankOrder(deviceOf)) w.key("mapping").value(deviceOrderText(deviceOf));
-  w.key("fwd_us").value(spec.uniform.fwdUs);
-  w.key("bwd_us").value(spec.uniform.bwdUs);
-  w.key("wgrad_us").value(spec.uniform.wgradUs);
-  w.key("act_mb").value(spec.uniform.actMb);
-  w.key("param_mb").value(spec.uniform.paramMb);
-  w.key("link_gbps").value(spec.uniform.linkGbps);
-  w.key("link_latency_us").value(spec.uniform.linkLatencyUs);
-  if (!spec.costsFile.empty()) w.key("costs_file").value(spec.costsFile);
-  // Costs given as a model (a prediction's calibrated costs) rather than by flags or a file:
-  // a rerun must take the embedded "costs", not rebuild them from the uniform flags.
-  if (spec.costs && spec.costsFile.empty()) w.key("costs_embedded").value(true);
-  w.key("costs").raw(writeCostJson(cost));
-  w.endObject();
-  return w.str();
-}
-
 }  // namespace
 
 void addRecompute(Plan& plan) {
@@ -381,7 +304,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   if (!deviceOf) return std::move(deviceOf).takeError();
   auto finished = finishPlan(spec, *plan, *cost, *deviceOf);
   if (!finished) return std::move(finished).takeError();
-  built.configJson = configJsonOf(spec, finished->plan, *cost, *deviceOf);
+  built.configJson = planConfigJson(spec, finished->plan, *cost, *deviceOf);
   built.plan = std::move(finished->plan);
   built.cost = std::move(*cost);
   built.graph = std::move(finished->graph);

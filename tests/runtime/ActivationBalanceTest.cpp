@@ -26,12 +26,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-PlanSpec presetSpec(const std::string& name) {
-  auto p = findPreset(name);
-  EXPECT_TRUE(p.ok()) << p.error();
-  return p.ok() ? p->spec : PlanSpec{};
-}
-
 std::vector<std::int64_t> peaks(const trace::RunAnalysis& a) {
   std::vector<std::int64_t> out;
   for (const auto& r : a.ranks)
@@ -48,8 +42,9 @@ SimResult simulated(const BuiltPlan& built) {
 // The headline: 1F1B p=8 m=16 at 8 MiB a stage holds 8,7,...,1 micro-batches' activations on
 // ranks 0..7; balanced, each pair's peaks draw together and the step is as long as before.
 TEST(ActivationBalance, BPipeNarrowsThePeakSpreadAtTheSameStepTime) {
-  const auto base = trace::analyzeRun(test::simulateThroughTraceFile(presetSpec("bpipe-baseline")));
-  const auto bpipe = trace::analyzeRun(test::simulateThroughTraceFile(presetSpec("bpipe")));
+  const auto base =
+      trace::analyzeRun(test::simulateThroughTraceFile(test::presetSpec("bpipe-baseline")));
+  const auto bpipe = trace::analyzeRun(test::simulateThroughTraceFile(test::presetSpec("bpipe")));
   const auto spread = [](const trace::RunAnalysis& a) {
     return headlineMetric(a, "peak_memory_spread_bytes").value_or(-1);
   };
@@ -71,7 +66,7 @@ TEST(ActivationBalance, BPipeNarrowsThePeakSpreadAtTheSameStepTime) {
 // Per moved (stage, micro-batch): one OFFLOAD after its F and one RELOAD that ends before its
 // first backward starts, both on the owner's rank with the holder as peer and the F's kept bytes.
 TEST(ActivationBalance, EachMoveOffloadsAfterItsForwardAndReloadsBeforeItsBackward) {
-  auto built = buildPlan(presetSpec("bpipe"));
+  auto built = buildPlan(test::presetSpec("bpipe"));
   ASSERT_TRUE(built.ok()) << built.error();
   ASSERT_FALSE(built->plan.activationMoves.empty());
   for (const ActivationMove& m : built->plan.activationMoves)
@@ -114,13 +109,14 @@ TEST(ActivationBalance, EachMoveOffloadsAfterItsForwardAndReloadsBeforeItsBackwa
       last[s.rank] = s.bytes;
     return last;
   };
-  EXPECT_EQ(lastSamples(sim), lastSamples(simulated(*buildPlan(presetSpec("bpipe-baseline")))));
+  EXPECT_EQ(lastSamples(sim),
+            lastSamples(simulated(*buildPlan(test::presetSpec("bpipe-baseline")))));
 }
 
 // The copies are timed by the link: when the pair's link is slow (1 byte per ns: an 8 MiB copy
 // takes 8.4 ms) the RELOADs come late and the backwards waiting for them stretch the step.
 TEST(ActivationBalance, ASlowPairLinkDelaysTheBackwardsThatWaitForReloads) {
-  auto built = buildPlan(presetSpec("bpipe"));
+  auto built = buildPlan(test::presetSpec("bpipe"));
   ASSERT_TRUE(built.ok()) << built.error();
   const SimResult fast = simulated(*built);
   built->cost.links[{0, 7}] = {1.0, 2000};
@@ -133,7 +129,7 @@ TEST(ActivationBalance, ASlowPairLinkDelaysTheBackwardsThatWaitForReloads) {
 }
 
 TEST(ActivationBalance, MovesAreCheckedByName) {
-  auto built = buildPlan(presetSpec("bpipe"));
+  auto built = buildPlan(test::presetSpec("bpipe"));
   ASSERT_TRUE(built.ok()) << built.error();
   Plan plan = built->plan;
   plan.activationMoves = {{0, 2, 0}};
@@ -145,13 +141,13 @@ TEST(ActivationBalance, MovesAreCheckedByName) {
   plan.activationMoves = {{9, 0, 7}};
   EXPECT_THAT(validatePlan(plan).error(), HasSubstr("no such stage or micro-batch"));
 
-  PlanSpec spec = presetSpec("bpipe");
+  PlanSpec spec = test::presetSpec("bpipe");
   spec.recompute = true;
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--balance-activations"));
-  spec = presetSpec("bpipe");
+  spec = test::presetSpec("bpipe");
   spec.forwardOnly = true;
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("keeps no activations"));
-  spec = presetSpec("bpipe");
+  spec = test::presetSpec("bpipe");
   spec.dataParallel = 2;
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--balance-activations with --dp 2"));
 }

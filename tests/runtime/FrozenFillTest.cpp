@@ -21,21 +21,15 @@ namespace {
 
 using ::testing::HasSubstr;
 
-PlanSpec presetSpec(const std::string& name) {
-  auto p = findPreset(name);
-  EXPECT_TRUE(p.ok()) << p.error();
-  return p.ok() ? p->spec : PlanSpec{};
-}
-
 trace::RunAnalysis analyzed(const PlanSpec& spec) {
   return trace::analyzeRun(test::simulateThroughTraceFile(spec));
 }
 
 // The headline: the same frozen work, in the bubbles instead of before the pipeline.
 TEST(FrozenFill, PackingTheFrozenWorkIntoBubblesShortensTheStepAndTheBubble) {
-  const auto before = analyzed(presetSpec("diffusionpipe-baseline"));
-  const auto bubbles = analyzed(presetSpec("diffusionpipe"));
-  PlanSpec none = presetSpec("diffusionpipe");
+  const auto before = analyzed(test::presetSpec("diffusionpipe-baseline"));
+  const auto bubbles = analyzed(test::presetSpec("diffusionpipe"));
+  PlanSpec none = test::presetSpec("diffusionpipe");
   none.frozenUs = 0;
   none.fill.clear();
   const auto without = analyzed(none);
@@ -54,7 +48,7 @@ TEST(FrozenFill, PackingTheFrozenWorkIntoBubblesShortensTheStepAndTheBubble) {
 // Every micro-batch of every step gets one FILL, which ends before its F(0, m) starts; the ones
 // for steps 1.. run in the step before (ahead 1) without moving any other op of that step.
 TEST(FrozenFill, EveryMicrobatchIsFedByOneFillThatEndsBeforeItsForward) {
-  auto built = buildPlan(presetSpec("diffusionpipe"));
+  auto built = buildPlan(test::presetSpec("diffusionpipe"));
   ASSERT_TRUE(built.ok()) << built.error();
   int ahead = 0;
   for (const auto& program : built->plan.programs)
@@ -80,7 +74,7 @@ TEST(FrozenFill, EveryMicrobatchIsFedByOneFillThatEndsBeforeItsForward) {
     EXPECT_TRUE(feedsNext || feedsThis) << "step " << r.step << " mb " << r.microbatch;
   }
   // The fills in the bubbles move nothing: every step but 0 runs as without frozen work.
-  PlanSpec none = presetSpec("diffusionpipe");
+  PlanSpec none = test::presetSpec("diffusionpipe");
   none.frozenUs = 0;
   none.fill.clear();
   auto plain = buildPlan(none);
@@ -101,20 +95,20 @@ TEST(FrozenFill, EveryMicrobatchIsFedByOneFillThatEndsBeforeItsForward) {
 }
 
 TEST(FrozenFill, BadFlagsAndBackendsAreRefusedByName) {
-  PlanSpec spec = presetSpec("diffusionpipe");
+  PlanSpec spec = test::presetSpec("diffusionpipe");
   spec.fill = "sideways";
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--fill sideways: expected before or bubbles"));
-  spec = presetSpec("diffusionpipe");
+  spec = test::presetSpec("diffusionpipe");
   spec.frozenUs = 0;
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("give --frozen-us too"));
-  spec = presetSpec("diffusionpipe");
+  spec = test::presetSpec("diffusionpipe");
   spec.frozenUs = -1;
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--frozen-us -1"));
-  spec = presetSpec("diffusionpipe");
+  spec = test::presetSpec("diffusionpipe");
   spec.schedule = "pipedream";
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("asynchronous"));
   // A FILL that feeds a step the plan does not have.
-  auto built = buildPlan(presetSpec("diffusionpipe"));
+  auto built = buildPlan(test::presetSpec("diffusionpipe"));
   ASSERT_TRUE(built.ok());
   Plan plan = built->plan;
   for (auto& program : plan.programs)

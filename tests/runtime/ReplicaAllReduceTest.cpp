@@ -85,16 +85,10 @@ TEST(ReplicaAllReduce, SimAndCpuRecordTheSameOpsPerRank) {
   test::TempDir dir;
   std::map<std::string, std::map<std::pair<int, int>, int>> counts;  // source → (rank, kind)
   for (Backend backend : {Backend::Sim, Backend::Cpu}) {
-    RunPlanRequest r;
+    RunPlanRequest r = test::tinyModelRun(backend, 2, 4, 2);
     r.spec = chimera(0);
     r.spec.stages = 2;
     r.spec.steps = 2;
-    r.backend = backend;
-    r.exec.model.hidden = 8;
-    r.exec.model.seq = 4;
-    r.exec.model.microbatchSize = 2;
-    r.exec.model.heads = 2;
-    r.exec.model.ffnMultiplier = 2;
     const std::string name(backendName(backend));
     const std::string db = dir.file(name + ".sqlite");
     auto result = runPlan(r, {db});

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "runtime/plan/Validator.h"
+#include "runtime/run/Presets.h"
 #include "runtime/sim/SimWriter.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceReader.h"
@@ -188,6 +189,12 @@ runtime::RunPlanRequest tinyModelRun(runtime::Backend backend, int stages, int m
   r.exec.model.heads = 2;
   r.exec.model.ffnMultiplier = 2;
   return r;
+}
+
+runtime::PlanSpec presetSpec(const std::string& name) {
+  auto p = runtime::findPreset(name);
+  EXPECT_TRUE(p.ok()) << p.error();
+  return p.ok() ? p->spec : runtime::PlanSpec{};
 }
 
 }  // namespace ps::test

@@ -28,6 +28,9 @@ runtime::SimResult validateAndSimulate(const runtime::Plan& plan, const runtime:
 // `report` and the app read it; fails the calling test (and returns an empty run) on an error.
 trace::RunTrace simulateThroughTraceFile(const runtime::PlanSpec& spec);
 
+// A built-in preset's plan (resources/presets); fails the calling test when there is none.
+runtime::PlanSpec presetSpec(const std::string& name);
+
 // A 1F1B run of a tiny transformer (hidden 8, two heads, sequence 4, micro-batch 2, FFN ×2) on
 // `backend`, cheap enough for the model backends in a unit test.
 runtime::RunPlanRequest tinyModelRun(runtime::Backend backend, int stages, int microbatches,

@@ -40,11 +40,7 @@ SimResult simulated(const PlanSpec& spec) {
 }
 
 TEST(TokenSlices, TheDpsSlicesBeatEqualSlicesAndNoSlicing) {
-  const auto preset = [](const std::string& name) {
-    auto p = findPreset(name);
-    EXPECT_TRUE(p.ok()) << p.error();
-    return p.ok() ? p->spec : PlanSpec{};
-  };
+  const auto preset = test::presetSpec;
   PlanSpec whole = preset("terapipe");
   whole.tokenSlices.clear();
   const auto dp = simulated(preset("terapipe")).makespan;
