@@ -53,6 +53,11 @@ TEST(CliImportHardening, CtrlCStopsAnImportAndWritesNothing) {
   TempDir dir;
   const std::string trace = dir.file("big.json");
   writeThreadedKineto(trace, 4, 400'000);  // 1.6M events, ~150 MB
+  // The signal must come once the import runs, not while the process still starts: a sanitized
+  // binary's start-up (relocations, page faults) takes over a second on some machines.
+  const auto startupBegin = Clock::now();
+  ASSERT_EQ(cli({"--version"}).exit_code, 0);
+  const auto startup = Clock::now() - startupBegin;
   for (const bool existing : {false, true}) {
     const std::string db = dir.file(existing ? "keep.sqlite" : "new.sqlite");
     if (existing) {
@@ -63,7 +68,7 @@ TEST(CliImportHardening, CtrlCStopsAnImportAndWritesNothing) {
     }
     const std::string before = existing ? test::readFile(db) : "";
     test::ChildProcess child({PIPESCOPE_CLI, "import", "kineto", trace, "--db", db});
-    std::this_thread::sleep_for(std::chrono::milliseconds(kSanitized ? 600 : 200));
+    std::this_thread::sleep_for(startup + std::chrono::milliseconds(kSanitized ? 600 : 200));
     ASSERT_FALSE(child.waitFor(std::chrono::milliseconds(0)))
         << "the import ended before the signal: make the trace bigger\n"
         << child.err();
