@@ -93,6 +93,16 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   connect(timeSlack_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(true); });
   connect(frozenUs_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
   connect(fill_, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
+  // Slicing and grouping change the micro-batches' sizes, and so the partitioner's weights.
+  for (QLineEdit* e : {tokenSlices_, seqLengths_})
+    connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
+  connect(stageGraph_, &QLineEdit::textEdited, this, [this] { userChanged(true); });
+  for (QDoubleSpinBox* s : {a2aMb_, fetchMb_})
+    connect(s, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
+  for (QComboBox* c : {a2a_, fetch_})
+    connect(c, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
+  connect(weightVersions_, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
+  connect(microbatching_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
 
   showRequest([] {
     runtime::RunPlanRequest r;
@@ -232,6 +242,8 @@ void PlanPanel::refresh() {
   for (QWidget* w : {static_cast<QWidget*>(schedule_), static_cast<QWidget*>(stages_),
                      static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(chunks_)})
     w->setEnabled(!fromCsv);
+  // DynaPipe's grouping sets the micro-batch count.
+  if (!seqLengths_->text().trimmed().isEmpty()) microbatches_->setEnabled(false);
   const bool fromCosts = !shown_.spec.costsFile.empty() || shown_.spec.costs;
   for (QDoubleSpinBox* s : {actMb_, fwd_, bwd_, wgrad_})
     s->setEnabled(!fromCosts);

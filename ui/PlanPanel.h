@@ -118,6 +118,13 @@ class PlanPanel : public QWidget {
   QDoubleSpinBox* timeSlack_ = nullptr;
   QDoubleSpinBox* frozenUs_ = nullptr;  // DiffusionPipe: the frozen forward per micro-batch
   QComboBox* fill_ = nullptr;           // bubbles, before
+  QLineEdit* stageGraph_ = nullptr;     // GraphPipe: "0>1,1>4,2>3,3>4"
+  QDoubleSpinBox *a2aMb_ = nullptr, *fetchMb_ = nullptr;  // Piper, NestPipe: MiB per micro-batch
+  QComboBox *a2a_ = nullptr, *fetch_ = nullptr;           // overlap, serial
+  QComboBox* weightVersions_ = nullptr;                   // pipedream: stash, latest, predict
+  QLineEdit* tokenSlices_ = nullptr;                      // TeraPipe: "K", "auto" or "l1,l2,..."
+  QLineEdit* seqLengths_ = nullptr;                       // DynaPipe: "l1,l2,..." or "@FILE"
+  QComboBox* microbatching_ = nullptr;                    // dp, packed
   QLabel *notice_ = nullptr, *error_ = nullptr;
   QPushButton* simulateButton_ = nullptr;
   QCheckBox* rerun_ = nullptr;

@@ -10,7 +10,7 @@ namespace ps::ui {
 
 Knob knobNamedIn(std::string_view message) {
   // The flags buildPlan's errors name, and the "(m=2, p=4)" of the generators' constraints.
-  static constexpr std::array<std::pair<std::string_view, Knob>, 45> kTokens{{
+  static constexpr std::array<std::pair<std::string_view, Knob>, 57> kTokens{{
       {"--microbatches", Knob::Microbatches},
       {"(m=", Knob::Microbatches},
       {" m=", Knob::Microbatches},
@@ -46,6 +46,18 @@ Knob knobNamedIn(std::string_view message) {
       {"--balance-activations", Knob::BalanceActivations},
       {"--frozen-us", Knob::Frozen},
       {"--fill", Knob::Frozen},
+      {"--weight-versions", Knob::WeightVersions},
+      {"--stage-graph", Knob::StageGraph},
+      {"--a2a-mb", Knob::AllToAll},
+      {"--a2a ", Knob::AllToAll},
+      {"--fetch-mb", Knob::EmbeddingFetch},
+      {"--fetch ", Knob::EmbeddingFetch},
+      {"--fetch-ahead", Knob::EmbeddingFetch},
+      {"--token-slices", Knob::Sequences},
+      {"--seq-lengths", Knob::Sequences},
+      {"--microbatching", Knob::Sequences},
+      {"--microbatch-tokens", Knob::Sequences},
+      {"--microbatch-overhead", Knob::Sequences},
       {"--rank-speed", Knob::RankSpeed},
       {"--rank-memory-gb", Knob::RankMemory},
       {"--dp", Knob::DataParallel},

@@ -39,8 +39,13 @@ enum class Knob {
   InterGbps,  // and the inter-node latency beside it
   Mapping,
   BalanceActivations,
-  Frozen,     // the frozen forward and its placement
-  Partition,  // and the time slack beside it; the last: showProblem walks Schedule..Partition
+  Frozen,          // the frozen forward and its placement
+  StageGraph,      // GraphPipe's stage DAG
+  AllToAll,        // Piper's / a GNN halo's all-to-all and its placement
+  EmbeddingFetch,  // NestPipe's fetch and its placement
+  WeightVersions,  // PipeDream's stash, none (latest) or XPipe's prediction
+  Sequences,       // token slices (TeraPipe), sequence lengths and their micro-batching (DynaPipe)
+  Partition,       // and the time slack beside it; the last: showProblem walks Schedule..Partition
 };
 
 // The knob a runtime message names first (by position in the message): "--microbatches" or "m="

@@ -13,6 +13,7 @@
 #include <QSpinBox>
 #include <QStringList>
 #include <QToolButton>
+#include <tuple>
 
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
@@ -120,6 +121,42 @@ void PlanPanel::buildMore() {
   frozen->addWidget(frozenUs_);
   frozen->addWidget(fill_);
   form->addRow("Frozen forward", frozen);
+  stageGraph_ = new QLineEdit(more_);
+  stageGraph_->setObjectName("stageGraphEdit");
+  stageGraph_->setPlaceholderText("chain; or edges 0>1,1>4,2>3,3>4");
+  stageGraph_->setToolTip(tips::kStageGraph);
+  form->addRow("Stage graph", stageGraph_);
+  for (auto [label, spin, mode, spinName, modeName, tip] :
+       {std::tuple{"All-to-all", &a2aMb_, &a2a_, "a2aMbSpin", "a2aCombo", tips::kAllToAll},
+        std::tuple{"Embedding fetch", &fetchMb_, &fetch_, "fetchMbSpin", "fetchCombo",
+                   tips::kEmbeddingFetch}}) {
+    auto* row = new QHBoxLayout;
+    row->setSpacing(2);
+    *spin = dspin(more_, spinName, 1e6, 1, " MiB", tip);
+    (*spin)->setSpecialValueText("none");
+    *mode = combo(more_, modeName, {"overlap", "serial"}, tip);
+    row->addWidget(*spin);
+    row->addWidget(*mode);
+    form->addRow(label, row);
+  }
+  weightVersions_ =
+      combo(more_, "weightVersionsCombo", {"stash", "latest", "predict"}, tips::kWeightVersions);
+  form->addRow("Weight versions", weightVersions_);
+  tokenSlices_ = new QLineEdit(more_);
+  tokenSlices_->setObjectName("tokenSlicesEdit");
+  tokenSlices_->setPlaceholderText("none; K, auto or 1024,640,384");
+  tokenSlices_->setToolTip(tips::kTokenSlices);
+  form->addRow("Token slices", tokenSlices_);
+  auto* sequences = new QHBoxLayout;
+  sequences->setSpacing(2);
+  seqLengths_ = new QLineEdit(more_);
+  seqLengths_->setObjectName("seqLengthsEdit");
+  seqLengths_->setPlaceholderText("none; 512,96,2048 or @file");
+  seqLengths_->setToolTip(tips::kSeqLengths);
+  microbatching_ = combo(more_, "microbatchingCombo", {"dp", "packed"}, tips::kSeqLengths);
+  sequences->addWidget(seqLengths_, 1);
+  sequences->addWidget(microbatching_);
+  form->addRow("Sequences", sequences);
   optimizer_ = combo(more_, "optimizerCombo", {"adam", "sgd"}, tips::kOptimizer);
   form->addRow("Optimizer", optimizer_);
   more_->setVisible(false);
@@ -162,6 +199,19 @@ QString PlanPanel::moreSummary() const {
   if (!mapping_->text().trimmed().isEmpty()) parts << "mapping " + mapping_->text().trimmed();
   if (frozenUs_->value() > 0)
     parts << QString("frozen %1 µs %2").arg(frozenUs_->value()).arg(fill_->currentText());
+  if (!stageGraph_->text().trimmed().isEmpty())
+    parts << "stage graph " + stageGraph_->text().trimmed();
+  if (a2aMb_->value() > 0)
+    parts << QString("all-to-all %1 MiB %2").arg(a2aMb_->value()).arg(a2a_->currentText());
+  if (fetchMb_->value() > 0)
+    parts << QString("fetch %1 MiB %2").arg(fetchMb_->value()).arg(fetch_->currentText());
+  if (weightVersions_->currentIndex() != 0) parts << "weights " + weightVersions_->currentText();
+  if (!tokenSlices_->text().trimmed().isEmpty())
+    parts << "token slices " + tokenSlices_->text().trimmed();
+  if (!seqLengths_->text().trimmed().isEmpty())
+    parts << QString("%1 sequences, %2")
+                 .arg(seqLengths_->text().count(',') + 1)
+                 .arg(microbatching_->currentText());
   if (partition_->currentIndex() == 1)
     parts << QString("balance memory (slack %1)").arg(timeSlack_->value());
   if (trainsModel() && optimizer_->currentIndex() != 0) parts << optimizer_->currentText();

@@ -148,18 +148,29 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   timeSlack_->setValue(s.timeSlack);
   frozenUs_->setValue(s.frozenUs);
   select(fill_, s.fill == "before" ? "before" : "bubbles");
+  stageGraph_->setText(QString::fromStdString(s.stageGraph));
+  a2aMb_->setValue(s.a2aMb);
+  select(a2a_, s.a2a == "serial" ? "serial" : "overlap");
+  fetchMb_->setValue(s.fetchMb);
+  select(fetch_, s.fetch == "serial" ? "serial" : "overlap");
+  select(weightVersions_, s.weightVersions.empty() ? "stash" : s.weightVersions.c_str());
+  tokenSlices_->setText(QString::fromStdString(s.tokenSlices));
+  seqLengths_->setText(QString::fromStdString(s.seqLengths));
+  select(microbatching_, s.microbatching == "packed" ? "packed" : "dp");
   select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
   for (QSpinBox* w :
        {stages_, microbatches_, chunks_, layers_, steps_, hidden_, dataParallel_, maxDeferredW_})
     snapshot(w);
   for (QDoubleSpinBox* w : {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_, interGbps_,
-                            interLatency_, timeSlack_, frozenUs_})
+                            interLatency_, timeSlack_, frozenUs_, a2aMb_, fetchMb_})
     snapshot(w);
-  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_, partition_, fill_})
+  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_, partition_, fill_,
+                       microbatching_, weightVersions_, a2a_, fetch_})
     snapshot(w);
   for (QCheckBox* c : {recompute_, splitBackward_, forwardOnly_, balanceActivations_})
     snapshot(c);
-  for (QLineEdit* e : {rankSpeed_, rankMemory_, topology_, mapping_})
+  for (QLineEdit* e :
+       {rankSpeed_, rankMemory_, topology_, mapping_, tokenSlices_, seqLengths_, stageGraph_})
     snapshot(e);
   loading_ = false;
   boundaries_ = QString::fromStdString(s.boundaries);
@@ -241,6 +252,21 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (touched(frozenUs_)) s.frozenUs = frozenUs_->value();
   // The placement only means something with frozen work (--fill alone is refused).
   if (touched(fill_) || touched(frozenUs_)) s.fill = s.frozenUs > 0 ? nameOf(fill_) : "";
+  if (touched(stageGraph_)) s.stageGraph = stageGraph_->text().trimmed().toStdString();
+  if (touched(a2aMb_)) s.a2aMb = a2aMb_->value();
+  // The placement only means something with the work (--a2a, --fetch alone are refused).
+  if (touched(a2a_) || touched(a2aMb_)) s.a2a = s.a2aMb > 0 ? nameOf(a2a_) : "";
+  if (touched(fetchMb_)) s.fetchMb = fetchMb_->value();
+  if (touched(fetch_) || touched(fetchMb_)) s.fetch = s.fetchMb > 0 ? nameOf(fetch_) : "";
+  if (touched(weightVersions_))
+    s.weightVersions = nameOf(weightVersions_) == "stash" ? "" : nameOf(weightVersions_);
+  if (touched(tokenSlices_)) s.tokenSlices = tokenSlices_->text().trimmed().toStdString();
+  if (touched(seqLengths_)) {
+    s.seqLengths = seqLengths_->text().trimmed().toStdString();
+    // The grouping sets the count: a count from a run without sequences would be refused.
+    if (!s.seqLengths.empty()) s.microbatches.reset();
+  }
+  if (touched(microbatching_)) s.microbatching = nameOf(microbatching_);
   return r;
 }
 
@@ -320,6 +346,16 @@ QWidget* PlanPanel::widgetFor(Knob knob) const {
       return mapping_;
     case Knob::Frozen:
       return frozenUs_;
+    case Knob::StageGraph:
+      return stageGraph_;
+    case Knob::AllToAll:
+      return a2aMb_;
+    case Knob::EmbeddingFetch:
+      return fetchMb_;
+    case Knob::WeightVersions:
+      return weightVersions_;
+    case Knob::Sequences:
+      return seqLengths_->text().trimmed().isEmpty() ? tokenSlices_ : seqLengths_;
     case Knob::Partition:
       return partition_;
   }

@@ -66,6 +66,37 @@ inline constexpr const char* kFrozen =
     "encoder, as a FILL op feeding stage 0 (µs on a speed-1 device; none = 0). bubbles: the next "
     "step's frozen work in this step's idle gaps; before: each step's first, round-robin over "
     "the ranks (the baseline). Simulator only.";
+inline constexpr const char* kStageGraph =
+    "GraphPipe: the stages as a DAG instead of a chain, edges a>b with a < b, e.g. "
+    "0>1,1>4,2>3,3>4 for two towers of two stages joined at the head (stage 4, which sums their "
+    "outputs). Branches run side by side: a micro-batch crosses the DAG's depth, not its length. "
+    "gpipe or 1f1b, one stage per rank; simulated and trained on the cpu backend (threads).";
+inline constexpr const char* kAllToAll =
+    "Piper (MoE token routing) or a graph-parallel GNN's halo exchange: every F and B ends in an "
+    "all-to-all among the ranks holding the stage's replicas (needs Data parallel >= 2 and a link "
+    "bandwidth), MiB per rank and micro-batch, each keeping its own share. overlap: on the "
+    "rank's communication lane beside its compute; serial: the compute stream waits. Simulator "
+    "only.";
+inline constexpr const char* kEmbeddingFetch =
+    "NestPipe: every F of stage 0 first gathers its micro-batch's embeddings (MiB) from the "
+    "pipeline's other ranks, one shard each (needs a link bandwidth). overlap: an inner pipeline "
+    "on the communication lane fetches ahead; serial: each fetch on the compute stream before "
+    "its F. Simulator only.";
+inline constexpr const char* kWeightVersions =
+    "pipedream only. stash: each micro-batch in flight keeps the weights its forward used "
+    "(PipeDream, up to p versions); latest: no stash, every pass on the live weights "
+    "(TiMePReSt, pipelined backprop as in SpikePipe); predict: no stash, F on weights predicted "
+    "from the optimizer's moments for its backward's update (XPipe, one copy at a time).";
+inline constexpr const char* kTokenSlices =
+    "TeraPipe (gpipe): each micro-batch is one long sequence (--seq-tokens) cut into token "
+    "slices that follow each other through the stages: K equal slices, auto (TeraPipe's DP "
+    "picks the lengths for the least Σ t + (p-1)·max t) or token counts like 1024,640,384. "
+    "Later slices attend to more tokens and cost more. Simulator only.";
+inline constexpr const char* kSeqLengths =
+    "DynaPipe: the global batch's sequence lengths in tokens (512,96,2048,... or @file), grouped "
+    "into micro-batches of different sizes; the micro-batch count follows. dp: sorted and cut "
+    "by DynaPipe's DP into padded groups; packed: concatenated into rows of --seq-tokens tokens "
+    "in order (the baseline). Simulator only.";
 inline constexpr const char* kForwardOnly =
     "Inference (PipeEdge): forwards only, no backward and no optimizer step; the Stats dock and "
     "report give throughput in micro-batches per second (simulator only).";

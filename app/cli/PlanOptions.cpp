@@ -178,7 +178,8 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
                       "equal ones, auto (the DP's lengths) or token counts like 1024,640,384"),
        field(&Spec::tokenSlices));
   keep(cmd.add_option("--seq-tokens", s.seqTokens,
-                      "--token-slices: the sequence's length in tokens (default 2048)")
+                      "--token-slices: the sequence's length in tokens; --seq-lengths: the "
+                      "reference sequence the cost flags time, and a packed row (default 2048)")
            ->check(CLI::Range(1, 1 << 24)),
        field(&Spec::seqTokens));
   keep(cmd.add_option("--attention-share", s.attentionShare,
@@ -186,6 +187,60 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
                       "sequence (default 0.5); a slice's attention grows with its prefix")
            ->check(CLI::Range(0.0, 1.0)),
        field(&Spec::attentionShare));
+  keep(cmd.add_option("--weight-versions", s.weightVersions,
+                      "pipedream: stash (each in-flight micro-batch keeps its forward's weights, "
+                      "the default), latest (TiMePReSt, pipelined backprop: no stash) or predict "
+                      "(XPipe: F on weights predicted from the optimizer's moments)")
+           ->check(CLI::IsMember({"stash", "latest", "predict"})),
+       field(&Spec::weightVersions));
+  keep(cmd.add_option("--stage-graph", s.stageGraph,
+                      "GraphPipe: the stages as a DAG, edges like 0>1,1>4,2>3,3>4 (two towers "
+                      "joined at the last stage); gpipe or 1f1b, one stage per rank"),
+       field(&Spec::stageGraph));
+  keep(cmd.add_option(
+              "--a2a-mb", s.a2aMb,
+              "Piper (MoE tokens), GNN halos: every F and B ends in an all-to-all among the "
+              "stage's replicas (--dp >= 2), this many MiB per rank and micro-batch, a share kept")
+           ->check(CLI::Range(0.0, 1e6)),
+       field(&Spec::a2aMb));
+  keep(cmd.add_option("--a2a", s.a2a,
+                      "--a2a-mb: overlap (on the communication lane beside compute, the "
+                      "default) or serial (the compute stream waits)")
+           ->check(CLI::IsMember({"overlap", "serial"})),
+       field(&Spec::a2a));
+  keep(cmd.add_option("--fetch-mb", s.fetchMb,
+                      "NestPipe: every F of stage 0 first gathers this many MiB of embeddings "
+                      "from the pipeline's other ranks")
+           ->check(CLI::Range(0.0, 1e6)),
+       field(&Spec::fetchMb));
+  keep(cmd.add_option("--fetch", s.fetch,
+                      "--fetch-mb: overlap (an inner pipeline on the communication lane, the "
+                      "default) or serial (each fetch on the stream before its F)")
+           ->check(CLI::IsMember({"overlap", "serial"})),
+       field(&Spec::fetch));
+  keep(cmd.add_option("--fetch-ahead", s.fetchAhead,
+                      "--fetch overlap: how many micro-batches the inner pipeline fetches ahead "
+                      "(default 2)")
+           ->check(CLI::Range(1, 1024)),
+       field(&Spec::fetchAhead));
+  keep(cmd.add_option("--seq-lengths", s.seqLengths,
+                      "DynaPipe: the global batch's sequence lengths in tokens, l1,l2,... or "
+                      "@FILE; grouped into micro-batches of different sizes (see --microbatching)"),
+       field(&Spec::seqLengths));
+  keep(cmd.add_option("--microbatching", s.microbatching,
+                      "--seq-lengths: dp (sorted, padded groups cut by DynaPipe's DP, the "
+                      "default) or packed (rows of --seq-tokens tokens, first fit in order)")
+           ->check(CLI::IsMember({"dp", "packed"})),
+       field(&Spec::microbatching));
+  keep(cmd.add_option("--microbatch-tokens", s.microbatchTokens,
+                      "--seq-lengths: a micro-batch's padded tokens, at most (default 8192)")
+           ->check(CLI::Range(1, 1 << 30)),
+       field(&Spec::microbatchTokens));
+  keep(cmd.add_option("--microbatch-overhead", s.microbatchOverhead,
+                      "--seq-lengths, --token-slices: a micro-batch's fixed cost as a fraction "
+                      "of one --seq-tokens sequence's (default 0)")
+           ->check(CLI::Range(0.0, 100.0)),
+       field(&Spec::microbatchOverhead));
   cmd.add_option("--db", o.db, "Trace file to append the run to")->required();
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }

@@ -36,8 +36,24 @@ std::string planLine(const runtime::PlanSpec& s) {
   if (s.splitBackward) out += " --split-backward";
   if (s.forwardOnly) out += " --forward-only";
   if (s.balanceActivations) out += " --balance-activations";
+  if (!s.stageGraph.empty()) out += " --stage-graph " + s.stageGraph;
+  if (s.dataParallel > 1) out += " --dp " + std::to_string(s.dataParallel);
+  if (s.a2aMb > 0) out += " --a2a-mb " + num(s.a2aMb) + (s.a2a.empty() ? "" : " --a2a " + s.a2a);
+  if (s.fetchMb > 0)
+    out += " --fetch-mb " + num(s.fetchMb) + (s.fetch.empty() ? "" : " --fetch " + s.fetch) +
+           " --fetch-ahead " + std::to_string(s.fetchAhead);
+  if (!s.weightVersions.empty()) out += " --weight-versions " + s.weightVersions;
   if (s.frozenUs > 0)
     out += " --frozen-us " + num(s.frozenUs) + (s.fill.empty() ? "" : " --fill " + s.fill);
+  if (!s.tokenSlices.empty() || !s.seqLengths.empty())
+    out += " --seq-tokens " + std::to_string(s.seqTokens) + " --attention-share " +
+           num(s.attentionShare);
+  if (!s.tokenSlices.empty()) out += " --token-slices " + s.tokenSlices;
+  if (!s.seqLengths.empty())
+    out += " --seq-lengths " + s.seqLengths + " --microbatching " +
+           (s.microbatching.empty() ? std::string("dp") : s.microbatching) +
+           " --microbatch-tokens " + std::to_string(s.microbatchTokens);
+  if (s.microbatchOverhead > 0) out += " --microbatch-overhead " + num(s.microbatchOverhead);
   for (const auto& [flag, values] : {std::pair{" --rank-speed ", &s.rankSpeed},
                                      std::pair{" --rank-memory-gb ", &s.rankMemoryGb}}) {
     if (values->empty()) continue;

@@ -49,7 +49,9 @@ std::vector<std::int64_t> estimateRankBytes(const Plan& plan, const ModelConfig&
       const std::int64_t layers = p.lastLayer - p.firstLayer + 1;
       out[p.rank] += stateCopies * layers * paramBytes;
       // 2BW keeps one more (published) copy of the weights, nothing more.
-      if (plan.versioning == WeightVersioning::DoubleBuffered) out[p.rank] += layers * paramBytes;
+      if (plan.versioning == WeightVersioning::DoubleBuffered ||
+          plan.versioning == WeightVersioning::Predicted)
+        out[p.rank] += layers * paramBytes;
     }
   for (int rank = 0; rank < plan.numRanks; ++rank) {
     // Walk the program: a micro-batch holds its stash from F until its W (or B).

@@ -10,25 +10,26 @@ ActionMessages actionMessages(const Plan& plan, const Action& a) {
   const auto rankOf = [&](int stage) { return plan.placement[replica][stage].rank; };
   const auto preds = plan.predecessors(a.stage);
   const auto succs = plan.successors(a.stage);
-  // Chains only: the first neighbour (RankWorker refuses stage DAGs).
-  if (forward) {
-    if (!preds.empty())
-      m.receive = ActionMessage{{false, a.stage, replica, a.microbatch, a.step, preds.front()},
-                                rankOf(preds.front()),
-                                OpKind::RECV_F};
-    if (!succs.empty())
-      m.send = ActionMessage{{false, succs.front(), replica, a.microbatch, a.step, a.stage},
-                             rankOf(succs.front()),
-                             OpKind::SEND_F};
-  } else {
-    if (!succs.empty())
-      m.receive = ActionMessage{{true, a.stage, replica, a.microbatch, a.step, succs.front()},
-                                rankOf(succs.front()),
-                                OpKind::RECV_B};
-    if (!preds.empty())
-      m.send = ActionMessage{{true, preds.front(), replica, a.microbatch, a.step, a.stage},
-                             rankOf(preds.front()),
-                             OpKind::SEND_B};
+  // F receives from its predecessors and sends to its successors; I and B the other way.
+  const auto& from = forward ? preds : succs;
+  const auto& to = forward ? succs : preds;
+  for (std::size_t i = 0; i < from.size(); ++i) {
+    const ActionMessage msg{{!forward, a.stage, replica, a.microbatch, a.step, from[i]},
+                            rankOf(from[i]),
+                            forward ? OpKind::RECV_F : OpKind::RECV_B};
+    if (i == 0)
+      m.receive = msg;
+    else
+      m.moreReceives.push_back(msg);
+  }
+  for (std::size_t i = 0; i < to.size(); ++i) {
+    const ActionMessage msg{{!forward, to[i], replica, a.microbatch, a.step, a.stage},
+                            rankOf(to[i]),
+                            forward ? OpKind::SEND_F : OpKind::SEND_B};
+    if (i == 0)
+      m.send = msg;
+    else
+      m.moreSends.push_back(msg);
   }
   return m;
 }

@@ -6,6 +6,7 @@
 // plan the order of its NCCL calls, so the two can never disagree.
 
 #include <optional>
+#include <vector>
 
 #include "runtime/exec/Mailbox.h"
 #include "runtime/plan/Plan.h"
@@ -21,6 +22,10 @@ struct ActionMessage {
 struct ActionMessages {
   std::optional<ActionMessage> receive;  // before the compute
   std::optional<ActionMessage> send;     // after it
+  // Stage DAGs (GraphPipe): the other predecessors' or successors' messages. F sums what its
+  // predecessors send; B and I send the same input gradient to every predecessor and sum the
+  // gradients of every successor. Empty on chains (the cuda backend runs chains only).
+  std::vector<ActionMessage> moreReceives, moreSends;
 };
 
 // For F, I and B; other kinds move nothing. `rank` is the rank running the action.

@@ -81,9 +81,6 @@ Status RankWorker::createStages() {
     for (int st = 0; st < plan.numStages; ++st) {
       const StagePlacement& place = plan.placement[r][st];
       if (place.rank != rank_) continue;
-      if (plan.predecessors(st).size() > 1)
-        return Error{"stage " + std::to_string(st) +
-                     " has several predecessors; the cpu backend runs chains of stages only"};
       StageOptions options;
       options.firstLayer = place.firstLayer;
       options.lastLayer = place.lastLayer;
@@ -91,6 +88,7 @@ Status RankWorker::createStages() {
       options.optimizer = s_.options->optimizer;
       options.memory = memory_;
       options.inference = plan.forwardOnly;
+      options.source = plan.predecessors(st).empty();
       auto model = StageModel::create(config, options);
       if (!model) return Error{"rank " + std::to_string(rank_) + ": " + model.error()};
       if (plan.versioning == WeightVersioning::DoubleBuffered)
@@ -100,6 +98,17 @@ Status RankWorker::createStages() {
     }
   for (const ActivationMove& m : plan.activationMoves)
     if (plan.rankOf(m.stage, m.microbatch) == rank_) holderOf_[{m.stage, m.microbatch}] = m.holder;
+  if (plan.versioning == WeightVersioning::Predicted) {
+    std::map<std::tuple<int, int, int>, int> optsAtForward;
+    int opts = 0;
+    for (const Action& a : plan.programs[static_cast<std::size_t>(rank_)]) {
+      const std::tuple<int, int, int> id{a.stage, a.microbatch, a.step};
+      if (a.kind == OpKind::OPT) ++opts;
+      if (a.kind == OpKind::F) optsAtForward[id] = opts;
+      if ((a.kind == OpKind::B || a.kind == OpKind::I) && optsAtForward.contains(id))
+        updatesBeforeBackward_[id] = opts - optsAtForward[id];
+    }
+  }
   return {};
 }
 
@@ -161,6 +170,7 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
     auto got = receive(m.key, m.peer, m.kind, a);
     if (!got) return std::move(got).takeError();
     in = std::move(*got);
+    PS_TRY(receiveAndAdd(messages.moreReceives, in, a));  // a DAG's join: the sum of its inputs
   }
   Tensor out;
   if (!model.isLast()) out = model.newBoundaryTensor();
@@ -168,16 +178,22 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
   if (s_.plan->versioning == WeightVersioning::Stashed) version = model.snapshot();
   if (s_.plan->versioning == WeightVersioning::DoubleBuffered)
     version = published_[{replica, a.stage}];
+  const bool predicted = s_.plan->versioning == WeightVersioning::Predicted;
+  if (predicted) {
+    const auto it = updatesBeforeBackward_.find({a.stage, a.microbatch, a.step});
+    version = model.predictedSnapshot(it == updatesBeforeBackward_.end() ? 0 : it->second);
+  }
   {
     ScopedRange range(clock_, OpKind::F, a);
     const std::int64_t start = stamp();
     PS_TRY(model.forward(key, in.empty() ? nullptr : in.data(), out.empty() ? nullptr : out.data(),
-                         version));
+                         version, predicted));
     if (s_.plan->recompute) PS_TRY(model.dropActivations(key));
     record(OpKind::F, a, start, stamp());
   }
   in.reset();
   sampleMemory(a.step);
+  deliverCopies(messages.moreSends, out, model, a);
   if (messages.send)
     deliver(messages.send->key, messages.send->peer, std::move(out), OpKind::SEND_F, a);
   return moveActivations(a, model, true);
@@ -212,6 +228,7 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
     auto got = receive(m.key, m.peer, m.kind, a);
     if (!got) return std::move(got).takeError();
     dOut = std::move(*got);
+    PS_TRY(receiveAndAdd(messages.moreReceives, dOut, a));  // a DAG's fork: gradients add up
   }
   Tensor dIn;
   if (!model.isFirst()) dIn = model.newBoundaryTensor();
@@ -226,6 +243,7 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
   }
   dOut.reset();
   sampleMemory(a.step);
+  if (!dIn.empty()) deliverCopies(messages.moreSends, dIn, model, a);
   if (messages.send && !dIn.empty())
     deliver(messages.send->key, messages.send->peer, std::move(dIn), OpKind::SEND_B, a);
   return {};

@@ -9,8 +9,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <vector>
 
+#include "runtime/exec/ActionMessages.h"
 #include "runtime/exec/Mailbox.h"
 #include "runtime/exec/OpClock.h"
 #include "runtime/exec/StepBarrier.h"
@@ -111,6 +113,12 @@ class RankWorker {
   Status moveActivations(const Action& a, StageModel& model, bool away);
   Result<Tensor> receive(const MessageKey& key, int fromRank, OpKind recvKind, const Action& a);
   void deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind, const Action& a);
+  // Stage DAGs (RankWorkerDag.cpp): receives each message and adds it into `sum`; sends a copy
+  // of `tensor` along each message.
+  [[nodiscard]] Status receiveAndAdd(const std::vector<ActionMessage>& messages, Tensor& sum,
+                                     const Action& a);
+  void deliverCopies(const std::vector<ActionMessage>& messages, const Tensor& tensor,
+                     const StageModel& model, const Action& a);
   void record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end, int peer = -1,
               std::int64_t bytes = -1);
   void sampleMemory(int step);
@@ -137,6 +145,9 @@ class RankWorker {
   std::deque<int> deferred_;  // device clocks: steps whose OPT ran, handed over a step later
   std::int64_t lastMemory_ = -1;
   std::map<std::pair<int, int>, int> holderOf_;  // BPipe: (stage, micro-batch) -> holder rank
+  // XPipe: per (stage, micro-batch, step) the rank's optimizer steps between its F and its
+  // backward: how far ahead the forward's weights are predicted.
+  std::map<std::tuple<int, int, int>, int> updatesBeforeBackward_;
 };
 
 }  // namespace ps::runtime

@@ -12,6 +12,7 @@ class Adam final : public Optimizer {
   Adam(const OptimizerConfig& config, std::size_t params, std::shared_ptr<MemoryCounter> counter);
   void step(float* params, const float* grads) override;
   std::int64_t stateBytes() const override { return m_.bytes() + v_.bytes(); }
+  void predict(std::span<float> out, std::span<const float> params, int updates) const override;
 
  private:
   OptimizerConfig config_;

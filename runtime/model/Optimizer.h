@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string_view>
 
 #include "runtime/model/MemoryCounter.h"
@@ -36,6 +37,11 @@ class Optimizer {
   virtual void step(float* params, const float* grads) = 0;
   // Bytes of optimizer state (for memory accounting and the cost model).
   virtual std::int64_t stateBytes() const = 0;
+  // XPipe's weight prediction: `out` = the weights after `updates` more steps like the latest
+  // one (the update direction read off the optimizer's state: Adam's m̂ / (√v̂ + eps), SGD's
+  // momentum; plain SGD keeps no direction and predicts no change). Host spans of the stage's
+  // size; `params` the live weights.
+  virtual void predict(std::span<float> out, std::span<const float> params, int updates) const;
 
   static std::unique_ptr<Optimizer> create(const OptimizerConfig& config, std::size_t params,
                                            std::shared_ptr<MemoryCounter> counter);

@@ -12,6 +12,7 @@ class Sgd final : public Optimizer {
   Sgd(const OptimizerConfig& config, std::size_t params, std::shared_ptr<MemoryCounter> counter);
   void step(float* params, const float* grads) override;
   std::int64_t stateBytes() const override { return velocity_.bytes(); }
+  void predict(std::span<float> out, std::span<const float> params, int updates) const override;
 
  private:
   float lr_;

@@ -35,6 +35,7 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
       last_(options.lastLayer),
       microbatchesPerStep_(options.microbatchesPerStep),
       inference_(options.inference),
+      source_(options.source),
       memory_(options.memory ? options.memory : std::make_shared<MemoryCounter>()),
       block_(makeLayer(config)),
       data_(config),
@@ -134,6 +135,16 @@ std::vector<float> StageModel::copyGradients() const {
 
 std::shared_ptr<const ParamVersion> StageModel::snapshot() const {
   return std::make_shared<const ParamVersion>(version_, params_.clone());
+}
+
+std::shared_ptr<const ParamVersion> StageModel::predictedSnapshot(int updates) const {
+  if (!optimizer_ || updates <= 0) return snapshot();
+  const std::vector<float> live = copyParameters();
+  std::vector<float> predicted(live.size());
+  optimizer_->predict(predicted, live, updates);
+  Tensor weights(memory_, predicted.size());
+  device().upload(weights.data(), predicted.data(), predicted.size() * sizeof(float));
+  return std::make_shared<const ParamVersion>(version_ + updates, std::move(weights));
 }
 
 std::optional<int> StageModel::versionUsed(MicrobatchKey key) const {

@@ -49,6 +49,9 @@ struct StageOptions {
   // Inference (forward-only plans): weights only, no gradients or optimizer state, and F keeps
   // no stash (the loss is still computed on the last stage).
   bool inference = false;
+  // A source of a stage DAG (GraphPipe) that does not hold layer 0: it reads the micro-batch's
+  // input itself, as the first stage does (each branch of the model sees the same input).
+  bool source = false;
 };
 
 class StageModel {
@@ -61,7 +64,7 @@ class StageModel {
   const ModelConfig& config() const { return config_; }
   int firstLayer() const { return first_; }
   int lastLayer() const { return last_; }
-  bool isFirst() const { return first_ == 0; }
+  bool isFirst() const { return first_ == 0 || source_; }
   bool isLast() const { return last_ == config_.layers - 1; }
   // Floats (bytes) of one micro-batch's activation or gradient sent between stages: B·S·H.
   long boundaryElems() const { return config_.activationElems(); }
@@ -77,8 +80,11 @@ class StageModel {
   std::int64_t backwardStashBytesPerMicrobatch() const;
 
   // --- passes (see the header comment)
+  // `version`: the weights F runs on (null = the live ones); kept for the micro-batch's backward
+  // unless `forwardOnlyVersion` (XPipe: the backward takes the live weights).
   [[nodiscard]] Status forward(MicrobatchKey key, const float* in, float* out,
-                               std::shared_ptr<const ParamVersion> version = nullptr);
+                               std::shared_ptr<const ParamVersion> version = nullptr,
+                               bool forwardOnlyVersion = false);
   [[nodiscard]] Status backwardInput(MicrobatchKey key, const float* dOut, float* dIn);
   [[nodiscard]] Status backwardWeight(MicrobatchKey key);
   [[nodiscard]] Status backward(MicrobatchKey key, const float* dOut, float* dIn);
@@ -113,6 +119,9 @@ class StageModel {
   int version() const { return version_; }
   // A copy of the live weights, tagged with version().
   std::shared_ptr<const ParamVersion> snapshot() const;
+  // XPipe: the weights predicted for `updates` optimizer steps from now (Optimizer::predict),
+  // tagged with version() + updates.
+  std::shared_ptr<const ParamVersion> predictedSnapshot(int updates) const;
   // The version an in-flight micro-batch runs with: the ParamVersion's number, −1 for the live
   // weights (whatever they are when each pass runs); nullopt if it is not in flight.
   std::optional<int> versionUsed(MicrobatchKey key) const;
@@ -141,6 +150,7 @@ class StageModel {
   int last_;
   int microbatchesPerStep_;
   bool inference_;
+  bool source_;
   std::shared_ptr<MemoryCounter> memory_;
   std::unique_ptr<Layer> block_;  // stateless and the same for every layer index
   SyntheticData data_;

@@ -30,7 +30,7 @@ std::string describe(MicrobatchKey key, int first, int last, const char* pass) {
 }  // namespace
 
 Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
-                           std::shared_ptr<const ParamVersion> version) {
+                           std::shared_ptr<const ParamVersion> version, bool forwardOnlyVersion) {
   if (inFlight_.contains(key)) return Error{describe(key, first_, last_, "F") + " ran twice"};
   if (!isFirst() && in == nullptr) {
     return Error{describe(key, first_, last_, "F") + " has no input"};
@@ -60,7 +60,8 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
     computeLoss(key, f, result.data());
     if (out != nullptr) device().copy(out, result.data(), static_cast<std::size_t>(result.bytes()));
   }
-  if (inference_) return {};  // nothing waits for the stash: it is freed here
+  if (inference_) return {};                  // nothing waits for the stash: it is freed here
+  if (forwardOnlyVersion) f.version.reset();  // freed now: the backward takes the live weights
   inFlight_.emplace(key, std::move(f));
   return {};
 }

@@ -56,6 +56,12 @@ enum class WeightVersioning {
   Synchronous,     // one weight version; OPT after every W/B of the step
   Stashed,         // PipeDream: each in-flight micro-batch keeps the version its forward used
   DoubleBuffered,  // PipeDream-2BW: two versions, updated every M micro-batches
+  // No stash (TiMePReSt, pipelined backprop / SpikePipe): every pass runs on the live weights,
+  // so a backward may use newer weights than its forward did.
+  Latest,
+  // XPipe: no stash; F runs on weights predicted, from the optimizer's moments, for the update
+  // its backward will see (one transient copy per stage), the backward on the live weights.
+  Predicted,
 };
 
 enum class OptimizerSync {
@@ -86,6 +92,29 @@ struct ActivationMove {
   friend bool operator==(const ActivationMove&, const ActivationMove&) = default;
 };
 
+// Piper: expert parallelism over the pipeline's replicas (--dp). After every F and B of a stage
+// its tokens go through an all-to-all among the ranks holding that stage's replicas, each
+// sending `bytes` per micro-batch, shared out evenly over the others. Overlapped: on the rank's
+// communication lane while its compute stream goes on with other work, and only the op's
+// consumers wait; serial: the compute stream waits for it too.
+struct ExpertAllToAll {
+  std::int64_t bytes = 0;  // 0 = none
+  bool overlap = true;
+  friend bool operator==(const ExpertAllToAll&, const ExpertAllToAll&) = default;
+};
+
+// NestPipe: every F of stage 0 needs its micro-batch's embeddings, `bytes` gathered from the
+// other ranks of its pipeline (their shards of the embedding tables), one share each. Overlapped:
+// an inner pipeline on the communication lane fetches up to `ahead` micro-batches ahead of the
+// model pipeline (the j-th F of stage 0 lets the (j + ahead)-th fetch start); serial: each fetch
+// runs on the compute stream right before its F.
+struct EmbeddingFetch {
+  std::int64_t bytes = 0;  // 0 = none
+  bool overlap = true;
+  int ahead = 2;
+  friend bool operator==(const EmbeddingFetch&, const EmbeddingFetch&) = default;
+};
+
 struct Plan {
   std::string schedule;  // canonical generator name, or "custom" for imported CSVs
   int numRanks = 0;
@@ -105,6 +134,8 @@ struct Plan {
   std::vector<std::vector<Action>> programs;           // [rank]
   std::vector<ExtraEdge> extraEdges;
   std::vector<ActivationMove> activationMoves;  // BPipe; empty = every activation stays put
+  ExpertAllToAll expertAllToAll;                // Piper
+  EmbeddingFetch embeddingFetch;                // NestPipe
 
   int numReplicas() const { return static_cast<int>(placement.size()); }
   int numMicrobatches() const { return static_cast<int>(microbatches.size()); }

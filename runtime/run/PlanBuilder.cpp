@@ -11,11 +11,11 @@
 #include "runtime/run/MappingSearch.h"
 #include "runtime/run/PlanConfigJson.h"
 #include "runtime/run/PlanSize.h"
+#include "runtime/run/PlanVariants.h"
 #include "runtime/schedules/BalanceActivations.h"
 #include "runtime/schedules/FillFrozenWork.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
-#include "runtime/schedules/TokenSlices.h"
 #include "runtime/sim/Simulator.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
@@ -23,40 +23,15 @@
 namespace ps::runtime {
 namespace {
 
-TokenSlicing tokenSlicingOf(const PlanSpec& spec) {
-  return {spec.seqTokens, spec.attentionShare};
-}
-
-// --token-slices (TeraPipe): gpipe over sequences × slices, the slices chained.
-Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params) {
-  const std::string flag = "--token-slices " + spec.tokenSlices + ": ";
-  if (spec.schedule != "gpipe")
-    return Error{flag +
-                 "slices run through gpipe (all forwards, then the backwards from the last "
-                 "slice back); " +
-                 spec.schedule +
-                 " would run a slice's backward before "
-                 "a later slice's"};
-  if (spec.splitBackward) return Error{flag + "not with --split-backward"};
-  auto lengths =
-      parseTokenSlices(spec.tokenSlices, tokenSlicingOf(spec), params.ranks, params.microbatches);
-  if (!lengths) return std::move(lengths).takeError();
-  const auto K = static_cast<int>(lengths->size());
-  if (static_cast<long long>(params.microbatches) * K > (1 << 20))
-    return Error{flag + std::to_string(params.microbatches) + " sequences × " + std::to_string(K) +
-                 " slices is too many micro-batches"};
-  params.microbatches *= K;
-  auto plan = generateSchedule(spec.schedule, params);
-  if (!plan) return plan;
-  PS_TRY(sliceTokens(*plan, *lengths, tokenSlicingOf(spec)));
-  return plan;
-}
-
 Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   if (!spec.scheduleFile.empty()) {
     if (spec.dataParallel != 1)
       return Error{"--dp: replicates a generated schedule; " + spec.scheduleFile +
                    " already lists every rank (write the replicas into the file)"};
+    if (!spec.seqLengths.empty() || !spec.tokenSlices.empty())
+      return Error{spec.scheduleFile +
+                   ": --seq-lengths and --token-slices shape a generated "
+                   "schedule's micro-batches, not a file's"};
     auto csv = readTorchCsv(spec.scheduleFile);
     if (!csv) return std::move(csv).takeError();
     for (const auto& n : csv->notes)
@@ -86,6 +61,8 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   }
   params.chunks = spec.chunks;
   params.steps = spec.steps;
+  if (!spec.stageGraph.empty()) return stageGraphPlan(spec, params);
+  if (!spec.seqLengths.empty()) return variableMicrobatchPlan(spec, params);
   if (!spec.tokenSlices.empty()) return slicedPlan(spec, params);
   // A schedule with its own V (one chunk per rank, or ZB-V's two) would run with another V
   // than the one asked for, under the same knobs: say so instead. Asked of a 2-rank,
@@ -127,34 +104,6 @@ Result<CostModel> costModel(const PlanSpec& spec, int numStages) {
 }
 
 // --forward-only: the schedule's forwards in its order; nothing else runs.
-Status keepForwardsOnly(const PlanSpec& spec, Plan& plan) {
-  const std::string flag = "--forward-only: ";
-  if (spec.splitBackward) return Error{flag + "has no backward to split (drop --split-backward)"};
-  if (spec.recompute) return Error{flag + "has no backward to recompute for (drop --recompute)"};
-  if (plan.versioning != WeightVersioning::Synchronous)
-    return Error{flag + plan.schedule + " is asynchronous: its weight versions follow backwards"};
-  for (auto& program : plan.programs)
-    std::erase_if(program, [](const Action& a) { return a.kind != OpKind::F; });
-  for (auto& program : plan.programs)
-    for (Action& a : program)
-      a.overlapNext = false;  // an overlapped F+B pair loses its B
-  plan.forwardOnly = true;
-  plan.splitBackward = false;
-  plan.extraEdges.clear();  // between ops of which only forwards are left: none apply
-  return {};
-}
-
-Status checkFrozenFlags(const PlanSpec& spec) {
-  if (!(spec.frozenUs >= 0 && spec.frozenUs <= 1e9))
-    return Error{"--frozen-us " + formatNumber(spec.frozenUs) +
-                 ": expected 0..1e9 µs (the frozen part's forward per micro-batch)"};
-  if (!spec.fill.empty() && spec.fill != "before" && spec.fill != "bubbles")
-    return Error{"--fill " + spec.fill + ": expected before or bubbles"};
-  if (!spec.fill.empty() && spec.frozenUs == 0)
-    return Error{"--fill " + spec.fill + ": places the frozen part's work (give --frozen-us too)"};
-  return {};
-}
-
 Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   const int L = static_cast<int>(cost.layers.size());
   if (L < plan.numStages)
@@ -275,6 +224,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   BuiltPlan built;
   auto plan = basePlan(spec, built.notes);
   if (!plan) return std::move(plan).takeError();
+  PS_TRY(applyWeightVersions(spec, *plan));
   if (spec.forwardOnly) PS_TRY(keepForwardsOnly(spec, *plan));
   if (spec.maxDeferredW != 0 && !spec.splitBackward)
     return Error{"--max-deferred-w " + std::to_string(spec.maxDeferredW) +
@@ -298,6 +248,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   PS_TRY(applyTopology(spec, plan->numRanks, *cost));
   // Inference keeps the weights only: no gradients, no optimizer state.
   if (spec.forwardOnly) cost->stateBytesPerParamByte = 1.0;
+  PS_TRY(addCommLaneWork(spec, *plan, *cost));
   PS_TRY(checkFrozenFlags(spec));
   cost->frozenFwdNs = spec.frozenUs * 1e3;
   auto deviceOf = deviceMapping(spec, *plan, *cost, built.notes);

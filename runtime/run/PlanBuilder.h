@@ -52,6 +52,34 @@ struct PlanSpec {
   std::string tokenSlices;
   int seqTokens = 2048;
   double attentionShare = 0.5;
+  // DynaPipe: the global batch's sequence lengths ("l1,l2,..." or "@FILE"; each at most
+  // seqTokens) grouped into micro-batches of different sizes, "dp" (the default: sorted, padded
+  // groups cut by a DP) or "packed" (rows of seqTokens tokens, first fit in the order given),
+  // each within microbatchTokens padded tokens. The micro-batch count follows from the grouping.
+  std::string seqLengths;
+  std::string microbatching;
+  int microbatchTokens = 8192;
+  // A micro-batch's (or token slice's) fixed cost, as a fraction of one seqTokens sequence's.
+  double microbatchOverhead = 0;
+  // PipeDream's weight versions: "stash" (the default: each in-flight micro-batch keeps the
+  // version its forward used), "latest" (TiMePReSt, pipelined backprop: no stash, every pass on
+  // the live weights) or "predict" (XPipe: F on weights predicted from the optimizer's moments
+  // for its backward's update, no stash).
+  std::string weightVersions;
+  // Piper: every F and B ends in an expert all-to-all among the stage's replicas (--dp >= 2),
+  // a2aMb MiB sent per rank and micro-batch; a2a "overlap" (the default: on the rank's
+  // communication lane beside its compute) or "serial" (the compute stream waits for it).
+  double a2aMb = 0;
+  std::string a2a;
+  // NestPipe: every F of stage 0 first gathers its micro-batch's embeddings, fetchMb MiB, from
+  // the pipeline's other ranks; fetch "overlap" (the default: an inner pipeline up to
+  // fetchAhead micro-batches ahead on the communication lane) or "serial" (on the stream).
+  double fetchMb = 0;
+  std::string fetch;
+  int fetchAhead = 2;
+  // GraphPipe: the stages as a DAG, edges "a>b" (e.g. "0>1,1>4,2>3,3>4": two towers of two
+  // stages joined at stage 4); empty = a chain. gpipe or 1f1b, one stage per rank.
+  std::string stageGraph;
   // Inference (PipeEdge): F only, no backward or optimizer step; weights are the only state.
   bool forwardOnly = false;
   // Heterogeneous devices (HetPipe, PipeEdge), one value per rank over the cost model's: the

@@ -2,6 +2,8 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/DeviceMapping.h"
+#include "runtime/schedules/StageGraph.h"
+#include "runtime/schedules/VariableMicrobatches.h"
 #include "trace/JsonWriter.h"
 
 namespace ps::runtime {
@@ -20,6 +22,12 @@ int slicesPerSequence(const Plan& plan) {
 
 std::string planConfigJson(const PlanSpec& spec, const Plan& plan, const CostModel& cost,
                            const std::vector<int>& deviceOf) {
+  std::string resolvedLengths;
+  if (!spec.seqLengths.empty()) {
+    auto lengths = parseSequenceLengths(spec.seqLengths, spec.seqTokens);
+    for (int l : lengths ? *lengths : std::vector<int>{})
+      resolvedLengths += (resolvedLengths.empty() ? "" : ",") + std::to_string(l);
+  }
   trace::JsonWriter w;
   w.beginObject();
   w.key("schedule").value(plan.schedule);
@@ -29,7 +37,8 @@ std::string planConfigJson(const PlanSpec& spec, const Plan& plan, const CostMod
   if (spec.dataParallel > 1) w.key("dp").value(spec.dataParallel);
   // Sliced sequences (TeraPipe) are the micro-batches the user counts.
   const int slices = spec.tokenSlices.empty() ? 1 : slicesPerSequence(plan);
-  w.key("microbatches").value(plan.numMicrobatches() / slices);
+  // Grouped sequences (DynaPipe): the grouping sets the count; a rerun must not pin it.
+  if (spec.seqLengths.empty()) w.key("microbatches").value(plan.numMicrobatches() / slices);
   w.key("chunks").value(plan.chunks);
   w.key("layers").value(plan.numLayers);
   w.key("boundaries").beginArray();
@@ -47,11 +56,33 @@ std::string planConfigJson(const PlanSpec& spec, const Plan& plan, const CostMod
   if (spec.maxDeferredW > 0) w.key("max_deferred_w").value(spec.maxDeferredW);
   if (spec.forwardOnly) w.key("forward_only").value(true);
   if (spec.balanceActivations) w.key("balance_activations").value(true);
+  if (!plan.stagePreds.empty()) w.key("stage_graph").value(stageGraphText(plan.stagePreds));
+  if (!spec.weightVersions.empty() && spec.weightVersions != "stash")
+    w.key("weight_versions").value(spec.weightVersions);
   if (!spec.tokenSlices.empty()) {
     w.key("token_slices").value(spec.tokenSlices);
     w.key("seq_tokens").value(spec.seqTokens);
     w.key("attention_share").value(spec.attentionShare);
   }
+  if (!spec.seqLengths.empty()) {
+    // The lengths themselves, not "@FILE": a rerun needs no file.
+    w.key("seq_lengths").value(resolvedLengths);
+    w.key("microbatching")
+        .value(spec.microbatching.empty() ? std::string("dp") : spec.microbatching);
+    w.key("microbatch_tokens").value(spec.microbatchTokens);
+    w.key("seq_tokens").value(spec.seqTokens);
+    w.key("attention_share").value(spec.attentionShare);
+  }
+  if (spec.a2aMb > 0) {
+    w.key("a2a_mb").value(spec.a2aMb);
+    w.key("a2a").value(spec.a2a.empty() ? std::string("overlap") : spec.a2a);
+  }
+  if (spec.fetchMb > 0) {
+    w.key("fetch_mb").value(spec.fetchMb);
+    w.key("fetch").value(spec.fetch.empty() ? std::string("overlap") : spec.fetch);
+    w.key("fetch_ahead").value(spec.fetchAhead);
+  }
+  if (spec.microbatchOverhead > 0) w.key("microbatch_overhead").value(spec.microbatchOverhead);
   if (spec.frozenUs > 0) {
     w.key("frozen_us").value(spec.frozenUs);
     w.key("fill").value(spec.fill.empty() ? std::string("bubbles") : spec.fill);

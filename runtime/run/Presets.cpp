@@ -49,7 +49,18 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
                      "fill",
                      "token_slices",
                      "seq_tokens",
-                     "attention_share"}));
+                     "attention_share",
+                     "seq_lengths",
+                     "microbatching",
+                     "microbatch_tokens",
+                     "microbatch_overhead",
+                     "weight_versions",
+                     "a2a_mb",
+                     "a2a",
+                     "fetch_mb",
+                     "fetch",
+                     "fetch_ahead",
+                     "stage_graph"}));
   PS_ASSIGN(schedule, f.text("schedule"));
   if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
   spec.schedule = *schedule;
@@ -71,7 +82,10 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   for (auto [key, into] :
        {std::pair{"topology", &spec.topology}, std::pair{"mapping", &spec.mapping},
         std::pair{"partition", &spec.partition}, std::pair{"fill", &spec.fill},
-        std::pair{"token_slices", &spec.tokenSlices}}) {
+        std::pair{"token_slices", &spec.tokenSlices}, std::pair{"seq_lengths", &spec.seqLengths},
+        std::pair{"microbatching", &spec.microbatching},
+        std::pair{"weight_versions", &spec.weightVersions}, std::pair{"a2a", &spec.a2a},
+        std::pair{"fetch", &spec.fetch}, std::pair{"stage_graph", &spec.stageGraph}}) {
     PS_ASSIGN(text, f.text(key));
     if (text) *into = *text;
   }
@@ -94,6 +108,14 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
   PS_ASSIGN(frozen, f.number("frozen_us"));
   if (frozen) spec.frozenUs = *frozen;
   PS_TRY(intField("seq_tokens", [&](int v) { spec.seqTokens = v; }));
+  PS_TRY(intField("microbatch_tokens", [&](int v) { spec.microbatchTokens = v; }));
+  PS_TRY(intField("fetch_ahead", [&](int v) { spec.fetchAhead = v; }));
+  PS_ASSIGN(a2aMb, f.number("a2a_mb"));
+  if (a2aMb) spec.a2aMb = *a2aMb;
+  PS_ASSIGN(fetchMb, f.number("fetch_mb"));
+  if (fetchMb) spec.fetchMb = *fetchMb;
+  PS_ASSIGN(overhead, f.number("microbatch_overhead"));
+  if (overhead) spec.microbatchOverhead = *overhead;
   PS_ASSIGN(share, f.number("attention_share"));
   if (share) spec.attentionShare = *share;
   auto numbers = [&](std::string_view key, std::vector<double>& into) -> Status {
@@ -144,10 +166,11 @@ Status readHeadline(const Fields& f, Preset::Headline& h) {
   PS_ASSIGN(text, f.text("text"));
   if (!metric || !value || !text) return f.error("", "expected metric, value and text");
   if (*metric != "bubble_ratio" && *metric != "steady_bubble_ratio" && *metric != "step_time_ns" &&
-      *metric != "peak_memory_bytes" && *metric != "peak_memory_spread_bytes")
+      *metric != "peak_memory_bytes" && *metric != "peak_memory_spread_bytes" &&
+      *metric != "link_bytes")
     return f.error("metric",
-                   "expected bubble_ratio, steady_bubble_ratio, step_time_ns, peak_memory_bytes "
-                   "or peak_memory_spread_bytes");
+                   "expected bubble_ratio, steady_bubble_ratio, step_time_ns, peak_memory_bytes, "
+                   "peak_memory_spread_bytes or link_bytes");
   h = {*metric, *value, *text};
   return {};
 }

@@ -191,6 +191,17 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
   PS_TRY(knobs.read("token_slices", spec.tokenSlices));
   PS_TRY(knobs.read("seq_tokens", spec.seqTokens));
   PS_TRY(knobs.read("attention_share", spec.attentionShare));
+  PS_TRY(knobs.read("weight_versions", spec.weightVersions));
+  PS_TRY(knobs.read("stage_graph", spec.stageGraph));
+  PS_TRY(knobs.read("a2a_mb", spec.a2aMb));
+  PS_TRY(knobs.read("a2a", spec.a2a));
+  PS_TRY(knobs.read("fetch_mb", spec.fetchMb));
+  PS_TRY(knobs.read("fetch", spec.fetch));
+  PS_TRY(knobs.read("fetch_ahead", spec.fetchAhead));
+  PS_TRY(knobs.read("seq_lengths", spec.seqLengths));
+  PS_TRY(knobs.read("microbatching", spec.microbatching));
+  PS_TRY(knobs.read("microbatch_tokens", spec.microbatchTokens));
+  PS_TRY(knobs.read("microbatch_overhead", spec.microbatchOverhead));
   PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
   PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
   PS_TRY(knobs.read("dp", spec.dataParallel));

@@ -237,6 +237,20 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
       return Error{"--token-slices: the " + std::string(backendName(request.backend)) +
                    " backend's attention keeps no causal prefix between slices yet (simulate "
                    "it: --backend sim)"};
+  if (!plan.stagePreds.empty() && (request.backend == Backend::Cuda || request.executor.run))
+    return Error{"--stage-graph: the " + std::string(backendName(request.backend)) +
+                 " backend runs chains of stages only; stage DAGs run on rank threads (--backend "
+                 "cpu without --procs) or in the simulator"};
+  if (plan.expertAllToAll.bytes > 0 || plan.embeddingFetch.bytes > 0)
+    return Error{std::string(plan.expertAllToAll.bytes > 0 ? "--a2a-mb" : "--fetch-mb") + ": the " +
+                 std::string(backendName(request.backend)) +
+                 " backend's model has no experts or embedding tables yet (simulate it: "
+                 "--backend sim)"};
+  for (const MicrobatchSpec& mb : plan.microbatches)
+    if (mb.costScale != 1.0)
+      return Error{"--seq-lengths: the " + std::string(backendName(request.backend)) +
+                   " backend runs micro-batches of one shape (--microbatch-size, --seq); simulate "
+                   "variable micro-batches with --backend sim"};
   for (const auto& program : plan.programs)
     for (const Action& a : program)
       if (a.kind == OpKind::FILL && a.stage >= 0)

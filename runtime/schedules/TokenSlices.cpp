@@ -18,7 +18,9 @@ std::vector<int> bestSliceLengths(const TokenSlicing& s, int stages, int sequenc
   const auto edge = [&](int c) {
     return static_cast<int>(static_cast<long long>(c) * s.tokens / cells);
   };
-  const auto cost = [&](int a, int b) { return sliceScale(s, edge(a), edge(b) - edge(a)); };
+  const auto cost = [&](int a, int b) {
+    return sliceScale(s, edge(a), edge(b) - edge(a)) + s.overhead;
+  };
   std::vector<double> caps;
   for (int a = 0; a < cells; ++a)
     for (int b = a + 1; b <= cells; ++b)
@@ -69,6 +71,10 @@ Result<std::vector<int>> parseTokenSlices(const std::string& text, const TokenSl
     return Error{
         "--attention-share: expected 0..1 (the share of a layer's time that is "
         "attention over the whole sequence)"};
+  if (!(s.overhead >= 0 && s.overhead <= 100))
+    return Error{
+        "--microbatch-overhead: expected 0..100 (a slice's fixed cost, as a fraction of "
+        "the whole sequence's)"};
   if (text == "auto") return bestSliceLengths(s, stages, sequences);
   std::vector<int> lengths;
   std::stringstream in(text);
@@ -108,7 +114,7 @@ Status sliceTokens(Plan& plan, const std::vector<int>& lengths, const TokenSlici
     for (int i = 0; i < k; ++i)
       prefix += lengths[static_cast<std::size_t>(i)];
     MicrobatchSpec& mb = plan.microbatches[static_cast<std::size_t>(j)];
-    mb.costScale = sliceScale(s, prefix, lengths[static_cast<std::size_t>(k)]);
+    mb.costScale = sliceScale(s, prefix, lengths[static_cast<std::size_t>(k)]) + s.overhead;
     mb.sliceOf = k > 0 ? j - 1 : -1;
     // Attention's backward flows from later tokens to earlier ones.
     if (k > 0)

@@ -23,13 +23,16 @@ namespace ps::runtime {
 struct TokenSlicing {
   int tokens = 2048;            // the sequence's length
   double attentionShare = 0.5;  // A
+  double overhead =
+      0;  // a slice's fixed cost, as a fraction of the whole sequence's (--microbatch-overhead)
 };
 
-// A slice's cost relative to the whole sequence's.
+// A slice's cost relative to the whole sequence's (without the overhead).
 double sliceScale(const TokenSlicing& s, int prefix, int len);
 
 // TeraPipe's DP over a grid of at most 64 cells of tokens: the lengths (summing to s.tokens)
-// with the least sequences·Σ t_i + (stages-1)·max t_i.
+// with the least sequences·Σ t_i + (stages-1)·max t_i, t_i = sliceScale + overhead (without an
+// overhead the finest grid always wins).
 std::vector<int> bestSliceLengths(const TokenSlicing& s, int stages, int sequences);
 
 // "--token-slices": "K" (K equal slices, the remainder spread over the first), "auto" (the DP)

@@ -34,9 +34,11 @@ Result<SimResult> EventSimulation::run() {
   out_.records.reserve(g_.computeCount);
   recordOf_.resize(g_.computeCount);
   out_.transfers.reserve(g_.computeCount);
-  timeOrdered_ = !costs_.freeLinks();
+  // The communication lanes queue: their collectives must come in time order too.
+  timeOrdered_ = !costs_.freeLinks() || hasComm();
   if (timeOrdered_) linkFree_.assign(costs_.channelCount(), 0);
   setUpMoves();
+  setUpComm();
   stack_.reserve(ranks * 4);
 
   for (int r = 0; r < p_.numRanks && overflow_.empty(); ++r)
@@ -54,7 +56,12 @@ Result<SimResult> EventSimulation::run() {
       stack_.pop_back();
     }
     if (static_cast<std::size_t>(e.node) >= n) {
-      completeMoveEvent(e.node - static_cast<std::int32_t>(n), e.time);
+      const std::int32_t id = e.node - static_cast<std::int32_t>(n);
+      const auto moveIds = 2 * static_cast<std::int32_t>(moves_.size());
+      if (id < moveIds)
+        completeMoveEvent(id, e.time);
+      else
+        fetchArrived(id - moveIds, e.time);
       if (!overflow_.empty()) return Error{overflow_};
       continue;
     }
@@ -126,6 +133,12 @@ void EventSimulation::tryStart(int r) {
   for (std::size_t i = 0; i < unit; ++i) {
     const auto node = first + static_cast<std::int32_t>(i);
     const Action& a = g_.actions[node];
+    if (!fetchIndexOf_.empty() && fetchIndexOf_[static_cast<std::size_t>(node)] >= 0) {
+      if (p_.embeddingFetch.overlap)  // the inner pipeline moves on
+        issueFetches(r, fetchIndexOf_[static_cast<std::size_t>(node)], t);
+      else  // the stream fetches, then computes
+        t = fetch(node, r, t);
+    }
     const std::int64_t d = costs_.duration(a, r);
     std::int64_t end = 0;
     if (!addNs(t, d, end)) {
@@ -154,19 +167,25 @@ void EventSimulation::complete(std::int32_t node, std::int64_t t) {
   // The activations leave as soon as F has made them, before the rank moves on.
   if (!offloadAfter_.empty() && offloadAfter_[static_cast<std::size_t>(node)] >= 0)
     offload(offloadAfter_[static_cast<std::size_t>(node)], t);
+  // Piper: the op's tokens go through their all-to-all before anything takes its output.
+  std::int64_t out = t;
+  if (p_.expertAllToAll.bytes > 0 && r >= 0) {
+    const OpKind k = g_.actions[node].kind;
+    if (k == OpKind::F || k == OpKind::B || k == OpKind::I) out = allToAllAfter(node, r, t);
+  }
   // Deliver to dependents; one transfer per (producer, destination rank).
   sent_.clear();
   for (std::int32_t k = succBegin_[node]; k < succBegin_[node + 1]; ++k) {
     const auto c = succ_[k];
     NodeState& cs = node_[c];
     const int rc = cs.rank();
-    std::int64_t arrival = t;
+    std::int64_t arrival = out;
     if (flow != kNoData && rc >= 0 && rc != r && cs.flow() == flow) {
       const auto sent =
           std::find_if(sent_.begin(), sent_.end(), [rc](const auto& s) { return s.first == rc; });
       if (sent == sent_.end()) {
         const OpKind sendKind = flow == kActivation ? OpKind::SEND_F : OpKind::SEND_B;
-        arrival = transfer(node, c, sendKind, r, rc, t);
+        arrival = transfer(node, c, sendKind, r, rc, out);
         sent_.emplace_back(rc, arrival);
       } else {
         arrival = sent->second;
@@ -184,7 +203,8 @@ void EventSimulation::complete(std::int32_t node, std::int64_t t) {
   }
   if (r >= 0 && node == unitLast_[r]) {  // the rank's stream is free again
     busy_[r] = 0;
-    streamFree_[r] = t;
+    // A serial all-to-all holds the compute stream until it ends.
+    streamFree_[r] = p_.expertAllToAll.overlap ? t : out;
     tryStart(r);
   }
 }

@@ -67,6 +67,21 @@ class EventSimulation {
   std::pair<std::int64_t, std::int64_t> copy(int src, int dst, std::int64_t bytes, std::int64_t t,
                                              const std::string& what);
 
+  // Piper's all-to-alls and NestPipe's embedding fetches (EventSimulationComm.cpp), on each
+  // rank's communication lane (free from commFree_[r] on), their copies queued on the links.
+  // Fetch arrivals are events past the moves' ids: n + 2·moves + fetch.
+  void setUpComm();
+  bool hasComm() const { return p_.expertAllToAll.bytes > 0 || p_.embeddingFetch.bytes > 0; }
+  // The all-to-all after `node` (an F, B or I of rank r that ended at t): when it ends.
+  std::int64_t allToAllAfter(std::int32_t node, int r, std::int64_t t);
+  // The fetch of `node`'s embeddings (an F of stage 0 on rank r), starting at t at the earliest
+  // on r's lane: when they have all arrived.
+  std::int64_t fetch(std::int32_t node, int r, std::int64_t t);
+  // Overlapped fetches: the next ones rank r may issue now that its `started`-th F of stage 0
+  // starts at t (started = -1: at time 0).
+  void issueFetches(int r, int started, std::int64_t t);
+  void fetchArrived(std::int32_t node, std::int64_t t);
+
   const Plan& p_;
   const std::atomic<bool>* cancel_;
   const OpGraph& g_;
@@ -91,6 +106,13 @@ class EventSimulation {
   std::vector<MoveInstance> moves_;
   std::vector<std::int32_t> offloadAfter_, reloadWith_;  // per node: a move instance or -1
   std::vector<std::int64_t> offloaded_, triggered_;      // per instance: times, -1 = not yet
+
+  std::vector<std::int64_t> commFree_;                 // per rank
+  std::vector<std::vector<int>> stagePeers_;           // per (replica·S + stage): the twins' ranks
+  std::vector<std::vector<int>> pipelineRanks_;        // per replica: its ranks
+  std::vector<std::vector<std::int32_t>> fetchNodes_;  // per rank: its F(0) nodes, in order
+  std::vector<std::int32_t> fetchIndexOf_;             // per node: its index there, or -1
+  std::vector<std::int32_t> fetchesIssued_;            // per rank
 };
 
 }  // namespace ps::runtime::sim

@@ -146,7 +146,9 @@ Result<SimResult> simulate(const Plan& plan, const OpGraph& graph, const CostMod
   PS_TRY(checkCostRanges(cost, "the cost model"));
   // Free links: no transfer waits for another, and the event-free replay gives the same times.
   // Activation moves (BPipe) are events of their own, which only the event engine has.
-  const bool replay = sim::allLinksFree(cost) && plan.activationMoves.empty();
+  // So are Piper's all-to-alls and NestPipe's fetches, on the ranks' communication lanes.
+  const bool replay = sim::allLinksFree(cost) && plan.activationMoves.empty() &&
+                      plan.expertAllToAll.bytes == 0 && plan.embeddingFetch.bytes == 0;
   auto result = replay ? sim::ReplaySimulation(plan, graph, cost, cancel).run()
                        : sim::EventSimulation(plan, graph, cost, cancel).run();
   if (result) splitAllReduce(plan, cost, *result);

@@ -30,6 +30,12 @@ std::optional<double> headlineMetric(const trace::RunAnalysis& a, const std::str
   if (metric == "bubble_ratio") return a.bubble_ratio;
   if (metric == "steady_bubble_ratio") return a.steady_bubble_ratio;
   if (metric == "step_time_ns" && a.step_time_ns) return static_cast<double>(*a.step_time_ns);
+  if (metric == "link_bytes") {
+    double sum = 0;
+    for (const auto& l : a.links)
+      sum += static_cast<double>(l.bytes);
+    return sum;
+  }
   if (metric == "peak_memory_bytes" || metric == "peak_memory_spread_bytes") {
     std::optional<double> most, least;
     for (const auto& r : a.ranks)
@@ -103,20 +109,23 @@ TEST(Presets, BadFilesNameTheKey) {
     auto p = parsePreset(s, "x.json");
     return p.ok() ? std::string("(parsed)") : p.error();
   };
-  EXPECT_EQ(with("\"stages\": 2", "\"stagez\": 2"),
-            "x.json: plan.stagez: unknown key (expected schedule, stages, microbatches, chunks, "
-            "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
-            "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
-            "rank_speed, rank_memory_gb, dp, topology, inter_gbps, inter_latency_us, mapping, "
-            "partition, time_slack, max_deferred_w, balance_activations, frozen_us, fill, "
-            "token_slices, seq_tokens, attention_share)");
+  EXPECT_EQ(
+      with("\"stages\": 2", "\"stagez\": 2"),
+      "x.json: plan.stagez: unknown key (expected schedule, stages, microbatches, chunks, "
+      "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
+      "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
+      "rank_speed, rank_memory_gb, dp, topology, inter_gbps, inter_latency_us, mapping, "
+      "partition, time_slack, max_deferred_w, balance_activations, frozen_us, fill, "
+      "token_slices, seq_tokens, attention_share, seq_lengths, microbatching, microbatch_tokens, "
+      "microbatch_overhead, weight_versions, a2a_mb, a2a, fetch_mb, fetch, "
+      "fetch_ahead, stage_graph)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),
             "x.json: name: expected lower-case letters, digits, '-' or '_'");
   EXPECT_EQ(with("\"metric\": \"bubble_ratio\"", "\"metric\": \"speed\""),
             "x.json: headline.metric: expected bubble_ratio, steady_bubble_ratio, step_time_ns, "
-            "peak_memory_bytes or peak_memory_spread_bytes");
+            "peak_memory_bytes, peak_memory_spread_bytes or link_bytes");
   EXPECT_THAT(with("\"title\": \"T\",", "\"title\": \"T\""), HasSubstr("x.json:1:"));
   EXPECT_EQ(with("\"teaching\": \"P\",", ""), "x.json: teaching: missing (a non-empty string)");
   EXPECT_THAT(findPreset("nope").error(), HasSubstr("unknown preset \"nope\" (there are: 1f1b"));

@@ -13,6 +13,7 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/ModelRun.h"
+#include "runtime/run/Presets.h"
 #include "runtime/run/RunConfig.h"
 #include "runtime/schedules/Schedule.h"
 #include "tests/common/TestUtil.h"
@@ -259,6 +260,35 @@ TEST(RunConfig, EveryScheduleRoundTrips) {
     auto parsed = requestFromConfigJson(built->configJson);
     ASSERT_TRUE(parsed.ok()) << parsed.error();
     EXPECT_EQ(configOf(*parsed), built->configJson);
+  }
+}
+
+// The papers' systems' plan features (token slices, grouped sequences, stage graphs, weight
+// versions, frozen work, communication-lane work, moved activations) are written into the config
+// and read back into the same plan: the plan JSON is their lossless text form.
+TEST(RunConfig, EveryPresetRoundTripsToTheSamePlan) {
+  for (const Preset& preset : builtinPresets().presets) {
+    SCOPED_TRACE(preset.name);
+    auto built = buildPlan(preset.spec);
+    ASSERT_TRUE(built.ok()) << built.error();
+    auto parsed = requestFromConfigJson(built->configJson);
+    ASSERT_TRUE(parsed.ok()) << parsed.error();
+    auto again = buildPlan(parsed->spec);
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_EQ(again->configJson, built->configJson);
+    const Plan &a = built->plan, &b = again->plan;
+    EXPECT_EQ(a.programs, b.programs);
+    EXPECT_EQ(a.stagePreds, b.stagePreds);
+    EXPECT_EQ(a.extraEdges.size(), b.extraEdges.size());
+    EXPECT_EQ(a.activationMoves, b.activationMoves);
+    EXPECT_EQ(a.versioning, b.versioning);
+    EXPECT_EQ(a.expertAllToAll, b.expertAllToAll);
+    EXPECT_EQ(a.embeddingFetch, b.embeddingFetch);
+    ASSERT_EQ(a.numMicrobatches(), b.numMicrobatches());
+    for (int m = 0; m < a.numMicrobatches(); ++m) {
+      EXPECT_EQ(a.microbatches[m].costScale, b.microbatches[m].costScale) << m;
+      EXPECT_EQ(a.microbatches[m].sliceOf, b.microbatches[m].sliceOf) << m;
+    }
   }
 }
 

@@ -98,6 +98,10 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
     w.endObject();
   }
   w.endArray();
+  std::int64_t linkBytes = 0;
+  for (const auto& l : a.links)
+    linkBytes = l.bytes > INT64_MAX - linkBytes ? INT64_MAX : linkBytes + l.bytes;
+  w.key("link_bytes").value(linkBytes);
   w.key("links").beginArray();
   for (const auto& l : a.links) {
     w.beginObject();

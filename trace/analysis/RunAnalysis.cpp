@@ -81,7 +81,8 @@ std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>&
 }
 
 // Every send, plus activation moves (BPipe), which their owner's rank records: an OFFLOAD goes
-// from it to the holder (peer), a RELOAD from the holder back to it.
+// from it to the holder (peer), a RELOAD from the holder back to it; and all-to-all shares
+// (Piper, NestPipe), each recorded by its sender with the receiver as peer.
 std::vector<LinkSummary> computeLinks(const RunTrace& run) {
   std::map<std::pair<int, int>, std::pair<LinkSummary, UnionAccumulator>> byPair;
   const auto add = [&](int src, int dst, const OpColumns& lane, std::size_t i) {
@@ -101,6 +102,7 @@ std::vector<LinkSummary> computeLinks(const RunTrace& run) {
       if (moves.peer[i] == kNoValue) continue;
       if (moves.kind[i] == OpKind::OFFLOAD) add(r.info.rank, moves.peer[i], moves, i);
       if (moves.kind[i] == OpKind::RELOAD) add(moves.peer[i], r.info.rank, moves, i);
+      if (moves.kind[i] == OpKind::A2A) add(r.info.rank, moves.peer[i], moves, i);
     }
   }
   std::vector<LinkSummary> links;

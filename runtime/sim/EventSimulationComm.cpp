@@ -1,0 +1,111 @@
+// EventSimulation's communication lane: Piper's expert all-to-alls and NestPipe's embedding
+// fetches (Plan::expertAllToAll, Plan::embeddingFetch). Each rank's lane runs one collective at a
+// time, first come, first served; its copies take the links like any transfer.
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "runtime/sim/EventSimulation.h"
+
+namespace ps::runtime::sim {
+
+void EventSimulation::setUpComm() {
+  if (!hasComm()) return;
+  const auto ranks = static_cast<std::size_t>(p_.numRanks);
+  commFree_.assign(ranks, 0);
+  const auto S = static_cast<std::size_t>(p_.numStages);
+  stagePeers_.assign(static_cast<std::size_t>(p_.numReplicas()) * S, {});
+  pipelineRanks_.assign(static_cast<std::size_t>(p_.numReplicas()), {});
+  for (int k = 0; k < p_.numReplicas(); ++k) {
+    std::set<int> own;
+    for (std::size_t s = 0; s < S; ++s) {
+      own.insert(p_.placement[k][s].rank);
+      for (int j = 0; j < p_.numReplicas(); ++j) {
+        const int twin = p_.placement[j][s].rank;
+        if (twin != p_.placement[k][s].rank) stagePeers_[k * S + s].push_back(twin);
+      }
+    }
+    pipelineRanks_[k].assign(own.begin(), own.end());
+  }
+  if (p_.embeddingFetch.bytes <= 0) return;
+  fetchNodes_.assign(ranks, {});
+  fetchIndexOf_.assign(g_.size(), -1);
+  fetchesIssued_.assign(ranks, 0);
+  for (int r = 0; r < p_.numRanks; ++r)
+    for (std::size_t h = 0; h < g_.rankSize(r); ++h) {
+      const std::int32_t node = g_.rankNode(r, h);
+      const Action& a = g_.actions[node];
+      if (a.kind != OpKind::F || a.stage != 0) continue;
+      fetchIndexOf_[static_cast<std::size_t>(node)] =
+          static_cast<std::int32_t>(fetchNodes_[static_cast<std::size_t>(r)].size());
+      fetchNodes_[static_cast<std::size_t>(r)].push_back(node);
+      if (p_.embeddingFetch.overlap) ++node_[static_cast<std::size_t>(node)].pending;
+    }
+  if (p_.embeddingFetch.overlap)
+    for (int r = 0; r < p_.numRanks; ++r)
+      issueFetches(r, -1, 0);
+}
+
+std::int64_t EventSimulation::allToAllAfter(std::int32_t node, int r, std::int64_t t) {
+  const Action& a = g_.actions[node];
+  const auto S = static_cast<std::size_t>(p_.numStages);
+  const auto& peers = stagePeers_[static_cast<std::size_t>(p_.replicaOf(a.microbatch)) * S +
+                                  static_cast<std::size_t>(a.stage)];
+  if (peers.empty()) return t;
+  // Each rank keeps its own experts' share of the tokens and sends one share to each twin.
+  const std::int64_t share = p_.expertAllToAll.bytes / static_cast<std::int64_t>(peers.size() + 1);
+  const std::int64_t start = std::max(t, commFree_[static_cast<std::size_t>(r)]);
+  std::int64_t end = start;
+  for (int q : peers) {
+    const auto [s, e] = copy(r, q, share, start, "the all-to-all after " + actionLabel(a));
+    out_.records.push_back({s, e, share, r, a.stage, a.microbatch, a.step, q, OpKind::A2A});
+    end = std::max(end, e);
+  }
+  commFree_[static_cast<std::size_t>(r)] = end;
+  out_.makespan = std::max(out_.makespan, end);
+  return end;
+}
+
+std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
+  const Action& a = g_.actions[node];
+  const auto& ranks = pipelineRanks_[static_cast<std::size_t>(p_.replicaOf(a.microbatch))];
+  const std::int64_t share =
+      p_.embeddingFetch.bytes / static_cast<std::int64_t>(std::max<std::size_t>(ranks.size(), 1));
+  const std::int64_t start = std::max(t, commFree_[static_cast<std::size_t>(r)]);
+  std::int64_t end = start, gathered = 0;
+  for (int q : ranks) {
+    if (q == r) continue;  // its own shard is local
+    const auto [s, e] = copy(q, r, share, start, "the embedding fetch for " + actionLabel(a));
+    // On the shard's rank, towards r: what the link views count.
+    out_.records.push_back({s, e, share, q, a.stage, a.microbatch, a.step, r, OpKind::A2A});
+    end = std::max(end, e);
+    gathered += share;
+  }
+  // On r itself, the whole gather (no peer: its bytes are counted on the senders' side).
+  out_.records.push_back({start, end, gathered, r, a.stage, a.microbatch, a.step, -1, OpKind::A2A});
+  commFree_[static_cast<std::size_t>(r)] = end;
+  out_.makespan = std::max(out_.makespan, end);
+  return end;
+}
+
+void EventSimulation::issueFetches(int r, int started, std::int64_t t) {
+  const auto& nodes = fetchNodes_[static_cast<std::size_t>(r)];
+  auto& issued = fetchesIssued_[static_cast<std::size_t>(r)];
+  const auto limit = std::min<std::int64_t>(static_cast<std::int64_t>(nodes.size()),
+                                            std::int64_t{started} + 1 + p_.embeddingFetch.ahead);
+  const auto n = static_cast<std::int32_t>(g_.size());
+  const auto firstFetchId = n + 2 * static_cast<std::int32_t>(moves_.size());
+  for (; issued < limit; ++issued) {
+    const std::int32_t node = nodes[static_cast<std::size_t>(issued)];
+    push(fetch(node, r, t), firstFetchId + node);
+  }
+}
+
+void EventSimulation::fetchArrived(std::int32_t node, std::int64_t t) {
+  NodeState& f = node_[static_cast<std::size_t>(node)];
+  f.readyAt = std::max(f.readyAt, t);
+  if (--f.pending == 0 || (hasOverlap_ && f.pending == 1)) tryStart(f.rank());
+}
+
+}  // namespace ps::runtime::sim

@@ -1,0 +1,132 @@
+// The ranks' communication lanes: Piper's expert all-to-alls (--a2a-mb, among a stage's
+// replicas) and NestPipe's embedding fetches (--fetch-mb, gathered to stage 0's rank). Overlapped
+// on the lane, compute goes on beside them and the step is shorter than with each on the compute
+// stream; serial, the stream waits for each. Both show as A2A ops and on the links.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "tests/runtime/ScheduleTestUtil.h"
+#include "trace/analysis/RunAnalysis.h"
+
+namespace ps::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Simulated {
+  BuiltPlan built;
+  SimResult sim;
+};
+
+Simulated simulated(const PlanSpec& spec) {
+  auto built = buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return {};
+  auto sim = simulate(built->plan, built->graph, built->cost);
+  EXPECT_TRUE(sim.ok()) << sim.error();
+  if (!sim.ok()) return {};
+  return {std::move(*built), std::move(*sim)};
+}
+
+std::vector<SimRecord> ofKind(const SimResult& sim, OpKind kind) {
+  std::vector<SimRecord> out;
+  for (const auto& r : sim.records)
+    if (r.kind == kind) out.push_back(r);
+  return out;
+}
+
+TEST(CommLane, PipersOverlappedAllToAllsBeatSerialOnes) {
+  const auto overlap = simulated(test::presetSpec("piper"));
+  const auto serial = simulated(test::presetSpec("piper-baseline"));
+  EXPECT_LT(overlap.sim.makespan, serial.sim.makespan);
+  // One all-to-all share per F and B of every rank, each to the stage's one twin (--dp 2).
+  const auto a2a = ofKind(overlap.sim, OpKind::A2A);
+  std::size_t forwardsAndBackwards = 0;
+  for (const auto& r : overlap.sim.records)
+    forwardsAndBackwards += r.kind == OpKind::F || r.kind == OpKind::B;
+  EXPECT_EQ(a2a.size(), forwardsAndBackwards);
+  const Plan& plan = overlap.built.plan;
+  for (const auto& r : a2a) {
+    EXPECT_EQ(r.peer_rank, plan.placement[1 - plan.replicaOf(r.microbatch)][r.stage].rank);
+    EXPECT_EQ(r.bytes, 8LL << 20) << "16 MiB per rank, half of it to the twin";
+  }
+}
+
+// Serial: nothing starts on a rank's compute stream while its all-to-all runs (the op it follows
+// ended as it started); overlapped, the next op starts with it.
+TEST(CommLane, SerialAllToAllsHoldTheStreamOverlappedOnesDoNot) {
+  const auto countOverlapped = [](const SimResult& sim) {
+    int overlapped = 0;
+    for (const auto& a : ofKind(sim, OpKind::A2A))
+      for (const auto& op : sim.records)
+        if (op.rank == a.rank && isCompute(op.kind) && op.start_ns >= a.start_ns &&
+            op.start_ns < a.end_ns)
+          ++overlapped;
+    return overlapped;
+  };
+  EXPECT_EQ(countOverlapped(simulated(test::presetSpec("piper-baseline")).sim), 0);
+  EXPECT_GT(countOverlapped(simulated(test::presetSpec("piper")).sim), 0);
+}
+
+TEST(CommLane, TheAllToAllsShowOnTheTwinsLinks) {
+  const trace::RunTrace run = test::simulateThroughTraceFile(test::presetSpec("piper"));
+  const auto analysis = trace::analyzeRun(run);
+  std::int64_t twinBytes = 0;
+  for (const auto& l : analysis.links)
+    if (l.src % 4 == l.dst % 4 && l.src != l.dst) twinBytes += l.bytes;
+  EXPECT_GT(twinBytes, 0) << "rank r and r + 4 hold the same stage";
+}
+
+TEST(CommLane, NestPipesInnerPipelineFetchesAheadAndBeatsSerialFetches) {
+  const auto overlap = simulated(test::presetSpec("nestpipe"));
+  const auto serial = simulated(test::presetSpec("nestpipe-baseline"));
+  EXPECT_LT(overlap.sim.makespan, serial.sim.makespan);
+  // On rank 0 one gather per F of stage 0 (the record without a peer), ending before it starts.
+  for (const auto* run : {&overlap, &serial}) {
+    std::map<std::pair<int, int>, std::int64_t> fetched;  // (step, micro-batch) -> arrival
+    for (const auto& r : ofKind(run->sim, OpKind::A2A))
+      if (r.peer_rank < 0) {
+        EXPECT_EQ(r.rank, 0);
+        fetched[{r.step, r.microbatch}] = r.end_ns;
+      }
+    int forwards = 0;
+    for (const auto& f : run->sim.records)
+      if (f.kind == OpKind::F && f.stage == 0) {
+        ++forwards;
+        const std::pair<int, int> id{f.step, f.microbatch};
+        ASSERT_TRUE(fetched.contains(id));
+        EXPECT_GE(f.start_ns, fetched[id]);
+      }
+    EXPECT_EQ(static_cast<int>(fetched.size()), forwards);
+  }
+  // Overlapped, micro-batch 2's gather (two ahead) starts as micro-batch 0's F does.
+  std::int64_t f0 = -1, gather2 = -1;
+  for (const auto& r : overlap.sim.records) {
+    if (r.kind == OpKind::F && r.stage == 0 && r.microbatch == 0) f0 = r.start_ns;
+    if (r.kind == OpKind::A2A && r.peer_rank < 0 && r.microbatch == 2) gather2 = r.start_ns;
+  }
+  EXPECT_GE(gather2, f0);
+}
+
+TEST(CommLane, BadFlagsNameTheFlag) {
+  PlanSpec spec = test::presetSpec("piper");
+  spec.dataParallel = 1;
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--a2a-mb: the experts are sharded over"));
+  spec = test::presetSpec("piper");
+  spec.uniform.linkGbps.reset();
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("the links are free (no bandwidth)"));
+  spec = test::presetSpec("nestpipe");
+  spec.fetchMb = 0;
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--fetch overlap: places the embedding fetch"));
+  spec = test::presetSpec("nestpipe");
+  spec.fetchAhead = 0;
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--fetch-ahead 0"));
+}
+
+}  // namespace
+}  // namespace ps::runtime
