@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTimer>
@@ -242,8 +243,15 @@ void PlanPanel::refresh() {
   for (QWidget* w : {static_cast<QWidget*>(schedule_), static_cast<QWidget*>(stages_),
                      static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(chunks_)})
     w->setEnabled(!fromCsv);
-  // DynaPipe's grouping sets the micro-batch count.
-  if (!seqLengths_->text().trimmed().isEmpty()) microbatches_->setEnabled(false);
+  // DynaPipe's grouping sets the micro-batch count: the spin says so instead of a stale number.
+  const bool grouped = !seqLengths_->text().trimmed().isEmpty();
+  if (grouped != (microbatches_->minimum() == 0)) {
+    const QSignalBlocker quiet(microbatches_);
+    microbatches_->setMinimum(grouped ? 0 : 1);
+    microbatches_->setSpecialValueText(grouped ? "set by the sequences" : "");
+    microbatches_->setValue(grouped ? 0 : 8);
+  }
+  if (grouped) microbatches_->setEnabled(false);
   const bool fromCosts = !shown_.spec.costsFile.empty() || shown_.spec.costs;
   for (QDoubleSpinBox* s : {actMb_, fwd_, bwd_, wgrad_})
     s->setEnabled(!fromCosts);

@@ -261,11 +261,9 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (touched(weightVersions_))
     s.weightVersions = nameOf(weightVersions_) == "stash" ? "" : nameOf(weightVersions_);
   if (touched(tokenSlices_)) s.tokenSlices = tokenSlices_->text().trimmed().toStdString();
-  if (touched(seqLengths_)) {
-    s.seqLengths = seqLengths_->text().trimmed().toStdString();
-    // The grouping sets the count: a count from a run without sequences would be refused.
-    if (!s.seqLengths.empty()) s.microbatches.reset();
-  }
+  if (touched(seqLengths_)) s.seqLengths = seqLengths_->text().trimmed().toStdString();
+  // The grouping sets the count: a count from a run without sequences would be refused.
+  if (!s.seqLengths.empty()) s.microbatches.reset();
   if (touched(microbatching_)) s.microbatching = nameOf(microbatching_);
   return r;
 }
