@@ -65,7 +65,7 @@ inline constexpr const char* kFrozen =
     "DiffusionPipe: a frozen (non-trainable) part's forward per micro-batch, e.g. a text "
     "encoder, as a FILL op feeding stage 0 (µs on a speed-1 device; none = 0). bubbles: the next "
     "step's frozen work in this step's idle gaps; before: each step's first, round-robin over "
-    "the ranks (the baseline). Simulator only.";
+    "the ranks (the baseline). Simulated, and run for real by the cpu backend (threads).";
 inline constexpr const char* kStageGraph =
     "GraphPipe: the stages as a DAG instead of a chain, edges a>b with a < b, e.g. "
     "0>1,1>4,2>3,3>4 for two towers of two stages joined at the head (stage 4, which sums their "

@@ -4,27 +4,9 @@
 
 #include "runtime/exec/ActionMessages.h"
 #include "runtime/exec/CpuExecutor.h"
+#include "runtime/exec/OpRange.h"
 
 namespace ps::runtime {
-namespace {
-
-// The profiler range of one op while its work is issued (RankWorker's clock may open none).
-class ScopedRange {
- public:
-  ScopedRange(OpClock* clock, OpKind kind, const Action& a) : clock_(clock) {
-    if (clock_) clock_->beginRange(kind, a);
-  }
-  ~ScopedRange() {
-    if (clock_) clock_->endRange();
-  }
-  ScopedRange(const ScopedRange&) = delete;
-  ScopedRange& operator=(const ScopedRange&) = delete;
-
- private:
-  OpClock* clock_;
-};
-
-}  // namespace
 
 void ExecShared::fail(const std::string& message) {
   {
@@ -98,6 +80,7 @@ Status RankWorker::createStages() {
     }
   for (const ActivationMove& m : plan.activationMoves)
     if (plan.rankOf(m.stage, m.microbatch) == rank_) holderOf_[{m.stage, m.microbatch}] = m.holder;
+  PS_TRY(createFrozenEncoder(config));
   if (plan.versioning == WeightVersioning::Predicted) {
     std::map<std::tuple<int, int, int>, int> optsAtForward;
     int opts = 0;
@@ -164,7 +147,9 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
   const int replica = s_.plan->replicaOf(a.microbatch);
   const MicrobatchKey key{a.step, a.microbatch};
   const ActionMessages messages = actionMessages(*s_.plan, a);
-  Tensor in;
+  auto frozen = frozenInput(a);
+  if (!frozen) return std::move(frozen).takeError();
+  Tensor in = std::move(*frozen);
   if (!model.isFirst() && messages.receive) {
     const ActionMessage& m = *messages.receive;
     auto got = receive(m.key, m.peer, m.kind, a);
@@ -282,7 +267,8 @@ Status RankWorker::optimizer(const Action& a) {
 Status RankWorker::execute(const Action& a) {
   if (a.kind == OpKind::OPT) return optimizer(a);
   if (a.kind == OpKind::FILL) {
-    record(OpKind::FILL, a, stamp(), stamp());
+    if (a.stage >= 0) return frozenForward(a);
+    record(OpKind::FILL, a, stamp(), stamp());  // imported work without a model
     return {};
   }
   const int replica = s_.plan->replicaOf(a.microbatch);

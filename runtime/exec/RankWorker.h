@@ -148,6 +148,14 @@ class RankWorker {
   // XPipe: per (stage, micro-batch, step) the rank's optimizer steps between its F and its
   // backward: how far ahead the forward's weights are predicted.
   std::map<std::tuple<int, int, int>, int> updatesBeforeBackward_;
+  // DiffusionPipe (RankWorkerFrozen.cpp): the frozen encoder this rank's FILL ops run, and per
+  // (step, micro-batch) the rank whose FILL feeds F(0) of it.
+  std::unique_ptr<StageModel> frozen_;
+  std::map<std::pair<int, int>, int> fillRankOf_;
+  [[nodiscard]] Status createFrozenEncoder(const ModelConfig& config);
+  [[nodiscard]] Status frozenForward(const Action& a);
+  // F(0)'s input from its FILL, when a FILL feeds it; an empty tensor otherwise.
+  [[nodiscard]] Result<Tensor> frozenInput(const Action& a);
 };
 
 }  // namespace ps::runtime

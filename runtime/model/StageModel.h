@@ -80,7 +80,9 @@ class StageModel {
   std::int64_t backwardStashBytesPerMicrobatch() const;
 
   // --- passes (see the header comment)
-  // `version`: the weights F runs on (null = the live ones); kept for the micro-batch's backward
+  // `in`: the stage's input; a first stage given none makes the micro-batch's own (given one: a
+  // frozen encoder's output, DiffusionPipe). `version`: the weights F runs on (null = the live
+  // ones); kept for the micro-batch's backward
   // unless `forwardOnlyVersion` (XPipe: the backward takes the live weights).
   [[nodiscard]] Status forward(MicrobatchKey key, const float* in, float* out,
                                std::shared_ptr<const ParamVersion> version = nullptr,

@@ -47,7 +47,7 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   for (int i = first_; i <= last_; ++i)
     f.stashes.emplace_back(memory_);
   Tensor input;
-  if (isFirst()) {  // the first stage makes its own input: the same on every rank
+  if (isFirst() && in == nullptr) {  // the first stage makes its own input: the same on every rank
     input = Tensor(memory_, boundaryElems());
     fillFromHost(input, [&](float* dst) { data_.input(key, dst); });
     in = input.data();

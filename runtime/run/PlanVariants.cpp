@@ -134,7 +134,7 @@ Status addCommLaneWork(const PlanSpec& spec, Plan& plan, const CostModel& cost) 
     if (!overlap) return std::move(overlap).takeError();
     if (plan.numReplicas() < 2 || spec.dataParallel < 2)
       return Error{
-          "--a2a-mb: the experts are sharded over the pipeline's replicas; give "
+          "--a2a-mb: the all-to-all runs among a stage's replicas (experts or graph parts); give "
           "--dp 2 or more"};
     plan.expertAllToAll = {bytes(spec.a2aMb), *overlap};
   }

@@ -251,12 +251,14 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
       return Error{"--seq-lengths: the " + std::string(backendName(request.backend)) +
                    " backend runs micro-batches of one shape (--microbatch-size, --seq); simulate "
                    "variable micro-batches with --backend sim"};
-  for (const auto& program : plan.programs)
-    for (const Action& a : program)
-      if (a.kind == OpKind::FILL && a.stage >= 0)
-        return Error{"--frozen-us: the " + std::string(backendName(request.backend)) +
-                     " backend has no frozen model to run in the bubbles yet (simulate it: "
-                     "--backend sim)"};
+  // DiffusionPipe's frozen encoder hands its output to stage 0 between rank threads.
+  if (request.backend == Backend::Cuda || request.executor.run)
+    for (const auto& program : plan.programs)
+      for (const Action& a : program)
+        if (a.kind == OpKind::FILL && a.stage >= 0)
+          return Error{"--frozen-us: the " + std::string(backendName(request.backend)) +
+                       " backend runs the frozen encoder on rank threads only (run --backend cpu "
+                       "without --procs, or --backend sim)"};
   // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
   // between threads.
   if (request.backend == Backend::Cuda && plan.numReplicas() > 2)

@@ -116,7 +116,8 @@ TEST(CommLane, NestPipesInnerPipelineFetchesAheadAndBeatsSerialFetches) {
 TEST(CommLane, BadFlagsNameTheFlag) {
   PlanSpec spec = test::presetSpec("piper");
   spec.dataParallel = 1;
-  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--a2a-mb: the experts are sharded over"));
+  EXPECT_THAT(buildPlan(spec).error(),
+              HasSubstr("--a2a-mb: the all-to-all runs among a stage's replicas"));
   spec = test::presetSpec("piper");
   spec.uniform.linkGbps.reset();
   EXPECT_THAT(buildPlan(spec).error(), HasSubstr("the links are free (no bandwidth)"));

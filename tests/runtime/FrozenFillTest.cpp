@@ -15,6 +15,7 @@
 #include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/store/TraceReader.h"
 
 namespace ps::runtime {
 namespace {
@@ -117,11 +118,50 @@ TEST(FrozenFill, BadFlagsAndBackendsAreRefusedByName) {
   EXPECT_THAT(validatePlan(plan).error(), HasSubstr("which the plan (steps 0..3) does not have"));
 
   test::TempDir dir;
-  RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 2, 4, 2);
+  RunPlanRequest r = test::tinyModelRun(Backend::Cuda, 2, 4, 2);
   r.spec.frozenUs = 10;
   auto refused = runPlan(r, {dir.file("x.sqlite")});
   ASSERT_FALSE(refused.ok());
-  EXPECT_THAT(refused.error(), HasSubstr("--frozen-us: the cpu backend has no frozen model"));
+  EXPECT_THAT(refused.error(), HasSubstr("--frozen-us: the cuda backend runs the frozen encoder"));
+}
+
+RunPlanRequest frozenCpuRun(const std::string& fill, double frozenUs) {
+  RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 4, 8, 3);
+  r.spec.frozenUs = frozenUs;
+  r.spec.fill = fill;
+  return r;
+}
+
+// On the cpu backend the FILL ops run a real frozen encoder whose output is stage 0's input: the
+// training is the same wherever the FILLs run (the bubbles or before each step), and not that of
+// the model without the encoder.
+TEST(FrozenFill, TheCpuBackendRunsTheFrozenEncoderWhereverItIsPlaced) {
+  test::TempDir dir;
+  auto bubbles = runPlan(frozenCpuRun("bubbles", 150), {dir.file("bubbles.sqlite")});
+  auto before = runPlan(frozenCpuRun("before", 150), {dir.file("before.sqlite")});
+  auto none = runPlan(frozenCpuRun("", 0), {dir.file("none.sqlite")});
+  for (const auto* run : {&bubbles, &before, &none}) {
+    ASSERT_TRUE(run->ok()) << run->error();
+    ASSERT_EQ((*run)->status, trace::RunStatus::Complete) << (*run)->message;
+  }
+  EXPECT_EQ(bubbles->exec->stepLoss, before->exec->stepLoss);
+  EXPECT_EQ(bubbles->exec->finalParams, before->exec->finalParams);
+  EXPECT_NE(bubbles->exec->stepLoss, none->exec->stepLoss) << "stage 0 reads the encoder's output";
+  EXPECT_LT(bubbles->exec->stepLoss.back(), bubbles->exec->stepLoss.front());
+  // One FILL per micro-batch and step, each a real forward, its output sent to rank 0.
+  auto loaded = trace::loadRun(*bubbles->store, *bubbles->runId);
+  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  int fills = 0, timed = 0;
+  for (const auto& rank : loaded->ranks) {
+    const auto& c = rank.lane(trace::Lane::Compute);
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (c.kind[i] == OpKind::FILL) {
+        ++fills;
+        timed += c.end[i] > c.start[i];
+      }
+  }
+  EXPECT_EQ(fills, 8 * 3);
+  EXPECT_EQ(timed, fills);
 }
 
 }  // namespace
