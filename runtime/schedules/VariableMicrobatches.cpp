@@ -10,7 +10,10 @@
 namespace ps::runtime {
 namespace {
 
-constexpr std::size_t kMaxSequences = 4096;
+// Bounds that keep the DP under a second on hostile input: its candidates are sequences × group
+// sizes, each tried against kMaxCaps caps.
+constexpr std::size_t kMaxSequences = 1024;
+constexpr int kMaxGroup = 512;
 // The DP tries this many caps on the longest micro-batch, spread over the candidates.
 constexpr std::size_t kMaxCaps = 128;
 
@@ -110,7 +113,7 @@ Result<Microbatching> dpMicrobatches(const std::vector<int>& lengths, const Sequ
   const auto len = [&](int k) { return lengths[static_cast<std::size_t>(order[k])]; };
   // Group [i, j] of the sorted sequences: j - i + 1 of them padded to len(j).
   const auto fits = [&](int i, int j) {
-    return static_cast<long long>(j - i + 1) * len(j) <= b.budgetTokens;
+    return j - i + 1 <= kMaxGroup && static_cast<long long>(j - i + 1) * len(j) <= b.budgetTokens;
   };
   const auto cost = [&](int i, int j) { return paddedGroupScale(b, j - i + 1, len(j)); };
   std::vector<double> caps;

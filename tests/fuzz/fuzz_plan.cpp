@@ -4,7 +4,10 @@
 //   anything else: plan flags as whitespace-separated values, in the order
 //     schedule stages microbatches chunks layers steps recompute fwd bwd wgrad act gbps latency
 //     boundaries
-//   (missing ones keep their defaults), clamped to the ranges the CLI flags accept.
+//   (missing ones keep their defaults), clamped to the ranges the CLI flags accept; then any of
+//     graph=EDGES lengths=L1,L2,.. slices=K|auto|L1,.. a2a=MB fetch=MB versions=NAME frozen=US
+//     dp=D overhead=X
+//   (the papers' systems' plan features, issue 15).
 // Any input must give a plan (and a simulation) or an error message: never a crash, a hang or a
 // sanitizer report. Sizes past what is cheap to build are only size-checked (checkPlanSize).
 
@@ -81,13 +84,31 @@ void fuzzFlags(std::string_view text) {
   if (!f[11].empty() && f[11] != "-") spec.uniform.linkGbps = number(f[11], 100);
   spec.uniform.linkLatencyUs = number(f[12], 0);
   spec.boundaries = f[13];
+  for (std::string token; in >> token;) {
+    const auto eq = token.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = token.substr(0, eq), value = token.substr(eq + 1);
+    if (key == "graph") spec.stageGraph = value;
+    if (key == "lengths") {
+      spec.seqLengths = value;
+      spec.microbatches.reset();  // the grouping sets the count
+    }
+    if (key == "slices") spec.tokenSlices = value;
+    if (key == "a2a") spec.a2aMb = number(value, 0);
+    if (key == "fetch") spec.fetchMb = number(value, 0);
+    if (key == "versions") spec.weightVersions = value;
+    if (key == "frozen") spec.frozenUs = number(value, 0);
+    if (key == "dp") spec.dataParallel = static_cast<int>(clampInt(value, 1, 64, 1));
+    if (key == "overhead") spec.microbatchOverhead = number(value, 0);
+  }
+  if (!spec.seqLengths.empty() && spec.seqLengths[0] == '@') spec.seqLengths.clear();  // no files
 
   const ps::Status size = checkPlanSize(spec);
   check(size);
   if (!size.ok()) return;
   // Cheap enough to build under the sanitizers: the size check above covers the rest.
   const double actions =
-      static_cast<double>(*spec.stages) * spec.chunks * *spec.microbatches * spec.steps;
+      static_cast<double>(*spec.stages) * spec.chunks * spec.microbatches.value_or(64) * spec.steps;
   if (actions > 500 || spec.layers.value_or(0) > 1024) return;
   auto built = buildPlan(spec);
   if (!built) {
