@@ -20,9 +20,10 @@ Result<SimResult> EventSimulation::run() {
     s.pending = g_.depBegin[i + 1] - g_.depBegin[i];
     const int r = g_.rank[i];
     const OpKind k = g_.actions[i].kind;
-    const Flow flow = k == OpKind::F                     ? kActivation
-                      : k == OpKind::B || k == OpKind::I ? kGradient
-                                                         : kNoData;
+    // A FILL's frozen output is the input of F(0): it travels like an activation.
+    const Flow flow = k == OpKind::F || k == OpKind::FILL ? kActivation
+                      : k == OpKind::B || k == OpKind::I  ? kGradient
+                                                          : kNoData;
     s.rankFlow = r < 0 ? -1 : (r << 2) | flow;
     hasOverlap_ |= g_.actions[i].overlapNext;
   }

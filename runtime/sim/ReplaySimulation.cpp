@@ -6,9 +6,10 @@
 namespace ps::runtime::sim {
 namespace {
 
-// 1 for activations (F), 2 for gradients (B, I), 0 for kinds whose output crosses no rank.
+// 1 for activations (F, and a FILL's frozen output for F of stage 0), 2 for gradients (B, I), 0
+// for kinds whose output crosses no rank.
 int flowOf(OpKind k) {
-  return k == OpKind::F ? 1 : (k == OpKind::B || k == OpKind::I) ? 2 : 0;
+  return k == OpKind::F || k == OpKind::FILL ? 1 : (k == OpKind::B || k == OpKind::I) ? 2 : 0;
 }
 
 // The first rank parked on an op not placed yet (see end_), or -1.
@@ -174,7 +175,8 @@ void ReplaySimulation::advance(int r, std::vector<int>& work) {
 void ReplaySimulation::addTransfer(std::int32_t p, std::int32_t node, int r) {
   const Action& ca = g_.actions[node];
   const Action& pa = g_.actions[p];
-  const OpKind kind = pa.kind == OpKind::F ? OpKind::SEND_F : OpKind::SEND_B;
+  const OpKind kind =
+      pa.kind == OpKind::F || pa.kind == OpKind::FILL ? OpKind::SEND_F : OpKind::SEND_B;
   const std::int64_t sent = end_[static_cast<std::size_t>(p)];
   const std::int64_t bytes = costs_.transferBytes(kind, pa.stage, ca.stage, pa.microbatch);
   if (shareTransfers_) {

@@ -125,6 +125,38 @@ TEST(FrozenFill, BadFlagsAndBackendsAreRefusedByName) {
   EXPECT_THAT(refused.error(), HasSubstr("--frozen-us: the cuda backend runs the frozen encoder"));
 }
 
+// The frozen output travels to stage 0's rank like an activation: on a finite link, each FILL
+// run on another rank is a SEND_F whose arrival the F waits for, in both engines' terms.
+TEST(FrozenFill, AFillOnAnotherRankSendsItsOutputToStageZero) {
+  PlanSpec spec = test::presetSpec("diffusionpipe");
+  spec.uniform.actMb = 8;
+  spec.uniform.linkGbps = 10;  // 8 MiB in about 6.7 ms
+  auto built = buildPlan(spec);
+  ASSERT_TRUE(built.ok()) << built.error();
+  auto sim = simulate(built->plan, built->graph, built->cost);
+  ASSERT_TRUE(sim.ok()) << sim.error();
+  std::map<std::tuple<int, int>, std::int64_t> forwardStart;  // (step, mb) -> F(0, mb)'s start
+  for (const SimRecord& r : sim->records)
+    if (r.kind == OpKind::F && r.stage == 0) forwardStart[{r.step, r.microbatch}] = r.start_ns;
+  int remote = 0;
+  for (const SimTransfer& t : sim->transfers) {
+    const SimRecord& fill = sim->records[static_cast<std::size_t>(t.producer)];
+    if (fill.kind != OpKind::FILL) continue;
+    ++remote;
+    EXPECT_NE(fill.rank, t.dst_rank);
+    EXPECT_EQ(t.kind, OpKind::SEND_F);
+    EXPECT_EQ(t.bytes, 8LL << 20);
+    EXPECT_GE(t.start_ns, fill.end_ns);
+    EXPECT_GT(t.arrival_ns, t.start_ns + 6'000'000);
+    // It feeds this step's F(0, mb) or the next one's: that one starts after it arrives.
+    const auto here = forwardStart.find({fill.step, fill.microbatch});
+    const auto next = forwardStart.find({fill.step + 1, fill.microbatch});
+    EXPECT_TRUE((here != forwardStart.end() && here->second >= t.arrival_ns) ||
+                (next != forwardStart.end() && next->second >= t.arrival_ns));
+  }
+  EXPECT_GT(remote, 0) << "some frozen work runs off rank 0";
+}
+
 RunPlanRequest frozenCpuRun(const std::string& fill, double frozenUs) {
   RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 4, 8, 3);
   r.spec.frozenUs = frozenUs;
