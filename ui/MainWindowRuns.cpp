@@ -45,7 +45,8 @@ QWidget* MainWindow::buildPlanDock() {
   scroll->setObjectName("planScroll");
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // The open "More" section may still be wider than the dock: scroll to Run rather than lose it.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   scroll->setWidget(box);
   scroll->setMinimumWidth(box->sizeHint().width() + 16);
   return scroll;

@@ -3,6 +3,7 @@
 // The panel's "More" section: the knobs most plans leave at their defaults, and the one-line
 // summary beside the toggle of those that are not.
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -159,6 +160,12 @@ void PlanPanel::buildMore() {
   form->addRow("Sequences", sequences);
   optimizer_ = combo(more_, "optimizerCombo", {"adam", "sgd"}, tips::kOptimizer);
   form->addRow("Optimizer", optimizer_);
+  // Spin boxes size themselves for their largest value ("1000000000.00 µs"): two of them, or one
+  // beside a combo, made the open section wider than the dock and pushed Run out of sight.
+  for (QAbstractSpinBox* spin : more_->findChildren<QAbstractSpinBox*>())
+    spin->setMinimumWidth(spin->fontMetrics().horizontalAdvance("00000.0") + 24);
+  for (QComboBox* c : more_->findChildren<QComboBox*>())
+    c->setMinimumContentsLength(4);
   more_->setVisible(false);
   // Not a checkable button: a checked tool button draws sunken, which reads as "pressed".
   connect(moreToggle_, &QToolButton::clicked, this, [this] { setMoreOpen(!moreOpen()); });
