@@ -21,6 +21,7 @@ std::string planLine(const runtime::PlanSpec& s) {
   if (s.stages) out += " --stages " + std::to_string(*s.stages);
   if (s.microbatches) out += " --microbatches " + std::to_string(*s.microbatches);
   if (s.chunks != 1) out += " --chunks " + std::to_string(s.chunks);
+  if (s.layers) out += " --layers " + std::to_string(*s.layers);
   if (s.steps != 1) out += " --steps " + std::to_string(s.steps);
   if (s.optimizerSync != runtime::OptimizerSync::Barrier)
     out += " --optimizer-sync " + runtime::optimizerSyncName(s.optimizerSync);
