@@ -1,5 +1,7 @@
 #include "runtime/schedules/TokenSlices.h"
 
+#include "runtime/schedules/LatencyPartition.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,46 +20,15 @@ std::vector<int> bestSliceLengths(const TokenSlicing& s, int stages, int sequenc
   const auto edge = [&](int c) {
     return static_cast<int>(static_cast<long long>(c) * s.tokens / cells);
   };
-  const auto cost = [&](int a, int b) {
+  const auto cost = [&](int a, int b) -> std::optional<double> {
     return sliceScale(s, edge(a), edge(b) - edge(a)) + s.overhead;
   };
-  std::vector<double> caps;
-  for (int a = 0; a < cells; ++a)
-    for (int b = a + 1; b <= cells; ++b)
-      caps.push_back(cost(a, b));
-  std::sort(caps.begin(), caps.end());
-  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<int> bestCuts;
-  std::vector<double> sum(static_cast<std::size_t>(cells) + 1);
-  std::vector<int> from(static_cast<std::size_t>(cells) + 1);
-  for (double cap : caps) {
-    // The least Σ t over slicings of the first c cells whose slices all cost at most cap.
-    std::fill(sum.begin(), sum.end(), std::numeric_limits<double>::infinity());
-    sum[0] = 0;
-    for (int b = 1; b <= cells; ++b)
-      for (int a = b - 1; a >= 0; --a) {
-        const double t = cost(a, b);
-        if (t > cap) break;  // longer slices ending at b cost more still
-        if (sum[a] + t < sum[b]) {
-          sum[b] = sum[a] + t;
-          from[b] = a;
-        }
-      }
-    if (!std::isfinite(sum[cells])) continue;
-    const double latency = sequences * sum[cells] + (stages - 1) * cap;
-    if (latency < best - 1e-12) {
-      best = latency;
-      bestCuts.clear();
-      for (int c = cells; c > 0; c = from[c])
-        bestCuts.push_back(c);
-    }
-  }
+  const std::vector<int> bestCuts = bestLatencyCuts(cells, cost, sequences, stages);
   std::vector<int> lengths;
   int start = 0;
-  for (auto it = bestCuts.rbegin(); it != bestCuts.rend(); ++it) {
-    lengths.push_back(edge(*it) - start);
-    start = edge(*it);
+  for (int cut : bestCuts) {
+    lengths.push_back(edge(cut) - start);
+    start = edge(cut);
   }
   return lengths;
 }

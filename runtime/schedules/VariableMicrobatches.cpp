@@ -1,5 +1,7 @@
 #include "runtime/schedules/VariableMicrobatches.h"
 
+#include "runtime/schedules/LatencyPartition.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -115,58 +117,24 @@ Result<Microbatching> dpMicrobatches(const std::vector<int>& lengths, const Sequ
   const auto fits = [&](int i, int j) {
     return j - i + 1 <= kMaxGroup && static_cast<long long>(j - i + 1) * len(j) <= b.budgetTokens;
   };
-  const auto cost = [&](int i, int j) { return paddedGroupScale(b, j - i + 1, len(j)); };
-  std::vector<double> caps;
-  for (int j = 0; j < N; ++j)
-    for (int i = j; i >= 0 && fits(i, j); --i)
-      caps.push_back(cost(i, j));
-  std::sort(caps.begin(), caps.end());
-  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-  // No micro-batch can cost less than the longest sequence alone.
-  const double floorCap = cost(N - 1, N - 1);
-  std::erase_if(caps, [&](double c) { return c < floorCap; });
-  if (caps.size() > kMaxCaps) {
-    std::vector<double> spread;
-    for (std::size_t k = 0; k < kMaxCaps; ++k)
-      spread.push_back(caps[k * (caps.size() - 1) / (kMaxCaps - 1)]);
-    caps = std::move(spread);
-  }
-  double best = std::numeric_limits<double>::infinity();
-  std::vector<int> bestFrom;
-  std::vector<double> sum(static_cast<std::size_t>(N) + 1);
-  std::vector<int> from(static_cast<std::size_t>(N) + 1);
-  for (double cap : caps) {
-    // sum[j]: the least Σ t over groupings of the first j sorted sequences, each within cap.
-    std::fill(sum.begin(), sum.end(), std::numeric_limits<double>::infinity());
-    sum[0] = 0;
-    for (int j = 0; j < N; ++j)
-      for (int i = j; i >= 0 && fits(i, j); --i) {
-        const double t = cost(i, j);
-        if (t > cap) break;  // more sequences padded to the same length cost more
-        if (sum[static_cast<std::size_t>(i)] + t < sum[static_cast<std::size_t>(j) + 1]) {
-          sum[static_cast<std::size_t>(j) + 1] = sum[static_cast<std::size_t>(i)] + t;
-          from[static_cast<std::size_t>(j) + 1] = i;
-        }
-      }
-    if (!std::isfinite(sum[static_cast<std::size_t>(N)])) continue;
-    const double latency = sum[static_cast<std::size_t>(N)] + (stages - 1) * cap;
-    if (latency < best - 1e-12) {
-      best = latency;
-      bestFrom = from;
-    }
-  }
-  if (bestFrom.empty())
+  // Part [a, b) of the sorted sequences: b - a of them padded to len(b - 1).
+  const auto cost = [&](int a, int c) -> std::optional<double> {
+    if (!fits(a, c - 1)) return std::nullopt;
+    return paddedGroupScale(b, c - a, len(c - 1));
+  };
+  const std::vector<int> ends = bestLatencyCuts(N, cost, 1.0, stages, kMaxCaps);
+  if (ends.empty())
     return Error{"--microbatching dp: no grouping fits --microbatch-tokens " +
                  std::to_string(b.budgetTokens)};
   std::vector<std::pair<int, int>> cuts;  // [i, j] groups, last first
-  for (int j = N; j > 0; j = bestFrom[static_cast<std::size_t>(j)])
-    cuts.emplace_back(bestFrom[static_cast<std::size_t>(j)], j - 1);
+  for (std::size_t k = ends.size(); k-- > 0;)
+    cuts.emplace_back(k == 0 ? 0 : ends[k - 1], ends[k] - 1);
   Microbatching out;
   for (auto it = cuts.rbegin(); it != cuts.rend(); ++it) {
     std::vector<int> group;
     for (int k = it->first; k <= it->second; ++k)
       group.push_back(order[static_cast<std::size_t>(k)]);
-    out.scales.push_back(cost(it->first, it->second));
+    out.scales.push_back(paddedGroupScale(b, it->second - it->first + 1, len(it->second)));
     out.paddedTokens += static_cast<long long>(group.size()) * len(it->second);
     out.groups.push_back(std::move(group));
   }

@@ -191,6 +191,15 @@ runtime::RunPlanRequest tinyModelRun(runtime::Backend backend, int stages, int m
   return r;
 }
 
+runtime::SimResult simulateSpec(const runtime::PlanSpec& spec) {
+  auto built = runtime::buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return {};
+  auto sim = runtime::simulate(built->plan, built->graph, built->cost);
+  EXPECT_TRUE(sim.ok()) << sim.error();
+  return sim.ok() ? std::move(*sim) : runtime::SimResult{};
+}
+
 runtime::PlanSpec presetSpec(const std::string& name) {
   auto p = runtime::findPreset(name);
   EXPECT_TRUE(p.ok()) << p.error();

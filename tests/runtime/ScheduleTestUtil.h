@@ -24,6 +24,10 @@ runtime::CostModel uniformCosts(int layers, double fwdUs = 1, double bwdUs = 2, 
 // step fails.
 runtime::SimResult validateAndSimulate(const runtime::Plan& plan, const runtime::CostModel& cost);
 
+// Builds the spec (buildPlan) and simulates it; fails the calling test (and returns an empty
+// result) when either step fails.
+runtime::SimResult simulateSpec(const runtime::PlanSpec& spec);
+
 // Builds the spec (buildPlan), simulates it, writes the run to a trace file and loads it back, as
 // `report` and the app read it; fails the calling test (and returns an empty run) on an error.
 trace::RunTrace simulateThroughTraceFile(const runtime::PlanSpec& spec);

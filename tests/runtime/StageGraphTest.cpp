@@ -35,15 +35,6 @@ TEST(StageGraph, ParsesEdgesAndNamesBadOnes) {
   EXPECT_THAT(parseStageGraph("0>2", 3).error(), HasSubstr("stage 1 leads nowhere"));
 }
 
-SimResult simulated(const PlanSpec& spec) {
-  auto built = buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  auto sim = simulate(built->plan, built->graph, built->cost);
-  EXPECT_TRUE(sim.ok()) << sim.error();
-  return sim.ok() ? std::move(*sim) : SimResult{};
-}
-
 std::int64_t firstHeadForward(const SimResult& sim) {
   for (const auto& r : sim.records)
     if (r.kind == OpKind::F && r.stage == 4 && r.microbatch == 0) return r.start_ns;
@@ -51,8 +42,8 @@ std::int64_t firstHeadForward(const SimResult& sim) {
 }
 
 TEST(StageGraph, TheDagsDepthNotItsLengthSetsTheFill) {
-  const SimResult dag = simulated(test::presetSpec("graphpipe"));
-  const SimResult chain = simulated(test::presetSpec("graphpipe-baseline"));
+  const SimResult dag = test::simulateSpec(test::presetSpec("graphpipe"));
+  const SimResult chain = test::simulateSpec(test::presetSpec("graphpipe-baseline"));
   // Four layers of 100 µs a stage: the head starts after two stages on the DAG, four on the chain.
   EXPECT_EQ(firstHeadForward(dag), 800'000);
   EXPECT_EQ(firstHeadForward(chain), 1'600'000);

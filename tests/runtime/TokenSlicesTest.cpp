@@ -30,23 +30,14 @@ TEST(TokenSlices, SliceCostsAddUpAndGrowWithThePrefix) {
   EXPECT_GE(dp.front(), dp.back()) << "later slices attend to more: the DP makes them shorter";
 }
 
-SimResult simulated(const PlanSpec& spec) {
-  auto built = buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  auto sim = simulate(built->plan, built->graph, built->cost);
-  EXPECT_TRUE(sim.ok()) << sim.error();
-  return sim.ok() ? std::move(*sim) : SimResult{};
-}
-
 TEST(TokenSlices, TheDpsSlicesBeatEqualSlicesAndNoSlicing) {
   const auto preset = test::presetSpec;
   PlanSpec whole = preset("terapipe");
   whole.tokenSlices.clear();
-  const auto dp = simulated(preset("terapipe")).makespan;
-  const auto equal = simulated(preset("terapipe-baseline")).makespan;
+  const auto dp = test::simulateSpec(preset("terapipe")).makespan;
+  const auto equal = test::simulateSpec(preset("terapipe-baseline")).makespan;
   EXPECT_LT(dp, equal);
-  EXPECT_LT(equal, simulated(whole).makespan);
+  EXPECT_LT(equal, test::simulateSpec(whole).makespan);
 }
 
 TEST(TokenSlices, AForwardPipelineOfSlicesTakesTheSumPlusPMinusOneLongest) {
@@ -60,7 +51,8 @@ TEST(TokenSlices, AForwardPipelineOfSlicesTakesTheSumPlusPMinusOneLongest) {
   const TokenSlicing s{2048, 0.5};
   const double t[] = {sliceScale(s, 0, 1024), sliceScale(s, 1024, 512), sliceScale(s, 1536, 512)};
   const double expected = (t[0] + t[1] + t[2] + 3 * *std::max_element(t, t + 3)) * 1e6;
-  EXPECT_NEAR(static_cast<double>(simulated(spec).makespan), expected, 4.0);  // ns rounding
+  EXPECT_NEAR(static_cast<double>(test::simulateSpec(spec).makespan), expected,
+              4.0);  // ns rounding
 }
 
 TEST(TokenSlices, BadValuesAreRefusedByName) {
