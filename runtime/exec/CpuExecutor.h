@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "kernels/ComputeDevice.h"
 #include "runtime/model/ModelConfig.h"
 #include "runtime/model/Optimizer.h"
+#include "runtime/model/TokenLayout.h"
 #include "runtime/plan/OpGraph.h"
 #include "runtime/plan/Plan.h"
 #include "trace/Result.h"
@@ -28,6 +30,8 @@ namespace ps::runtime {
 
 struct CpuRunOptions {
   ModelConfig model;  // `layers` is taken from the plan
+  // Micro-batches of their own shapes (--seq-lengths, --token-slices): StageOptions::tokens.
+  std::shared_ptr<const TokenLayouts> tokens;
   OptimizerConfig optimizer;
   std::optional<double> linkGbps;  // emulated bandwidth; none = as fast as memory
   double linkLatencyUs = 0;

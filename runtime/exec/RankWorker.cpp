@@ -71,6 +71,7 @@ Status RankWorker::createStages() {
       options.memory = memory_;
       options.inference = plan.forwardOnly;
       options.source = plan.predecessors(st).empty();
+      options.tokens = s_.options->tokens;
       auto model = StageModel::create(config, options);
       if (!model) return Error{"rank " + std::to_string(rank_) + ": " + model.error()};
       if (plan.versioning == WeightVersioning::DoubleBuffered)
@@ -155,10 +156,11 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
     auto got = receive(m.key, m.peer, m.kind, a);
     if (!got) return std::move(got).takeError();
     in = std::move(*got);
+    PS_TRY(checkReceived(in, model.boundaryElems(key), m.peer, a));
     PS_TRY(receiveAndAdd(messages.moreReceives, in, a));  // a DAG's join: the sum of its inputs
   }
   Tensor out;
-  if (!model.isLast()) out = model.newBoundaryTensor();
+  if (!model.isLast()) out = model.newBoundaryTensor(key);
   std::shared_ptr<const ParamVersion> version;
   if (s_.plan->versioning == WeightVersioning::Stashed) version = model.snapshot();
   if (s_.plan->versioning == WeightVersioning::DoubleBuffered)
@@ -213,10 +215,11 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
     auto got = receive(m.key, m.peer, m.kind, a);
     if (!got) return std::move(got).takeError();
     dOut = std::move(*got);
+    PS_TRY(checkReceived(dOut, model.boundaryElems(key), m.peer, a));
     PS_TRY(receiveAndAdd(messages.moreReceives, dOut, a));  // a DAG's fork: gradients add up
   }
   Tensor dIn;
-  if (!model.isFirst()) dIn = model.newBoundaryTensor();
+  if (!model.isFirst()) dIn = model.newBoundaryTensor(key);
   {
     const OpKind kind = full ? OpKind::B : OpKind::I;
     ScopedRange range(clock_, kind, a);

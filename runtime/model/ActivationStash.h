@@ -14,6 +14,8 @@
 
 namespace ps::runtime {
 
+struct TokenContext;
+
 class ActivationStash {
  public:
   static constexpr int kInputSlot = 0;
@@ -44,12 +46,17 @@ class ActivationStash {
   std::int64_t moveTo(std::shared_ptr<MemoryCounter> counter);
 
   std::int64_t bytes() const;
+  // A micro-batch of a TokenLayouts (variable shapes, packed rows, token slices): how its
+  // attention is masked. Null for the model's uniform micro-batches. Not owned.
+  void setTokens(const TokenContext* tokens) { tokens_ = tokens; }
+  const TokenContext* tokens() const { return tokens_; }
   // A counted scratch tensor that is not kept in the stash.
   Tensor scratch(std::size_t elems) const { return Tensor(counter_, elems); }
 
  private:
   std::shared_ptr<MemoryCounter> counter_;
   std::vector<Tensor> slots_;
+  const TokenContext* tokens_ = nullptr;
 };
 
 }  // namespace ps::runtime

@@ -28,6 +28,7 @@ void AttentionSublayer::forward(const float* p, const float* x, float* out,
   float* rstd = st.allocate(slot(kRstd), rows);
   float* a = st.allocate(slot(kLnOut), shape_.ctxElems());
   dev.layerNormForward(x, p + gamma_, p + beta_, a, mean, rstd, rows, shape_.hidden);
+  if (const TokenContext* t = st.tokens()) return maskedForward(p, a, out, st, *t);
   const k::AttentionSaved saved{st.allocate(slot(kQkv), shape_.qkvElems()),
                                 st.allocate(slot(kProbs), shape_.probsElems()),
                                 st.allocate(slot(kCtx), shape_.ctxElems())};
@@ -41,7 +42,9 @@ void AttentionSublayer::backwardInput(const float* p, const float* x, const floa
   st.copyIn(slot(kDOut), dOut, shape_.ctxElems());  // W needs it for Wo
   float* dqkv = st.allocate(slot(kDQkv), shape_.qkvElems());
   float* da = st.allocate(slot(kDLnOut), shape_.ctxElems());
-  {
+  if (const TokenContext* t = st.tokens()) {
+    maskedBackwardInput(p, dOut, st, *t, dqkv, da);
+  } else {
     Tensor scratch = st.scratch(shape_.backwardScratchElems());
     const k::AttentionSaved saved{st.get(slot(kQkv)), st.get(slot(kProbs)), st.get(slot(kCtx))};
     dev.attentionBackwardInput(shape_, weights(p), saved, dOut, dqkv, da, scratch.data(), false);
@@ -61,6 +64,39 @@ void AttentionSublayer::backwardWeight(const float* x, ActivationStash& st, floa
                               g + gamma_, g + beta_, rows, shape_.hidden);
   for (int s = kMean; s <= kDLnOut; ++s)
     st.release(slot(static_cast<Slot>(s)));
+}
+
+namespace {
+k::MaskedAttentionShape maskedShape(const k::AttentionShape& s, const TokenContext& t) {
+  return {t.rows, t.cols, s.hidden, s.heads, t.prefix};
+}
+}  // namespace
+
+void AttentionSublayer::maskedForward(const float* p, const float* a, float* out,
+                                      ActivationStash& st, const TokenContext& t) const {
+  const k::MaskedAttentionShape ms = maskedShape(shape_, t);
+  const int rows = static_cast<int>(ms.tokens());
+  const int H = shape_.hidden;
+  kernels::ComputeDevice& dev = st.device();
+  float* qkv = st.allocate(slot(kQkv), shape_.qkvElems());
+  float* probs = st.allocate(slot(kProbs), static_cast<std::size_t>(ms.probsElems()));
+  float* ctx = st.allocate(slot(kCtx), shape_.ctxElems());
+  dev.linearForward(a, p + wqkv_, p + bqkv_, qkv, rows, H, 3 * H);
+  k::maskedAttentionForward(ms, t.pieceStart, qkv, t.cache, probs, ctx);
+  dev.linearForward(ctx, p + wo_, p + bo_, out, rows, H, H);
+}
+
+void AttentionSublayer::maskedBackwardInput(const float* p, const float* dOut, ActivationStash& st,
+                                            const TokenContext& t, float* dQkv, float* dA) const {
+  const k::MaskedAttentionShape ms = maskedShape(shape_, t);
+  const int rows = static_cast<int>(ms.tokens());
+  const int H = shape_.hidden;
+  kernels::ComputeDevice& dev = st.device();
+  Tensor dCtx = st.scratch(shape_.ctxElems());
+  dev.linearBackwardInput(dOut, p + wo_, dCtx.data(), rows, H, H, false);
+  k::maskedAttentionBackward(ms, t.pieceStart, st.get(slot(kQkv)), st.get(slot(kProbs)),
+                             dCtx.data(), t.cache, dQkv);
+  dev.linearBackwardInput(dQkv, p + wqkv_, dA, rows, H, 3 * H, false);
 }
 
 std::int64_t AttentionSublayer::forwardStashBytes() const {

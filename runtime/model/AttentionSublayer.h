@@ -9,6 +9,7 @@
 #include "kernels/cpu/Attention.h"
 #include "runtime/model/ActivationStash.h"
 #include "runtime/model/ParamLayout.h"
+#include "runtime/model/TokenLayout.h"
 
 namespace ps::runtime {
 
@@ -32,6 +33,11 @@ class AttentionSublayer {
   enum Slot { kMean, kRstd, kLnOut, kQkv, kProbs, kCtx, kDOut, kDQkv, kDLnOut };
   int slot(Slot s) const { return firstSlot_ + s; }
   kernels::AttentionWeights weights(const float* p) const;
+  // The attention core of a TokenLayouts micro-batch (MaskedAttention.h), projections included.
+  void maskedForward(const float* p, const float* a, float* out, ActivationStash& st,
+                     const TokenContext& t) const;
+  void maskedBackwardInput(const float* p, const float* dOut, ActivationStash& st,
+                           const TokenContext& t, float* dQkv, float* dA) const;
 
   kernels::AttentionShape shape_;
   int firstSlot_;

@@ -24,6 +24,17 @@ Result<std::unique_ptr<StageModel>> StageModel::create(const ModelConfig& config
     return Error{"micro-batches per step must be at least 1, got " +
                  std::to_string(options.microbatchesPerStep)};
   }
+  if (options.tokens) {
+    if (options.memory && !options.memory->device().isHost())
+      return Error{
+          "micro-batches of their own shapes (sequence lengths, token slices) run on "
+          "the host only, not on " +
+          options.memory->device().name()};
+    for (const MicrobatchTokens& mb : options.tokens->microbatches)
+      if (mb.numRows() < 1 || mb.cols < 1)
+        return Error{"a micro-batch of no tokens (" + std::to_string(mb.numRows()) + " rows of " +
+                     std::to_string(mb.cols) + ")"};
+  }
   StageOptions resolved = options;
   resolved.lastLayer = last;
   return std::unique_ptr<StageModel>(new StageModel(config, resolved));
@@ -39,7 +50,18 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
       memory_(options.memory ? options.memory : std::make_shared<MemoryCounter>()),
       block_(makeLayer(config)),
       data_(config),
-      lossHead_(config) {
+      lossHead_(config),
+      tokens_(options.tokens) {
+  if (tokens_)
+    for (const MicrobatchTokens& mb : tokens_->microbatches) {
+      pieceStarts_.push_back(mb.pieceStarts());
+      auto& block = shapedBlocks_[{mb.numRows(), mb.cols}];
+      if (block) continue;
+      ModelConfig shape = config_;
+      shape.microbatchSize = mb.numRows();
+      shape.seq = mb.cols;
+      block = makeLayer(shape);
+    }
   const std::size_t perLayer = block_->paramCount();
   params_ = Tensor(memory_, perLayer * static_cast<std::size_t>(last_ - first_ + 1));
   if (!inference_) grads_ = Tensor(memory_, params_.size());
@@ -57,6 +79,18 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
 
 std::size_t StageModel::layerOffset(int layer) const {
   return static_cast<std::size_t>(layer - first_) * block_->paramCount();
+}
+
+long StageModel::boundaryElems(MicrobatchKey key) const {
+  if (!tokens_) return boundaryElems();
+  const MicrobatchTokens& mb = tokens_->microbatches.at(static_cast<std::size_t>(key.microbatch));
+  return static_cast<long>(mb.numRows()) * mb.cols * config_.hidden;
+}
+
+const Layer& StageModel::blockFor(MicrobatchKey key) const {
+  if (!tokens_) return *block_;
+  const MicrobatchTokens& mb = tokens_->microbatches.at(static_cast<std::size_t>(key.microbatch));
+  return *shapedBlocks_.at({mb.numRows(), mb.cols});
 }
 
 std::int64_t StageModel::activationBytesPerMicrobatch() const {

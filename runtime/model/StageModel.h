@@ -34,6 +34,7 @@
 #include "runtime/model/ParamVersion.h"
 #include "runtime/model/SyntheticData.h"
 #include "runtime/model/Tensor.h"
+#include "runtime/model/TokenLayout.h"
 #include "trace/Result.h"
 
 namespace ps::runtime {
@@ -52,6 +53,9 @@ struct StageOptions {
   // A source of a stage DAG (GraphPipe) that does not hold layer 0: it reads the micro-batch's
   // input itself, as the first stage does (each branch of the model sees the same input).
   bool source = false;
+  // Micro-batches of their own shapes (DynaPipe's groups, TeraPipe's slices), indexed by plan
+  // micro-batch; null = every micro-batch is the config's B×S. Host devices only.
+  std::shared_ptr<const TokenLayouts> tokens;
 };
 
 class StageModel {
@@ -71,6 +75,9 @@ class StageModel {
   std::int64_t boundaryBytes() const { return 4 * boundaryElems(); }
   // A counted buffer of boundaryElems() floats, for the executor's send/receive tensors.
   Tensor newBoundaryTensor() const { return Tensor(memory_, boundaryElems()); }
+  // The same for one micro-batch: its own shape's under StageOptions::tokens.
+  long boundaryElems(MicrobatchKey key) const;
+  Tensor newBoundaryTensor(MicrobatchKey key) const { return Tensor(memory_, boundaryElems(key)); }
   std::size_t paramCount() const { return params_.size(); }
   std::int64_t paramBytes() const { return params_.bytes(); }
   // Offset of layer `layer`'s weights inside parameters() (layers are stored in order).
@@ -98,7 +105,9 @@ class StageModel {
                                                      const std::shared_ptr<MemoryCounter>& to);
   int inFlight() const { return static_cast<int>(inFlight_.size()); }
 
-  // --- loss (last stage): computed by forward on the device, read back on first ask
+  // --- loss (last stage): computed by forward on the device, read back on first ask. Under
+  // StageOptions::tokens a micro-batch's loss is scaled by its share of the step's real tokens
+  // times the step's micro-batches, so that the plain mean over them is the step's token mean.
   std::optional<double> loss(MicrobatchKey key) const;
   // loss(), for a micro-batch whose forward is known to have finished on the device: read
   // without waiting for the rest of the device's queue (ComputeDevice::readBack).
@@ -137,12 +146,24 @@ class StageModel {
     std::shared_ptr<const ParamVersion> version;
     Tensor dLoss;  // last stage: ∂loss/∂output, from F until I
     Phase phase = Phase::Forwarded;
+    std::vector<TokenContext> tokens;  // per layer, under StageOptions::tokens
+  };
+  // A token-sliced sequence's keys and values on one layer, from its first slice's F until that
+  // slice's I (the last backward of the sequence).
+  struct SliceCache {
+    Tensor k, v, dk, dv;
+    kernels::AttentionPrefix view;
   };
 
   StageModel(const ModelConfig& config, const StageOptions& options);
   const float* weightsFor(const InFlight& f) const;
   [[nodiscard]] Result<InFlight*> find(MicrobatchKey key, Phase expected, const char* pass);
-  void runLayers(InFlight& f, const float* in, float* out);
+  void runLayers(InFlight& f, MicrobatchKey key, const float* in, float* out);
+  const Layer& blockFor(MicrobatchKey key) const;
+  // Under StageOptions::tokens: the micro-batch's per-layer contexts (and its slice cache).
+  [[nodiscard]] Status attachTokens(MicrobatchKey key, InFlight& f);
+  void computeTokenLoss(MicrobatchKey key, InFlight& f, const float* out);
+  void closeSliceCacheAfterForward(MicrobatchKey key);
   void computeLoss(MicrobatchKey key, InFlight& f, const float* out);
   // Reads the losses still on the device into losses_.
   void collectLosses() const;
@@ -162,6 +183,10 @@ class StageModel {
   std::unique_ptr<Optimizer> optimizer_;
   int version_ = 0;
   std::map<MicrobatchKey, InFlight> inFlight_;
+  std::shared_ptr<const TokenLayouts> tokens_;
+  std::vector<std::vector<int>> pieceStarts_;  // per micro-batch of tokens_
+  std::map<std::pair<int, int>, std::unique_ptr<Layer>> shapedBlocks_;  // (rows, cols)
+  std::map<MicrobatchKey, std::vector<SliceCache>> sliceCaches_;        // (step, first slice)
   mutable std::map<MicrobatchKey, double> losses_;
   mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
 };

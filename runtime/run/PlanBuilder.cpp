@@ -23,7 +23,8 @@
 namespace ps::runtime {
 namespace {
 
-Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
+Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes,
+                      SequencePlan& sequences) {
   if (!spec.scheduleFile.empty()) {
     if (spec.dataParallel != 1)
       return Error{"--dp: replicates a generated schedule; " + spec.scheduleFile +
@@ -62,8 +63,8 @@ Result<Plan> basePlan(const PlanSpec& spec, std::vector<std::string>& notes) {
   params.chunks = spec.chunks;
   params.steps = spec.steps;
   if (!spec.stageGraph.empty()) return stageGraphPlan(spec, params);
-  if (!spec.seqLengths.empty()) return variableMicrobatchPlan(spec, params);
-  if (!spec.tokenSlices.empty()) return slicedPlan(spec, params);
+  if (!spec.seqLengths.empty()) return variableMicrobatchPlan(spec, params, sequences);
+  if (!spec.tokenSlices.empty()) return slicedPlan(spec, params, sequences);
   // A schedule with its own V (one chunk per rank, or ZB-V's two) would run with another V
   // than the one asked for, under the same knobs: say so instead. Asked of a 2-rank,
   // 4-micro-batch plan first, so that a refusal never waits for a large generation (ZB-V at
@@ -222,7 +223,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
     return Error{"--steps must be positive (got " + std::to_string(spec.steps) + ")"};
   PS_TRY(checkPlanSize(spec));
   BuiltPlan built;
-  auto plan = basePlan(spec, built.notes);
+  auto plan = basePlan(spec, built.notes, built.sequences);
   if (!plan) return std::move(plan).takeError();
   PS_TRY(applyWeightVersions(spec, *plan));
   if (spec.forwardOnly) PS_TRY(keepForwardsOnly(spec, *plan));

@@ -101,8 +101,20 @@ struct PlanSpec {
   std::string mapping;
 };
 
+// How --seq-lengths and --token-slices cut one replica's step into micro-batches, for backends
+// that train them (TokenLayouts are made from it with the model's shape).
+struct SequencePlan {
+  std::vector<int> lengths;                         // DynaPipe: the sequences' lengths
+  std::vector<std::vector<std::vector<int>>> rows;  // DynaPipe: per micro-batch, rows of sequences
+  std::vector<int> sliceLengths;                    // TeraPipe: every sequence's slices
+  bool packed = false;                              // DynaPipe: --microbatching packed
+  int tokens = 0;                                   // --seq-tokens: a sequence (a packed row)
+  bool empty() const { return rows.empty() && sliceLengths.empty(); }
+};
+
 struct BuiltPlan {
   Plan plan;
+  SequencePlan sequences;
   CostModel cost;
   OpGraph graph;
   std::string configJson;          // every knob needed to rerun (the cost model is embedded)

@@ -16,7 +16,8 @@ TokenSlicing tokenSlicingOf(const PlanSpec& spec) {
 }  // namespace
 
 // --seq-lengths (DynaPipe): the micro-batches of the chosen grouping, each scaled to its cost.
-Result<Plan> variableMicrobatchPlan(const PlanSpec& spec, ScheduleParams params) {
+Result<Plan> variableMicrobatchPlan(const PlanSpec& spec, ScheduleParams params,
+                                    SequencePlan& sequences) {
   const std::string flag = "--seq-lengths: ";
   if (spec.microbatches)
     return Error{flag +
@@ -42,11 +43,15 @@ Result<Plan> variableMicrobatchPlan(const PlanSpec& spec, ScheduleParams params)
   auto plan = generateSchedule(spec.schedule, params);
   if (!plan) return plan;
   PS_TRY(applyMicrobatchScales(*plan, groups->scales));
+  sequences.lengths = std::move(*lengths);
+  sequences.rows = std::move(groups->rows);
+  sequences.packed = spec.microbatching == "packed";
+  sequences.tokens = spec.seqTokens;
   return plan;
 }
 
 // --token-slices (TeraPipe): gpipe over sequences × slices, the slices chained.
-Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params) {
+Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params, SequencePlan& sequences) {
   const std::string flag = "--token-slices " + spec.tokenSlices + ": ";
   if (spec.schedule != "gpipe")
     return Error{flag +
@@ -67,6 +72,8 @@ Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params) {
   auto plan = generateSchedule(spec.schedule, params);
   if (!plan) return plan;
   PS_TRY(sliceTokens(*plan, *lengths, tokenSlicingOf(spec)));
+  sequences.sliceLengths = std::move(*lengths);
+  sequences.tokens = spec.seqTokens;
   return plan;
 }
 

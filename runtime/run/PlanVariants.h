@@ -13,9 +13,12 @@
 namespace ps::runtime {
 
 // --seq-lengths (DynaPipe): the micro-batches of the chosen grouping, each scaled to its cost.
-Result<Plan> variableMicrobatchPlan(const PlanSpec& spec, ScheduleParams params);
+// `sequences` gets the grouping.
+Result<Plan> variableMicrobatchPlan(const PlanSpec& spec, ScheduleParams params,
+                                    SequencePlan& sequences);
 // --token-slices (TeraPipe): gpipe over sequences × slices, the slices chained.
-Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params);
+// `sequences` gets the slices' lengths.
+Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params, SequencePlan& sequences);
 // --stage-graph (GraphPipe): the generated chain made a DAG.
 Result<Plan> stageGraphPlan(const PlanSpec& spec, const ScheduleParams& params);
 // --forward-only: the schedule's forwards in its order; nothing else runs.

@@ -96,6 +96,8 @@ Result<Microbatching> packedMicrobatches(const std::vector<int>& lengths,
     std::vector<int> group;
     for (std::size_t r = first; r < first + rows; ++r)
       group.insert(group.end(), rowSeqs[r].begin(), rowSeqs[r].end());
+    out.rows.emplace_back(rowSeqs.begin() + static_cast<std::ptrdiff_t>(first),
+                          rowSeqs.begin() + static_cast<std::ptrdiff_t>(first + rows));
     // A packed row costs a whole sequence (its attention spans the row).
     out.scales.push_back(static_cast<double>(rows) + b.overhead);
     out.groups.push_back(std::move(group));
@@ -136,6 +138,9 @@ Result<Microbatching> dpMicrobatches(const std::vector<int>& lengths, const Sequ
       group.push_back(order[static_cast<std::size_t>(k)]);
     out.scales.push_back(paddedGroupScale(b, it->second - it->first + 1, len(it->second)));
     out.paddedTokens += static_cast<long long>(group.size()) * len(it->second);
+    auto& rows = out.rows.emplace_back();
+    for (int sequence : group)
+      rows.push_back({sequence});
     out.groups.push_back(std::move(group));
   }
   orderForPipeline(out);
@@ -156,6 +161,7 @@ void orderForPipeline(Microbatching& mb) {
   for (std::size_t i : front) {
     out.scales.push_back(mb.scales[i]);
     out.groups.push_back(std::move(mb.groups[i]));
+    if (i < mb.rows.size()) out.rows.push_back(std::move(mb.rows[i]));
   }
   mb = std::move(out);
 }

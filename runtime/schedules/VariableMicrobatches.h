@@ -41,7 +41,10 @@ Result<std::vector<int>> parseSequenceLengths(const std::string& text, int rowTo
 struct Microbatching {
   std::vector<double> scales;            // per micro-batch, its cost relative to the flags'
   std::vector<std::vector<int>> groups;  // per micro-batch, the sequences (indices) it holds
-  long long paddedTokens = 0;            // tokens computed, padding included
+  // Per micro-batch, its rows' sequences: dp pads each sequence to the group's longest, packed
+  // rows hold several side by side.
+  std::vector<std::vector<std::vector<int>>> rows;
+  long long paddedTokens = 0;  // tokens computed, padding included
 };
 
 Result<Microbatching> packedMicrobatches(const std::vector<int>& lengths,

@@ -160,16 +160,17 @@ TEST(VariableMicrobatches, ARerunTakesTheLengthsFromTheConfigNotTheFile) {
   EXPECT_THAT(built->configJson, ::testing::Not(HasSubstr("\"microbatches\"")));
 }
 
-TEST(VariableMicrobatches, ModelBackendsRefuseThemBeforeWriting) {
+TEST(VariableMicrobatches, GpusRefuseThemBeforeWriting) {
   test::TempDir dir;
-  RunPlanRequest r = test::tinyModelRun(Backend::Cpu, 4, 4, 1);
+  RunPlanRequest r = test::tinyModelRun(Backend::Cuda, 4, 4, 1);
   r.spec.microbatches.reset();
   r.spec.seqLengths = "100,2000,300,50,700";
   r.spec.microbatchTokens = 4096;
+  r.exec.model.seq = 2048;
   auto refused = runPlan(r, {dir.file("x.sqlite")});
   ASSERT_FALSE(refused.ok());
   EXPECT_THAT(refused.error(),
-              HasSubstr("--seq-lengths: the cpu backend runs micro-batches of one shape"));
+              HasSubstr("--seq-lengths: the cuda backend runs micro-batches of one shape"));
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.sqlite")));
 }
 
