@@ -91,12 +91,14 @@ inline constexpr const char* kTokenSlices =
     "TeraPipe (gpipe): each micro-batch is one long sequence (--seq-tokens) cut into token "
     "slices that follow each other through the stages: K equal slices, auto (TeraPipe's DP "
     "picks the lengths for the least Σ t + (p-1)·max t) or token counts like 1024,640,384. "
-    "Later slices attend to more tokens and cost more. Simulator only.";
+    "Later slices attend to more tokens and cost more. The cpu backend trains the slices (a "
+    "causal prefix cache per layer) when the model's sequence is --seq-tokens; not cuda.";
 inline constexpr const char* kSeqLengths =
     "DynaPipe: the global batch's sequence lengths in tokens (512,96,2048,... or @file), grouped "
     "into micro-batches of different sizes; the micro-batch count follows. dp: sorted and cut "
     "by DynaPipe's DP into padded groups; packed: concatenated into rows of --seq-tokens tokens "
-    "in order (the baseline). Simulator only.";
+    "in order (the baseline). The cpu backend trains each group at its own shape (padding "
+    "masked) when the model's sequence is --seq-tokens; not cuda.";
 inline constexpr const char* kForwardOnly =
     "Inference (PipeEdge): forwards only, no backward and no optimizer step; the Stats dock and "
     "report give throughput in micro-batches per second (simulator only).";

@@ -18,7 +18,7 @@ using test::cli;
 using ::testing::HasSubstr;
 
 constexpr const char* kCauses[] = {"warmup_ns",    "drain_ns",   "dependency_ns", "transfer_ns",
-                                   "imbalance_ns", "barrier_ns", "other_ns"};
+                                   "imbalance_ns", "barrier_ns", "collective_ns", "other_ns"};
 
 std::int64_t sumOfCauses(simdjson::dom::element breakdown) {
   std::int64_t sum = 0;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -177,6 +178,25 @@ TEST(BubbleAttribution, ALongOptimizerStepHoldsTheOthersAtTheBarrier) {
     EXPECT_EQ(a.ranks[r][IdleCause::Barrier], 3000) << "rank " << r;
   EXPECT_EQ(a.ranks[2][IdleCause::Barrier], 0);
   expectPartsSumToIdle(run);
+}
+
+// Piper's all-to-alls and NestPipe's fetches (A2A on the collective lane) are what the ranks wait
+// for, not something the recorded dependencies leave unexplained.
+TEST(BubbleAttribution, AllToAllsAndFetchesShowAsCollectiveWaits) {
+  std::map<std::string, std::int64_t> collective;
+  for (const char* preset : {"piper", "piper-baseline", "nestpipe", "nestpipe-baseline"}) {
+    SCOPED_TRACE(preset);
+    const trace::RunTrace run = simulateToTrace(test::presetSpec(preset));
+    expectPartsSumToIdle(run);
+    const trace::StepGraph graph(run);
+    const auto a = trace::attributeBubbles(graph);
+    EXPECT_GT(a.run[IdleCause::Collective], 0);
+    EXPECT_EQ(a.run[IdleCause::Other], 0) << "every idle ns has a recorded cause";
+    collective[preset] = a.run[IdleCause::Collective];
+  }
+  // Serial all-to-alls and fetches hold the ranks longer than overlapped ones.
+  EXPECT_GT(collective["piper-baseline"], 2 * collective["piper"]);
+  EXPECT_GT(collective["nestpipe-baseline"], 2 * collective["nestpipe"]);
 }
 
 // The index the analyses use answers exactly as the scanning functions the app's clicks use.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <tuple>
 
+#include "trace/analysis/CommWaits.h"
 #include "trace/analysis/Saturating.h"
 
 namespace ps::trace {
@@ -74,7 +75,8 @@ class ChainLoads {
 
 class Attributor {
  public:
-  Attributor(const StepGraph& g, BubbleAttribution& out) : g_(g), chains_(g), out_(out) {}
+  Attributor(const StepGraph& g, BubbleAttribution& out)
+      : g_(g), chains_(g), comm_(g.run()), out_(out) {}
 
   void rankStep(int r, std::size_t k) {
     const StepGraph::Extent& ext = g_.extent(k);
@@ -121,28 +123,47 @@ class Attributor {
     const std::int64_t pipelineEnd = g_.extent(k_).pipelineEnd;
     const std::int64_t tail = std::max(a, lastPipe_);
     add(tail, std::min(b, std::max(tail, pipelineEnd)), IdleCause::Drain);
-    add(std::max(tail, pipelineEnd), b, IdleCause::Barrier, {}, next);
+    // At the step's end a rank may still be exchanging its last op's tokens (the optimizer
+    // waits for that too): collective while its lane is busy, the barrier after.
+    comm_.split(r_, std::max(tail, pipelineEnd), b, [&](std::int64_t s, std::int64_t e, bool busy) {
+      add(s, e, busy ? IdleCause::Collective : IdleCause::Barrier, {}, next);
+    });
   }
 
   // A gap between the rank's first and last pipeline op, ended by `next`.
   void inside(std::int64_t m0, std::int64_t m1, const OpRef& next) {
     const auto wait = next.valid() ? g_.latestInput(next) : std::nullopt;
-    if (!wait || wait->readyNs <= m0) {
-      add(m0, m1, IdleCause::Other, {}, next);
+    std::int64_t cursor = m0;
+    if (wait && wait->readyNs > m0) {
+      const std::int64_t ready = std::min(wait->readyNs, m1);
+      const std::int64_t producerEnd = std::clamp(wait->producerEndNs, m0, ready);
+      const OpRef producer = wait->producer.valid() ? wait->producer : wait->input;
+      const double own = static_cast<double>(g_.load(r_, k_));
+      const bool slower = static_cast<double>(chains_.of(producer)) > own * kSlowerBy;
+      add(m0, producerEnd, slower ? IdleCause::Imbalance : IdleCause::Dependency, producer, next);
+      // The producer's all-to-all held its output before it could travel.
+      const std::int64_t exchanged =
+          std::clamp(comm_.endBefore(g_.run(), producer, ready), producerEnd, ready);
+      add(producerEnd, exchanged, IdleCause::Collective, producer, next);
+      add(exchanged, ready, IdleCause::Transfer, wait->input, next);
+      cursor = ready;
+    }
+    if (cursor >= m1) return;
+    if (comm_.empty()) {
+      add(cursor, m1, IdleCause::Other, {}, next);
       return;
     }
-    const std::int64_t ready = std::min(wait->readyNs, m1);
-    const std::int64_t producerEnd = std::clamp(wait->producerEndNs, m0, ready);
-    const OpRef producer = wait->producer.valid() ? wait->producer : wait->input;
-    const double own = static_cast<double>(g_.load(r_, k_));
-    const bool slower = static_cast<double>(chains_.of(producer)) > own * kSlowerBy;
-    add(m0, producerEnd, slower ? IdleCause::Imbalance : IdleCause::Dependency, producer, next);
-    add(producerEnd, ready, IdleCause::Transfer, wait->input, next);
-    add(ready, m1, IdleCause::Other, {}, next);
+    // The op's own fetch, then whatever the rank's busy collective lane covers.
+    const std::int64_t fetched = std::clamp(comm_.endBefore(g_.run(), next, m1), cursor, m1);
+    add(cursor, fetched, IdleCause::Collective, {}, next);
+    comm_.split(r_, fetched, m1, [&](std::int64_t s, std::int64_t e, bool busy) {
+      add(s, e, busy ? IdleCause::Collective : IdleCause::Other, {}, next);
+    });
   }
 
   const StepGraph& g_;
   ChainLoads chains_;
+  CommWaits comm_;
   BubbleAttribution& out_;
   int r_ = 0, step_ = 0;
   std::size_t k_ = 0;
@@ -165,6 +186,8 @@ std::string_view idleCauseLabel(IdleCause cause) {
       return "imbalance";
     case IdleCause::Barrier:
       return "barrier";
+    case IdleCause::Collective:
+      return "collective";
     case IdleCause::Other:
       break;
   }
@@ -185,6 +208,8 @@ std::string_view idleCauseJsonKey(IdleCause cause) {
       return "imbalance_ns";
     case IdleCause::Barrier:
       return "barrier_ns";
+    case IdleCause::Collective:
+      return "collective_ns";
     case IdleCause::Other:
       break;
   }

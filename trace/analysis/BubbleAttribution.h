@@ -10,6 +10,11 @@
 //   imbalance   the part before, when the chain of ops that held the producer crossed a rank
 //               with more work in the step than this one (by kSlowerBy or more);
 //   dependency  the part before, otherwise;
+//   collective  an all-to-all or embedding fetch (A2A ops, CommWaits.h): the part of X's wait
+//               spent in its producer's all-to-all (which holds the output), in X's own fetch,
+//               or, with nothing else to explain it (inside the pipeline, or at the step's end
+//               before the barrier), while the rank's collective lane was busy (a serial
+//               all-to-all holds the compute stream; the optimizer waits for the last one);
 //   other       what the recorded dependencies do not explain (X's inputs were ready before the
 //               gap, or X has none: runtime overhead, ops without stage or micro-batch).
 // The parts of a rank add up exactly to its idle time.
@@ -31,11 +36,12 @@ enum class IdleCause : std::uint8_t {
   Transfer,
   Imbalance,
   Barrier,
+  Collective,
   Other
 };
 inline constexpr int kIdleCauseCount = static_cast<int>(IdleCause::Other) + 1;
 
-// "warm-up", "drain", "dependency", "transfer", "imbalance", "barrier", "other".
+// "warm-up", "drain", "dependency", "transfer", "imbalance", "barrier", "collective", "other".
 std::string_view idleCauseLabel(IdleCause cause);
 // The JSON field: "warmup_ns", ..., "other_ns".
 std::string_view idleCauseJsonKey(IdleCause cause);

@@ -16,9 +16,9 @@ namespace ps::trace {
 // compute (FigureCoverage.h, BusyCoverage), 0..1; null for runs that were not imported. Under
 // kLowComputeCoverage the bubble and step time describe little of the trace. With an explanation
 // (explainRun), `ranks[].bubble_breakdown`, the run's `bubble_breakdown` (DESIGN §5's six fields
-// plus `other_ns`) and `critical_path` {step, length_ns, ops[] {rank, kind, stage, microbatch,
-// start_ns, end_ns, share}} (null when the run has no ops). With a sensitivity table:
-// `sensitivity` [{kind, stage, rank, step_ns, saved_ns}], best first.
+// plus `collective_ns` and `other_ns`) and `critical_path` {step, length_ns, ops[] {rank, kind,
+// stage, microbatch, start_ns, end_ns, share}} (null when the run has no ops). With a sensitivity
+// table: `sensitivity` [{kind, stage, rank, step_ns, saved_ns}], best first.
 std::string reportJson(const RunAnalysis& a, const RunExplanation* why = nullptr,
                        const std::vector<StepSpeedup>* sensitivity = nullptr);
 // A fixed-width table; stable text (golden-tested). Text from the file (run name, source,

@@ -92,12 +92,15 @@ std::vector<std::string> paperGapLines(const RunExplanation& why, double paperBu
   const double barrier = why.points(IdleCause::Barrier);
   if (barrier >= kShown)
     lines.push_back(format("+%.2f pts optimizer barrier: waiting for other ranks' OPT", barrier));
+  const double collective = why.points(IdleCause::Collective);
+  if (collective >= kShown)
+    lines.push_back(format("+%.2f pts all-to-all and embedding-fetch waits", collective));
   const double other = why.points(IdleCause::Other);
   if (other >= kShown)
     lines.push_back(format("+%.2f pts not explained by the recorded dependencies", other));
   // What is left is the pipeline's own fill, drain and dependency waits, against the formula's.
   const double shape =
-      100.0 * (measuredBubble - paperBubble) - imbalance - transfer - barrier - other;
+      100.0 * (measuredBubble - paperBubble) - imbalance - transfer - barrier - collective - other;
   if (std::fabs(shape) >= kShown)
     lines.push_back(
         format("%+.2f pts fill, drain and dependency waits (costs other than "

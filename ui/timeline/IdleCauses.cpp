@@ -23,6 +23,8 @@ QColor idleCauseColour(IdleCause cause, bool dark) {
       return QColor(213, 94, 0);  // vermillion
     case IdleCause::Barrier:
       return QColor(204, 121, 167);  // reddish purple
+    case IdleCause::Collective:
+      return QColor(86, 180, 233);  // Okabe-Ito sky blue
     case IdleCause::Other:
       break;
   }
@@ -38,6 +40,8 @@ QBrush idleCauseBrush(IdleCause cause, bool dark) {
       return QBrush(c, Qt::FDiagPattern);
     case IdleCause::Barrier:
       return QBrush(c, Qt::CrossPattern);
+    case IdleCause::Collective:
+      return QBrush(c, Qt::VerPattern);
     case IdleCause::Other:
       return QBrush(c, Qt::Dense6Pattern);
     default:
@@ -90,6 +94,9 @@ QString partWords(const trace::RunTrace& run, const trace::IdlePart& part) {
       return head + ": the pipeline draining after this rank's last op";
     case IdleCause::Barrier:
       return head + ": waiting for the other ranks' optimizer step";
+    case IdleCause::Collective:
+      return head + (known ? ": waiting for the all-to-all after " + opName(run, part.waitedFor)
+                           : ": waiting for an all-to-all or embedding fetch");
     case IdleCause::Dependency:
       return head + (known ? ": waiting for " + opName(run, part.waitedFor) : QString());
     case IdleCause::Imbalance:
