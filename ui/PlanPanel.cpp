@@ -15,6 +15,8 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include "kernels/cpu/Gemm.h"
+#include "kernels/cpu/VectorMath.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
@@ -137,6 +139,12 @@ void PlanPanel::buildKnobs() {
   form_->addRow("Steps", steps_);
   backend_ = combo(this, "backendCombo", {"sim", "cpu", "cuda"}, tips::kBackend);
   if (auto* items = qobject_cast<QStandardItemModel*>(backend_->model())) {
+    // cpu says which kernels it computes with; a generic BLAS set on a vector CPU says so.
+    const QString warning = QString::fromStdString(kernels::blasCoreWarning());
+    items->item(1)->setToolTip(
+        QString::fromStdString("Rank threads training the model: " + kernels::blasCoreName() +
+                               ", elementwise " + kernels::simdLevel()) +
+        (warning.isEmpty() ? QString() : "\n" + warning));
     // cuda is offered when a device is present, and says why not otherwise.
     if (cuda().available()) {
       items->item(2)->setToolTip(deviceList(cuda()));

@@ -21,6 +21,8 @@
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
 #include "app/cli/RunPrediction.h"
+#include "kernels/cpu/Gemm.h"
+#include "kernels/cpu/VectorMath.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/TerminalText.h"
@@ -122,6 +124,14 @@ int runModel(RunOptions& o) {
       static_cast<unsigned>(built->plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << built->plan.numRanks << " ranks on " << cores
               << " cores: measured times include contention between ranks\n";
+  if (root && backend == runtime::Backend::Cpu) {
+    // Which kernels the numbers come from: the BLAS's set for this CPU and the vector width of
+    // our own elementwise kernels.
+    std::cerr << "pipescope-cli: cpu kernels: " << kernels::blasCoreName() << ", elementwise "
+              << kernels::simdLevel() << '\n';
+    if (const std::string warning = kernels::blasCoreWarning(); !warning.empty())
+      std::cerr << "pipescope-cli: " << warning << '\n';
+  }
 
   // Calibration (--compare-sim, --calibrate-out): before the file is touched.
   auto calibrated =

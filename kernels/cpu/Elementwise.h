@@ -13,4 +13,8 @@ void axpy(float alpha, const float* x, float* y, long n);
 // x *= alpha.
 void scale(float alpha, float* x, long n);
 
+// One Adam update of n weights: m, v the moments, c1 and c2 the bias corrections 1/(1 − βᵗ).
+void adamUpdate(float* params, const float* grads, float* m, float* v, long n, float lr,
+                float beta1, float beta2, float eps, float c1, float c2);
+
 }  // namespace ps::kernels

@@ -1,5 +1,7 @@
 #include "runtime/run/ModelRun.h"
 
+#include "kernels/cpu/Gemm.h"
+#include "kernels/cpu/VectorMath.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/Calibrate.h"
 #include "trace/JsonWriter.h"
@@ -83,6 +85,12 @@ std::string modelRunConfigJson(const std::string& planJson, Backend backend,
   w.key("emulated_link_gbps").value(options.linkGbps);
   w.key("emulated_link_latency_us").value(options.linkLatencyUs);
   w.key("event_timing").value(options.eventTiming);
+  if (backend == Backend::Cpu) {  // what the cpu backend's numbers were computed with
+    w.key("cpu_kernels").beginObject();
+    w.key("blas").value(kernels::blasCoreName());
+    w.key("simd").value(kernels::simdLevel());
+    w.endObject();
+  }
   w.endObject();
   return w.str();
 }
