@@ -70,6 +70,10 @@ void SqliteStatement::bindStatic(int index, std::string_view text) {
   sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
 }
 
+void SqliteStatement::bindStaticBlob(int index, const void* data, std::size_t bytes) {
+  sqlite3_bind_blob64(stmt_, index, data, static_cast<sqlite3_uint64>(bytes), SQLITE_STATIC);
+}
+
 std::int64_t SqliteStatement::int64Or(int col, std::int64_t none) const {
   const std::int64_t v = sqlite3_column_int64(stmt_, col);
   if (v == 0 && sqlite3_column_type(stmt_, col) == SQLITE_NULL) return none;
@@ -125,6 +129,12 @@ std::string_view SqliteStatement::text(int col) const {
   if (!p) return {};
   return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
 }
+std::pair<const unsigned char*, std::size_t> SqliteStatement::blob(int col) const {
+  const auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(stmt_, col));
+  if (!p) return {nullptr, 0};
+  return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
 std::string_view SqliteStatement::cText(int col) const {
   const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
   return p ? std::string_view(p) : std::string_view();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "trace/Result.h"
 
@@ -32,6 +33,8 @@ class SqliteStatement {
   void bind(int index, std::string_view text);
   // Text that outlives the statement's use (string literals): bound without a copy.
   void bindStatic(int index, std::string_view text);
+  // A blob that stays valid until the statement has run: bound without a copy.
+  void bindStaticBlob(int index, const void* data, std::size_t bytes);
   template <typename T>
   void bind(int index, const std::optional<T>& value) {
     if (value)
@@ -53,6 +56,8 @@ class SqliteStatement {
   std::int64_t int64(int col) const;
   double real(int col) const;
   std::string_view text(int col) const;  // valid until the next step
+  // A blob column's bytes, valid until the next step ({nullptr, 0} for NULL or empty).
+  std::pair<const unsigned char*, std::size_t> blob(int col) const;
   // Short NUL-free text without asking SQLite for its length (one API call instead of two).
   std::string_view cText(int col) const;
   std::optional<std::int64_t> optInt64(int col) const;

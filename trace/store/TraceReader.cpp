@@ -1,9 +1,11 @@
 #include "trace/store/TraceReader.h"
 
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
+#include "trace/store/OpCache.h"
 #include "trace/store/TraceStore.h"
 
 namespace ps::trace {
@@ -70,6 +72,9 @@ struct LoadCounts {
   std::int64_t opsBadStep = 0;     // step outside 0..INT32_MAX
   std::int64_t memoryOutOfRange = 0;
   std::int64_t memoryBadRank = 0;
+  std::optional<OpRowRange> opRows;  // the run's op rowid range, when it has ops
+  bool opsFromCache = false;
+  bool opsRepaired() const { return opsOutOfRange || opsBackwards || opsBadStep; }
 };
 
 bool inTimeRange(std::int64_t t) {
@@ -116,6 +121,14 @@ Status loadOps(TraceStore& store, RunTrace& run, const LoadOptions& opt, LoadCou
   if (!range) return std::move(range).takeError();
   if (!*range) return {};
   const auto [first, last] = **range;
+  counts.opRows = OpRowRange{first, last};
+  // A stale, foreign or broken cache is not an error: the rows are the truth.
+  if (opt.readCache) {
+    if (auto cached = readOpCache(db, run, *counts.opRows); cached.ok() && *cached) {
+      counts.opsFromCache = true;
+      return {};
+    }
+  }
 
   auto stmt = db.prepare(
       "SELECT rank, kind, stage, microbatch, step, start_ns, end_ns, peer_rank, bytes, name "
@@ -314,6 +327,11 @@ Result<RunTrace> loadRun(TraceStore& store, std::int64_t runId, const LoadOption
   if (s) s = loadSmallTables(store, run);
   (void)store.db().exec("COMMIT");
   if (!s) return std::move(s).takeError();
+  // A large finished run read from its rows leaves a columnar copy for the next open (best
+  // effort: a busy or read-only file simply keeps reading rows).
+  if (counts.opRows && !counts.opsFromCache && !counts.opsRepaired() && !store.db().readOnly() &&
+      run.info.status != RunStatus::Running && run.opCount() >= options.cacheFromOps)
+    (void)writeOpCache(store.db(), run, *counts.opRows);
   // Without ops or memory loaded the rows seen are only the rank rows: trust the header then.
   if (options.withOps && options.withMemory) {
     addWarnings(store, run, counts, run.info.num_ranks);

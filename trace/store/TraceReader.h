@@ -18,6 +18,11 @@ struct LoadOptions {
   bool withMemory = true;
   // Polled between rows; set it to abandon a load (the result is then an error "cancelled").
   const std::atomic<bool>* cancel = nullptr;
+  // A finished run of at least this many ops, read from its rows in a writable file, leaves a
+  // columnar copy for the next open (OpCache.h); smaller runs open fast from their rows.
+  std::size_t cacheFromOps = 200'000;
+  // false: read the rows even when the run has a valid cache (checks and benchmarks).
+  bool readCache = true;
 };
 
 Result<RunTrace> loadRun(TraceStore& store, std::int64_t runId, const LoadOptions& options = {});

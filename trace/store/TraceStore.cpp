@@ -8,6 +8,7 @@
 #include <limits>
 #include <thread>
 
+#include "trace/store/OpCache.h"
 #include "trace/store/Schema.h"
 
 namespace ps::trace {
@@ -164,6 +165,9 @@ Status TraceStore::checkOurs(const std::vector<std::string>& names) {
     PS_TRY(migrate(db_, version, migrations()));
     schemaVersion_ = kSchemaVersion;
   }
+  // The op cache's triggers name its table: a table dropped without them would make every
+  // UPDATE or DELETE on op fail. Heal that when we may write.
+  if (!db_.readOnly() && !contains(names, "op_cache")) PS_TRY(healOpCache(db_));
   return {};
 }
 

@@ -1,0 +1,46 @@
+#pragma once
+// A columnar copy of a run's ops inside the same file (table op_cache), so that opening a large
+// run decodes a few blobs instead of stepping through millions of rows. It is derived data: the
+// `op` table stays the contract for SQL users, and the cache is rebuildable, versioned and
+// dropped when it could be stale.
+//
+// One row per (run, rank, lane, block of up to kOpCacheBlock ops): the lane's columns one after
+// the other in the narrowest fixed width that holds them (start as deltas, end as durations;
+// OpCache.cpp), read with incremental
+// blob I/O straight into exactly reserved columns, plus one row (rank = lane = -1) with the run's
+// interned names. Each row records the run's op rowid range when it was built; a run whose range
+// changed (rows inserted) is not read from the cache, and triggers delete a run's cache when any of
+// its op rows is updated or deleted. Running runs are never cached (they still grow); neither is a
+// run the loader had to repair. To remove the cache by hand, drop the table and its two triggers
+// (op_cache_stale_on_update, op_cache_stale_on_delete); a PipeScope that opens the file for writing
+// re-creates the table if only the table was dropped.
+
+#include <cstdint>
+
+#include "trace/Result.h"
+#include "trace/RunTrace.h"
+#include "trace/store/Sqlite.h"
+
+namespace ps::trace {
+
+inline constexpr int kOpCacheFormat = 3;
+inline constexpr std::size_t kOpCacheBlock = 1 << 20;
+
+struct OpRowRange {
+  std::int64_t first = 0;
+  std::int64_t last = 0;
+};
+
+// Fills `run`'s lanes and names from the cache when it holds this run at this row range in this
+// format; false (and `run` untouched) when it does not, or when a block does not decode.
+Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows);
+
+// Replaces the run's cache with `run`'s lanes (sorted by start, as loadRun leaves them) in one
+// transaction; creates the table and its triggers when missing. The caller holds no transaction.
+Status writeOpCache(SqliteDb& db, const RunTrace& run, OpRowRange rows);
+
+// Re-creates an empty op_cache table when its triggers are there without it (someone dropped the
+// table only), so that UPDATE and DELETE on op keep working. Nothing to do otherwise.
+Status healOpCache(SqliteDb& db);
+
+}  // namespace ps::trace
