@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/cuda/CudaBackend.h"
+#include "runtime/run/BackendRefusals.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/TokenLayoutsOf.h"
 
@@ -221,75 +222,17 @@ void describeDevices(trace::RunHeader& header) {
   }
 }
 
-// Micro-batches of their own shapes run on the host (threads or processes), never with a
-// frozen encoder (its output has the model's one shape); a plan that scales or slices its
-// micro-batches without saying how (none of the generators) cannot be trained.
-Status checkTokenLayouts(const RunPlanRequest& request, const Plan& plan,
-                         const std::shared_ptr<const TokenLayouts>& tokens) {
-  const std::string backend(backendName(request.backend));
-  bool sliced = false, scaled = false;
-  for (const MicrobatchSpec& mb : plan.microbatches) {
-    sliced = sliced || mb.sliceOf >= 0;
-    scaled = scaled || mb.costScale != 1.0;
-  }
-  const std::string flag = sliced ? "--token-slices" : "--seq-lengths";
-  if (!tokens) {
-    if (sliced || scaled)
-      return Error{flag + ": this plan's micro-batches have no token layout to train (simulate " +
-                   "it: --backend sim)"};
-    return {};
-  }
-  if (request.backend == Backend::Cuda)
-    return Error{flag + ": the cuda backend runs micro-batches of one shape (--microbatch-size, " +
-                 "--seq); run --backend cpu, or simulate with --backend sim"};
-  for (const auto& program : plan.programs)
-    for (const Action& a : program)
-      if (a.kind == OpKind::FILL && a.stage >= 0)
-        return Error{flag + ": not with a frozen encoder (--frozen-us) on the " + backend +
-                     " backend"};
-  return {};
-}
-
 Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& target,
                                const RunControl& control, RunPlanResult result) {
   const BuiltPlan& built = *result.built;
   const Plan& plan = built.plan;
   CpuRunOptions options = request.exec;
   options.model.layers = plan.numLayers;
-  // BPipe's copies between ranks' memory: threads share one address space; processes and GPUs
-  // would need the copies sent, which they do not do yet.
-  if (!plan.activationMoves.empty() && (request.backend == Backend::Cuda || request.executor.run))
-    return Error{"--balance-activations: the " + std::string(backendName(request.backend)) +
-                 " backend moves activations between rank threads only (run --backend cpu "
-                 "without --procs, or --backend sim)"};
   // DynaPipe's groups and TeraPipe's slices: micro-batches of their own shapes.
   auto tokens = tokenLayoutsOf(built, options.model);
   if (!tokens) return Error{tokens.error()};
-  PS_TRY(checkTokenLayouts(request, plan, *tokens));
+  PS_TRY(checkPlanFeatures(request.backend, request.executor.run != nullptr, plan, *tokens));
   options.tokens = *tokens;
-  if (!plan.stagePreds.empty() && (request.backend == Backend::Cuda || request.executor.run))
-    return Error{"--stage-graph: the " + std::string(backendName(request.backend)) +
-                 " backend runs chains of stages only; stage DAGs run on rank threads (--backend "
-                 "cpu without --procs) or in the simulator"};
-  if (plan.expertAllToAll.bytes > 0 || plan.embeddingFetch.bytes > 0)
-    return Error{std::string(plan.expertAllToAll.bytes > 0 ? "--a2a-mb" : "--fetch-mb") + ": the " +
-                 std::string(backendName(request.backend)) +
-                 " backend's model has no experts or embedding tables yet (simulate it: "
-                 "--backend sim)"};
-  // DiffusionPipe's frozen encoder hands its output to stage 0 between rank threads.
-  if (request.backend == Backend::Cuda || request.executor.run)
-    for (const auto& program : plan.programs)
-      for (const Action& a : program)
-        if (a.kind == OpKind::FILL && a.stage >= 0)
-          return Error{"--frozen-us: the " + std::string(backendName(request.backend)) +
-                       " backend runs the frozen encoder on rank threads only (run --backend cpu "
-                       "without --procs, or --backend sim)"};
-  // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
-  // between threads.
-  if (request.backend == Backend::Cuda && plan.numReplicas() > 2)
-    return Error{"--dp " + std::to_string(plan.numReplicas()) +
-                 ": the cuda backend all-reduces between two replicas (give --dp 2, or run "
-                 "--backend cpu)"};
   PS_TRY(checkModelOptions(request.backend, options));
   PS_TRY(backendAvailable(request.backend));
   PS_TRY(checkModelMemory(request, built, options));

@@ -1,0 +1,78 @@
+#include "runtime/run/BackendRefusals.h"
+
+#include <string>
+
+namespace ps::runtime {
+namespace {
+
+bool hasFrozenFill(const Plan& plan) {
+  for (const auto& program : plan.programs)
+    for (const Action& a : program)
+      if (a.kind == OpKind::FILL && a.stage >= 0) return true;
+  return false;
+}
+
+// Micro-batches of their own shapes run on the host (threads or processes), never with a
+// frozen encoder (its output has the model's one shape); a plan that scales or slices its
+// micro-batches without saying how (none of the generators) cannot be trained.
+Status checkTokenLayouts(Backend backend, const Plan& plan, bool frozen,
+                         const std::shared_ptr<const TokenLayouts>& tokens) {
+  const std::string name(backendName(backend));
+  bool sliced = false, scaled = false;
+  for (const MicrobatchSpec& mb : plan.microbatches) {
+    sliced = sliced || mb.sliceOf >= 0;
+    scaled = scaled || mb.costScale != 1.0;
+  }
+  const std::string flag = sliced ? "--token-slices" : "--seq-lengths";
+  if (!tokens) {
+    if (sliced || scaled)
+      return Error{flag + ": this plan's micro-batches have no token layout to train (simulate " +
+                   "it: --backend sim)"};
+    return {};
+  }
+  if (backend == Backend::Cuda)
+    return Error{flag + ": the cuda backend runs micro-batches of one shape (--microbatch-size, " +
+                 "--seq); run --backend cpu, or simulate with --backend sim"};
+  if (frozen)
+    return Error{flag + ": not with a frozen encoder (--frozen-us) on the " + name + " backend"};
+  return {};
+}
+
+}  // namespace
+
+Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
+                         const std::shared_ptr<const TokenLayouts>& tokens) {
+  const std::string name(backendName(backend));
+  const bool threadsOnly = backend == Backend::Cuda || processes;
+  // BPipe's copies between ranks' memory: threads share one address space; processes and GPUs
+  // would need the copies sent, which they do not do yet.
+  if (!plan.activationMoves.empty() && threadsOnly)
+    return Error{"--balance-activations: the " + name +
+                 " backend moves activations between rank threads only (run --backend cpu "
+                 "without --procs, or --backend sim)"};
+  const bool frozen = hasFrozenFill(plan);
+  PS_TRY(checkTokenLayouts(backend, plan, frozen, tokens));
+  if (!plan.stagePreds.empty() && threadsOnly)
+    return Error{"--stage-graph: the " + name +
+                 " backend runs chains of stages only; stage DAGs run on rank threads (--backend "
+                 "cpu without --procs) or in the simulator"};
+  if (plan.expertAllToAll.bytes > 0 || plan.embeddingFetch.bytes > 0)
+    return Error{std::string(plan.expertAllToAll.bytes > 0 ? "--a2a-mb" : "--fetch-mb") + ": the " +
+                 name +
+                 " backend's model has no experts or embedding tables yet (simulate it: "
+                 "--backend sim)"};
+  // DiffusionPipe's frozen encoder hands its output to stage 0 between rank threads.
+  if (frozen && threadsOnly)
+    return Error{"--frozen-us: the " + name +
+                 " backend runs the frozen encoder on rank threads only (run --backend cpu "
+                 "without --procs, or --backend sim)"};
+  // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
+  // between threads.
+  if (backend == Backend::Cuda && plan.numReplicas() > 2)
+    return Error{"--dp " + std::to_string(plan.numReplicas()) +
+                 ": the cuda backend all-reduces between two replicas (give --dp 2, or run "
+                 "--backend cpu)"};
+  return {};
+}
+
+}  // namespace ps::runtime
