@@ -113,11 +113,11 @@ class RankWorker {
   Status moveActivations(const Action& a, StageModel& model, bool away);
   Result<Tensor> receive(const MessageKey& key, int fromRank, OpKind recvKind, const Action& a);
   void deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind, const Action& a);
-  // Stage DAGs (RankWorkerDag.cpp): receives each message and adds it into `sum`; sends a copy
-  // of `tensor` along each message.
   // A received activation or gradient of `expected` floats, or an error naming both ranks.
   [[nodiscard]] Status checkReceived(const Tensor& got, long expected, int peer,
                                      const Action& a) const;
+  // Stage DAGs (RankWorkerDag.cpp): receives each message and adds it into `sum`; sends a copy
+  // of `tensor` along each message.
   [[nodiscard]] Status receiveAndAdd(const std::vector<ActionMessage>& messages, Tensor& sum,
                                      const Action& a);
   void deliverCopies(const std::vector<ActionMessage>& messages, const Tensor& tensor,
