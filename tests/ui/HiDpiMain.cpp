@@ -4,10 +4,12 @@
 
 #include <QApplication>
 
+#include "tests/common/TestExit.h"
+
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
   qputenv("QT_SCALE_FACTOR", "2");
   QApplication app(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return ps::test::exitCodeForCtest(RUN_ALL_TESTS());
 }

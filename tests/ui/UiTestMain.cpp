@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+
 #include <QTemporaryDir>
+#include "tests/common/TestExit.h"
 
 int main(int argc, char** argv) {
   qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -16,5 +18,5 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("PipeScopeTests");
   QApplication::setApplicationName("PipeScopeTests");
   ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
+  return ps::test::exitCodeForCtest(RUN_ALL_TESTS());
 }
