@@ -19,6 +19,7 @@
 
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
+#include "trace/store/RunTail.h"
 #include "trace/store/TraceStore.h"
 #include "ui/CompareModel.h"
 #include "ui/ExplorePanel.h"
@@ -89,6 +90,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
   connect(controller_, &RunController::failed, this, &MainWindow::onRunFailed);
   connect(controller_, &RunController::progress, this, &MainWindow::onProgress);
+  connect(controller_, &RunController::previewed, this, &MainWindow::onRunPreviewed);
+  connect(controller_, &RunController::saveBegan, this, &MainWindow::onSaveBegan);
+  connect(controller_, &RunController::saved, this, &MainWindow::onSaved);
+  connect(controller_, &RunController::saveFailed, this, &MainWindow::onSaveFailed);
+  connect(controller_, &RunController::explained, this, &MainWindow::onRunExplained);
+  connect(controller_, &RunController::began, this, &MainWindow::onRunBegan);
   importJob_ = new ImportJob(this);
   connect(importJob_, &ImportJob::finished, this, &MainWindow::onImportFinished);
   connect(importJob_, &ImportJob::failed, this, &MainWindow::onImportFailed);
@@ -116,7 +123,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value("mainWindow/state").toByteArray());
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() = default;  // here: RunTail is complete
 
 QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* widget,
                                  Qt::DockWidgetArea area) {
@@ -154,7 +161,12 @@ TimelineView* MainWindow::timeline() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  // Nothing to ask: every run is already in a file (the open one or the scratch session).
+  // Nothing to ask: every run is in a file (the open one or the scratch session) once the saves
+  // of runs shown from memory have ended.
+  if (controller_->savesPending() > 0) {
+    statusBar()->showMessage("saving the last runs to the file…");
+    controller_->waitForSaves();
+  }
   QSettings settings;
   settings.setValue("mainWindow/geometry", saveGeometry());
   settings.setValue("mainWindow/state", saveState());
@@ -191,6 +203,12 @@ bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
     rebuildRecentMenu();
     return false;
   }
+  // Runs of the previous file still being saved go on being saved there, out of this window.
+  if (path_ != previous) {
+    tail_.reset();
+    unsaved_.clear();
+    history_->clearUnsaved();
+  }
   setWindowTitle(isScratchSession(path) ? QString("PipeScope — scratch session")
                                         : QString("PipeScope — %1").arg(path));
   rememberRecentFile(path);
@@ -217,7 +235,7 @@ bool MainWindow::listRuns(bool showErrorDialog, qint64 current) {
 }
 
 bool MainWindow::showRun(qint64 id) {
-  auto run = loadAndAnalyse(path_, id);
+  auto run = loadRun(id);
   if (!run) {
     fail(QString::fromStdString(run.error()), false);
     return false;
@@ -260,7 +278,7 @@ void MainWindow::followHistorySelection() {
     return;
   }
   if (!current_ || current_->id() != selected[0] || area_->comparing()) {
-    auto run = loadAndAnalyse(path_, selected[0]);
+    auto run = loadRun(selected[0]);
     if (!run) return fail(QString::fromStdString(run.error()), false);
     showLoaded(*run);
   }
@@ -270,8 +288,8 @@ void MainWindow::followHistorySelection() {
 
 bool MainWindow::compareRuns(qint64 a, qint64 b) {
   auto runA = current_ && current_->id() == a ? Result<std::shared_ptr<const LoadedRun>>(current_)
-                                              : loadAndAnalyse(path_, a);
-  auto runB = loadAndAnalyse(path_, b);
+                                              : loadRun(a);
+  auto runB = loadRun(b);
   if (!runA || !runB) {
     fail(QString::fromStdString(!runA ? runA.error() : runB.error()), false);
     return false;

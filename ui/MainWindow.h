@@ -7,8 +7,11 @@
 
 #include <QMainWindow>
 
+#include <map>
 #include <memory>
 #include <string>
+
+#include "trace/Result.h"
 
 class QDockWidget;
 class QLabel;
@@ -19,6 +22,10 @@ class QPushButton;
 namespace ps::runtime {
 struct RunPlanRequest;
 }
+namespace ps::trace {
+struct RunExplanation;
+class RunTail;
+}  // namespace ps::trace
 
 namespace ps::ui {
 
@@ -70,6 +77,11 @@ class MainWindow : public QMainWindow {
   // worker thread, runBusy() is true until its result has reached the window.
   void runRequest(const runtime::RunPlanRequest& request);
   bool runBusy() const;
+  // Simulated runs already shown whose save to the file has not ended (RunController).
+  int savesPending() const;
+  // Simulated runs shown whose explanation (bubble causes, critical path) is still being worked
+  // out.
+  int explanationsPending() const;
   // Exports: the timeline as PNG or SVG (by the file's suffix) with a title and the legend, the
   // stats as CSV. A message in the status bar says where it went.
   bool exportTimeline(const QString& path);
@@ -109,6 +121,22 @@ class MainWindow : public QMainWindow {
   QWidget* buildPlanDock();
   void showKnobsOf(const LoadedRun& run);
   void onRunFinished(qint64 id);
+  // MainWindowLive.cpp: the run on screen followed while it is written.
+  bool followsLive() const;
+  // Reads the steps committed since the last call and shows the run grown; false when the run
+  // on screen is not one to follow (ended, compared, unsaved) or cannot be read.
+  bool followLive();
+  void onRunBegan(qint64 id);
+  // A simulated run shown from memory, then saved in the background (MainWindowSaves.cpp).
+  void onRunPreviewed(const std::shared_ptr<const LoadedRun>& run, qint64 placeholder);
+  void onSaveBegan(qint64 placeholder, qint64 id);
+  void onSaved(qint64 id);
+  void onSaveFailed(qint64 placeholder, qint64 id, const QString& message);
+  void onRunExplained(const std::shared_ptr<const LoadedRun>& run,
+                      const std::shared_ptr<const trace::RunExplanation>& why);
+  // Run `id` of the open file: from memory while it is not saved, else loaded and analysed.
+  Result<std::shared_ptr<const LoadedRun>> loadRun(qint64 id) const;
+  bool isUnsaved(qint64 id) const { return unsaved_.count(id) > 0; }
   void onRunFailed(const QString& message);
   void onProgress(const QString& stage, int done, int total);
   // MainWindowRefresh.cpp: runs another process appended, finished or deleted.
@@ -146,6 +174,10 @@ class MainWindow : public QMainWindow {
   QString path_;
   QString lastError_;
   std::shared_ptr<const LoadedRun> current_, compared_;
+  // Runs shown before the file has them complete, by their id (a placeholder < -1 until the
+  // save has begun, then the file's); dropped once saved, kept when the save failed.
+  std::map<qint64, std::shared_ptr<const LoadedRun>> unsaved_;
+  std::unique_ptr<trace::RunTail> tail_;  // the running run on screen, followed
 };
 
 }  // namespace ps::ui

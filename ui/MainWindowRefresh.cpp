@@ -47,8 +47,13 @@ void MainWindow::refreshFromFile() {
   std::vector<qint64> added;
   for (const auto& r : *runs)
     if (!history_->info(r.id)) added.push_back(r.id);
-  if (!history_->updateRuns(*runs)) return;
+  if (!history_->updateRuns(*runs)) {
+    if (followsLive()) followLive();  // the same runs, the one on screen grown
+    return;
+  }
+  // A run shown from memory counts as present and unchanged while it is being saved.
   const auto inFile = [&](qint64 id) -> const trace::RunInfo* {
+    if (const auto it = unsaved_.find(id); it != unsaved_.end()) return &it->second->trace->info;
     const auto it = std::find_if(runs->begin(), runs->end(),
                                  [id](const trace::RunInfo& r) { return r.id == id; });
     return it == runs->end() ? nullptr : &*it;
@@ -67,7 +72,12 @@ void MainWindow::refreshFromFile() {
       showRun(a ? current_->id() : history_->currentRun());
       return;
     }
-    // Shown while still running (another process writing it): reload now that it has ended.
+    // Shown while running: followed step by step (MainWindowLive.cpp), to its end.
+    if (followsLive()) {
+      followLive();
+      return;
+    }
+    // Compared while running: reloaded once it has ended.
     const bool aChanged = a->status != current_->trace->info.status;
     const bool bChanged = compared_ && b->status != compared_->trace->info.status;
     if (aChanged || bChanged) {

@@ -93,6 +93,12 @@ void MainWindow::onRunFinished(qint64 id) {
   } hide{progress_};
   if (!listRuns(false, id)) return;
   statusBar()->clearMessage();
+  // Followed while it trained: the last steps and its status are read, the view kept.
+  if (current_ && current_->id() == id && followsLive() && followLive() &&
+      current_->trace->info.status != trace::RunStatus::Running) {
+    statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
+    return;
+  }
   if (showRun(id)) statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
 }
 

@@ -65,7 +65,9 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   rerunTimer_->setSingleShot(true);
   rerunTimer_->setInterval(kRerunDelayMs);
   connect(rerunTimer_, &QTimer::timeout, this, [this] {
-    if (rerun_->isChecked() && rerunnable_ && !problem_) emit runRequested(request());
+    if (rerunPending_ && rerun_->isChecked() && rerunnable_ && !problem_)
+      emit runRequested(request());
+    rerunPending_ = false;
   });
 
   // A shape knob moves the stages: hand-placed boundaries no longer apply.
@@ -226,7 +228,18 @@ void PlanPanel::userChanged(bool shape) {
   }
   refresh();
   revalidate();
-  if (rerun_->isChecked()) rerunTimer_->start();  // restarted by every change: one run a burst
+  if (!rerun_->isChecked()) return;
+  // The first change after a quiet spell runs at once (a knob turned once shows its picture
+  // without waiting); the changes that follow within kRerunDelayMs of each other are one burst,
+  // run once when it ends (a superseded run is cancelled, its picture never shown).
+  const bool burstStarts = !rerunTimer_->isActive();
+  rerunTimer_->start();
+  if (burstStarts && rerunnable_ && !problem_) {
+    rerunPending_ = false;
+    emit runRequested(request());
+  } else {
+    rerunPending_ = true;
+  }
 }
 
 bool PlanPanel::trainsModel() const {

@@ -38,8 +38,11 @@ class PlanPanel : public QWidget {
   // What Run would run: the request shown, with the knobs on screen as they are now.
   runtime::RunPlanRequest request() const;
   // Shows every knob of `request` (a run's, from its config_json) without running anything;
-  // clears the notice and any run error.
+  // clears the notice and any run error. Ignored while the user is turning knobs with Rerun on
+  // change (a burst's first run arriving must not undo the keys typed since: "50" left as "5").
   void showRequest(const runtime::RunPlanRequest& request);
+  // True from a knob change with Rerun on change until its burst's last run was requested.
+  bool turningKnobs() const;
   // The run shown cannot be rerun (an imported trace): Run is disabled and `why` shown, until
   // the next showRequest or a knob the user changes (a new plan). With `simulate` (a torch CSV:
   // its schedule), a "Simulate this schedule" button shows and runs that request.
@@ -63,7 +66,8 @@ class PlanPanel : public QWidget {
   bool moreOpen() const;
   void setMoreOpen(bool open);
 
-  // How long Rerun on change waits after the last change.
+  // Rerun on change: the first change runs at once, the rest of a burst (changes less than this
+  // apart) once it is this long past its last change.
   static constexpr int kRerunDelayMs = 400;
 
  signals:
@@ -130,6 +134,7 @@ class PlanPanel : public QWidget {
   QCheckBox* rerun_ = nullptr;
   QPushButton *run_ = nullptr, *balance_ = nullptr;
   QTimer* rerunTimer_ = nullptr;
+  bool rerunPending_ = false;  // a change in the current burst has not been run yet
 };
 
 }  // namespace ps::ui

@@ -101,7 +101,12 @@ runtime::CpuRunOptions appModelOptions() {
   return options;
 }
 
+bool PlanPanel::turningKnobs() const {
+  return rerunTimer_->isActive() || rerunPending_;
+}
+
 void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
+  if (turningKnobs()) return;
   shown_ = request;
   shown_.built.reset();  // the panel reruns from the knobs: the spec is the plan
   // A simulation has no model options: should the user switch to cpu or cuda, the app's.

@@ -2,29 +2,60 @@
 
 #include <optional>
 
+#include "runtime/sim/SimRows.h"
 #include "trace/ProgressThrottle.h"
+#include "ui/LoadedRun.h"
 
 namespace ps::ui {
 
-RunController::RunController(QObject* parent) : QObject(parent), jobs_(this) {}
+RunController::RunController(QObject* parent) : QObject(parent), jobs_(this) {
+  saves_.setMaxThreadCount(1);
+  saves_.setExpiryTimeout(-1);  // keep the saver thread: a knob change is saved at once
+  explains_.setMaxThreadCount(1);
+  explains_.setExpiryTimeout(-1);
+}
 
-RunController::~RunController() = default;
+RunController::~RunController() {
+  explains_.clear();  // explanations not begun are not needed once the window goes
+  explains_.waitForDone();
+  waitForSaves();
+}
+
+void RunController::waitForSaves() {
+  saves_.waitForDone();
+}
 
 void RunController::cancel() {
   jobs_.cancel();
 }
 
+namespace {
+
+// Staged, throttled progress posted to the GUI thread while the job is current.
+runtime::RunControl jobControl(RunController* controller, const JobTracker::Job& job,
+                               trace::ProgressThrottle& throttle) {
+  runtime::RunControl control;
+  control.cancel = job.cancelFlag();
+  control.progress = [controller, &job, &throttle](runtime::RunStage stage, int done, int total) {
+    const std::string name(runtime::runStageName(stage));
+    if (throttle.pass(name, done, total))
+      job.post([controller, stage = QString::fromStdString(name), done, total] {
+        emit controller->progress(stage, done, total);
+      });
+  };
+  return control;
+}
+
+}  // namespace
+
 void RunController::start(const runtime::RunPlanRequest& request, const QString& path) {
+  if (request.backend == runtime::Backend::Sim && request.write)
+    return startSimulation(request, path);
   jobs_.start([this, request, file = path.toStdString()](const JobTracker::Job& job) {
     trace::ProgressThrottle throttle(std::chrono::milliseconds(50));
-    runtime::RunControl control;
-    control.cancel = job.cancelFlag();
-    control.progress = [&](runtime::RunStage stage, int done, int total) {
-      const std::string name(runtime::runStageName(stage));
-      if (throttle.pass(name, done, total))
-        job.post([this, stage = QString::fromStdString(name), done, total] {
-          emit progress(stage, done, total);
-        });
+    runtime::RunControl control = jobControl(this, job, throttle);
+    control.begun = [this, &job](std::int64_t runId) {
+      job.post([this, runId] { emit began(runId); });
     };
     std::optional<qint64> id;
     QString error;
@@ -42,6 +73,85 @@ void RunController::start(const runtime::RunPlanRequest& request, const QString&
       if (id) emit finished(*id);  // a failed or cancelled run is shown too
       if (!error.isEmpty() || !id) emit failed(error.isEmpty() ? "no run was written" : error);
     });
+  });
+}
+
+void RunController::startSimulation(runtime::RunPlanRequest request, const QString& path) {
+  request.write = false;
+  const qint64 placeholder = nextPlaceholder_--;
+  jobs_.start([this, request, path, placeholder](const JobTracker::Job& job) {
+    trace::ProgressThrottle throttle(std::chrono::milliseconds(50));
+    const runtime::RunControl control = jobControl(this, job, throttle);
+    auto result = runtime::runPlan(request, {}, control);
+    if (!result || result->status != trace::RunStatus::Complete) {
+      const QString error = QString::fromStdString(result ? result->message : result.error());
+      job.finish([this, error] { emit failed(error); });
+      return;
+    }
+    trace::RunHeader header = runtime::simRunHeader(request, *result);
+    header.info.id = placeholder;
+    auto run = std::make_shared<trace::RunTrace>(
+        runtime::simRunTrace(header, *result->sim, result->built->plan.steps));
+    if (job.cancelled()) {
+      job.finish([this] { emit failed("cancelled before it was shown"); });
+      return;
+    }
+    std::shared_ptr<const LoadedRun> loaded = analyseInMemory(path, std::move(run), Explain::Later);
+    auto simulated = std::make_shared<runtime::RunPlanResult>(std::move(*result));
+    // Queued on the GUI thread, so only a run that reached the window is saved.
+    job.finish([this, loaded, simulated, header, path, placeholder] {
+      queueSave(simulated, header, path, placeholder);
+      emit previewed(loaded, placeholder);
+      if (loaded->explaining) queueExplanation(loaded);
+    });
+  });
+}
+
+void RunController::queueExplanation(const std::shared_ptr<const LoadedRun>& run) {
+  // Only the trace is read off the GUI thread: the LoadedRun itself may get its file id meanwhile
+  // (adoptRunId), so the explained copy is made back on the GUI thread.
+  ++explanationsPending_;
+  explains_.start([this, run] {
+    std::shared_ptr<const trace::RunExplanation> why = explainLoaded(*run->trace);
+    QMetaObject::invokeMethod(
+        this,
+        [this, run, why] {
+          --explanationsPending_;
+          emit explained(run, why);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void RunController::queueSave(const std::shared_ptr<runtime::RunPlanResult>& result,
+                              const trace::RunHeader& header, const QString& path,
+                              qint64 placeholder) {
+  ++savesPending_;
+  saves_.start([this, result, header, file = path.toStdString(), placeholder] {
+    qint64 begunId = -1;
+    runtime::RunControl control;
+    control.begun = [&](std::int64_t id) {
+      begunId = id;
+      QMetaObject::invokeMethod(
+          this, [this, placeholder, id] { emit saveBegan(placeholder, id); }, Qt::QueuedConnection);
+    };
+    auto saved = runtime::saveSimulation(header, {file}, control, std::move(*result));
+    QString error;
+    if (!saved)
+      error = QString::fromStdString(saved.error());
+    else if (saved->status != trace::RunStatus::Complete)
+      error = QString::fromStdString(saved->message);
+    if (saved) saved->store.reset();  // committed and closed before the window hears of it
+    QMetaObject::invokeMethod(
+        this,
+        [this, placeholder, begunId, error] {
+          --savesPending_;
+          if (error.isEmpty())
+            emit this->saved(begunId);
+          else
+            emit saveFailed(placeholder, begunId, error);
+        },
+        Qt::QueuedConnection);
   });
 }
 

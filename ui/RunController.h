@@ -3,35 +3,81 @@
 // backend (sim, cpu, cuda), through the one runtime entry point (runtime/run/RunPlan.h), as a
 // JobTracker job: a new request cancels the old one, and results reach the GUI thread only while
 // still current (DESIGN §7.6). Progress is staged (plan → run → write) and throttled.
+//
+// A simulated run is shown from memory first: the worker simulates, builds the run as the file
+// will hold it (runtime/sim/SimRows.h), analyses it and hands it over (previewed), and only then
+// is it written, in the background, one save after another in the order they were shown
+// (saveBegan with the file's id, then saved or saveFailed). A newer request does not cancel a
+// save: what was shown is recorded. The run's explanation (bubble causes, critical path) follows
+// the picture (explained), worked out on a thread of its own. cpu and cuda runs are written step by
+// step as they train.
 
 #include <QObject>
 #include <QString>
+#include <QThreadPool>
+
+#include <memory>
 
 #include "runtime/run/RunPlan.h"
 #include "ui/JobTracker.h"
 
+namespace ps::trace {
+struct RunExplanation;
+}  // namespace ps::trace
+
 namespace ps::ui {
+
+struct LoadedRun;
 
 class RunController : public QObject {
   Q_OBJECT
  public:
   explicit RunController(QObject* parent = nullptr);
+  // Waits for the saves still queued: a run that was shown is not lost by closing the window.
   ~RunController() override;
 
-  // Starts a run appending to `path`; finished or failed follow on the GUI thread. A job still
-  // running is cancelled first and waited for.
+  // Starts a run appending to `path`; previewed (sim) or finished, or failed, follow on the GUI
+  // thread. A job still running is cancelled first and waited for.
   void start(const runtime::RunPlanRequest& request, const QString& path);
   void cancel();
-  // True from start() until the current job's finished/failed has been delivered.
+  // True from start() until the current job's previewed/finished/failed has been delivered.
   bool busy() const { return jobs_.busy(); }
+  // Previewed runs whose save has not ended yet.
+  int savesPending() const { return savesPending_; }
+  // Previewed runs whose explanation has not arrived yet.
+  int explanationsPending() const { return explanationsPending_; }
+  // Blocks until every queued save has ended (tests, benchmarks, closing).
+  void waitForSaves();
 
  signals:
   void progress(const QString& stage, int done, int total);
   void finished(qint64 runId);
+  // A cpu or cuda run's row exists in the file (its steps follow, committed one by one).
+  void began(qint64 runId);
   void failed(const QString& message);
+  // A simulated run, analysed, before it is in the file: its id is `placeholder` (< -1) until
+  // saveBegan gives the file's.
+  void previewed(const std::shared_ptr<const LoadedRun>& run, qint64 placeholder);
+  void saveBegan(qint64 placeholder, qint64 runId);
+  void saved(qint64 runId);
+  // The save failed: the run stays in memory. `runId` is -1 when its row was never begun.
+  void saveFailed(qint64 placeholder, qint64 runId, const QString& message);
+  // The explanation of a previewed run (explaining was true), worked out after its picture.
+  void explained(const std::shared_ptr<const LoadedRun>& run,
+                 const std::shared_ptr<const trace::RunExplanation>& why);
 
  private:
+  void startSimulation(runtime::RunPlanRequest request, const QString& path);
+  void queueSave(const std::shared_ptr<runtime::RunPlanResult>& result,
+                 const trace::RunHeader& header, const QString& path, qint64 placeholder);
+  void queueExplanation(const std::shared_ptr<const LoadedRun>& run);
+
   JobTracker jobs_;
+  QThreadPool saves_;     // one thread: saves land in the order the runs were shown
+  QThreadPool explains_;  // one thread: each previewed run's explanation, in order
+  int savesPending_ = 0;
+  int explanationsPending_ = 0;
+  qint64 nextPlaceholder_ = -2;
 };
 
 }  // namespace ps::ui

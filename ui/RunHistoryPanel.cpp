@@ -37,7 +37,9 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
 void RunHistoryPanel::setRuns(const std::vector<trace::RunInfo>& runs, qint64 current) {
   const QSignalBlocker block(list_);
   fill(runs);
-  if (!runs.empty()) selectRun(current >= 0 ? current : runs.back().id);
+  if (!runs.empty() || !unsaved_.empty())
+    selectRun(current != -1 ? current
+                            : list_->item(list_->count() - 1)->data(Qt::UserRole).toLongLong());
 }
 
 bool RunHistoryPanel::updateRuns(const std::vector<trace::RunInfo>& runs) {
@@ -46,6 +48,11 @@ bool RunHistoryPanel::updateRuns(const std::vector<trace::RunInfo>& runs) {
            a.config_json == b.config_json && a.schedule == b.schedule && a.source == b.source;
   };
   if (std::equal(runs.begin(), runs.end(), runs_.begin(), runs_.end(), same)) return false;
+  refill(runs);
+  return true;
+}
+
+void RunHistoryPanel::refill(const std::vector<trace::RunInfo>& runs) {
   const QSignalBlocker block(list_);
   const qint64 current = currentRun();
   const QList<qint64> selected = selectedRuns();
@@ -55,29 +62,58 @@ bool RunHistoryPanel::updateRuns(const std::vector<trace::RunInfo>& runs) {
   for (int i = 0; i < list_->count(); ++i)
     if (list_->item(i)->data(Qt::UserRole).toLongLong() == current) currentRow = i;
   if (currentRow < 0) {
-    if (!runs.empty()) selectRun(runs.back().id);
-    return true;
+    if (list_->count() > 0)
+      selectRun(list_->item(list_->count() - 1)->data(Qt::UserRole).toLongLong());
+    return;
   }
   list_->setCurrentRow(currentRow, QItemSelectionModel::ClearAndSelect);
   for (int i = 0; i < list_->count(); ++i)
     if (selected.contains(list_->item(i)->data(Qt::UserRole).toLongLong()))
       list_->item(i)->setSelected(true);
   list_->verticalScrollBar()->setValue(scroll);  // the user's place in a long history
-  return true;
+}
+
+void RunHistoryPanel::setUnsaved(qint64 id, const trace::RunInfo& info, const QString& state) {
+  unsaved_[id] = Unsaved{info, state};
+  refill(runs_);
+}
+
+void RunHistoryPanel::dropUnsaved(qint64 id) {
+  if (unsaved_.erase(id)) refill(runs_);
+}
+
+void RunHistoryPanel::clearUnsaved() {
+  if (unsaved_.empty()) return;
+  unsaved_.clear();
+  refill(runs_);
 }
 
 void RunHistoryPanel::fill(const std::vector<trace::RunInfo>& runs) {
   runs_ = runs;
   list_->clear();
-  const std::vector<std::string> labels = trace::historyLabels(runs);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto& r = runs[i];
-    QString text = QString("%1  %2").arg(r.id).arg(QString::fromStdString(labels[i]));
-    if (r.status != trace::RunStatus::Complete)
+  // The file's runs, then the ones it has no row for yet (shown from memory).
+  std::vector<trace::RunInfo> shown = runs;
+  for (const auto& [id, u] : unsaved_)
+    if (!info(id)) {
+      shown.push_back(u.info);
+      shown.back().id = id;
+    }
+  const std::vector<std::string> labels = trace::historyLabels(shown);
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const auto& r = shown[i];
+    const auto u = unsaved_.find(r.id);
+    QString text = QString("%1  %2")
+                       .arg(r.id >= 0 ? QString::number(r.id) : QString("·"))
+                       .arg(QString::fromStdString(labels[i]));
+    if (u != unsaved_.end())
+      text += QString("  [%1]").arg(u->second.state);
+    else if (r.status != trace::RunStatus::Complete)
       text += QString("  [%1]").arg(QString::fromUtf8(trace::runStatusName(r.status).data()));
     auto* item = new QListWidgetItem(text, list_);
     item->setData(Qt::UserRole, static_cast<qlonglong>(r.id));
-    item->setToolTip(QString::fromStdString(trace::configSummary(r)));
+    QString tip = QString::fromStdString(trace::configSummary(r));
+    if (u != unsaved_.end()) tip = QString("Shown from memory (%1)\n%2").arg(u->second.state, tip);
+    item->setToolTip(tip);
   }
 }
 

@@ -5,8 +5,10 @@
 // two selected = a comparison (the current one is A, the other B).
 
 #include <QList>
+#include <QString>
 #include <QWidget>
 
+#include <map>
 #include <vector>
 
 #include "trace/TraceRecords.h"
@@ -37,16 +39,29 @@ class RunHistoryPanel : public QWidget {
   QList<qint64> selectedRuns() const;
   int count() const;
   const trace::RunInfo* info(qint64 id) const;
+  // A run the window holds in memory that the file does not have yet, or not complete: listed
+  // (after the file's runs when the file has no row for `id`) with `state` ("saving", "not saved:
+  // why") in place of its file status, until dropUnsaved. Keeps the current run and selection.
+  void setUnsaved(qint64 id, const trace::RunInfo& info, const QString& state);
+  void dropUnsaved(qint64 id);
+  void clearUnsaved();  // another file was opened
 
  signals:
   // The selection or the current run changed (coalesced: one signal per user action).
   void selectionChanged();
 
  private:
+  struct Unsaved {
+    trace::RunInfo info;
+    QString state;
+  };
   void fill(const std::vector<trace::RunInfo>& runs);
+  // fill() again, keeping the current run, the selection and the scroll position.
+  void refill(const std::vector<trace::RunInfo>& runs);
 
   QListWidget* list_;
   std::vector<trace::RunInfo> runs_;
+  std::map<qint64, Unsaved> unsaved_;
   bool pending_ = false;
 };
 

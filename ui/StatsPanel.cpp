@@ -61,7 +61,9 @@ QString statsText(const LoadedRun& run) {
   const std::string coverage =
       trace::coverageText(trace::figureCoverage(*run.trace, run.analysis), run.analysis);
   if (!coverage.empty()) text += "\n" + coverage + "\n";
-  if (!run.why)
+  if (run.explaining)
+    text += "\nbubble causes and critical path: being worked out...\n";
+  else if (!run.why)
     text += "\nbubble causes and critical path: not computed in the app for runs of more than " +
             std::to_string(kExplainMaxOps) + " ops (`pipescope-cli report` gives them)\n";
   // What the loader left out of a damaged or hostile file (ops beyond ±2^52 ns, ...).

@@ -16,8 +16,8 @@ namespace ps::ui {
 
 QString timelineTitle(const LoadedRun& run, const QString& prefix) {
   const auto& info = run.trace->info;
-  QString text = QString("run %1 · %2 · %3")
-                     .arg(info.id)
+  QString text = QString("%1 · %2 · %3")
+                     .arg(info.id >= 0 ? QString("run %1").arg(info.id) : QString("unsaved run"))
                      .arg(QString::fromStdString(info.name))
                      .arg(QString::fromStdString(info.source));
   return prefix.isEmpty() ? text : prefix + " · " + text;
@@ -113,6 +113,23 @@ void TimelineArea::showRun(const std::shared_ptr<const LoadedRun>& run) {
   timeline()->setExplanation(run->why);
   memory_->setRun(run->trace);
   memory_->setVisibleRange(timeline()->visibleRange());
+}
+
+void TimelineArea::retitle(const LoadedRun& run) {
+  primary_->setTitle(timelineTitle(run, comparing() ? "A" : QString()));
+}
+
+void TimelineArea::growRun(const std::shared_ptr<const LoadedRun>& run) {
+  primary_->setTitle(timelineTitle(*run, {}));
+  timeline()->growRun(run->trace, run->analysis.steps);
+  timeline()->setExplanation(run->why);
+  memory_->setRun(run->trace);
+  memory_->setVisibleRange(timeline()->visibleRange());
+}
+
+void TimelineArea::explain(const LoadedRun& run) {
+  if (timeline()->run() == run.trace.get()) timeline()->setExplanation(run.why);
+  if (compareTimeline()->run() == run.trace.get()) compareTimeline()->setExplanation(run.why);
 }
 
 void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,

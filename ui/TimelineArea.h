@@ -30,6 +30,12 @@ class TimelineArea : public QWidget {
   void showComparison(const std::shared_ptr<const LoadedRun>& a,
                       const std::shared_ptr<const LoadedRun>& b);
   bool comparing() const;
+  // The primary timeline's title again, for `run` (an unsaved run that now has its file id).
+  void retitle(const LoadedRun& run);
+  // A newer read of the run shown (followed live): the view stays where the user put it.
+  void growRun(const std::shared_ptr<const LoadedRun>& run);
+  // `run`'s explanation (bubble causes, critical path) on whichever timeline shows it.
+  void explain(const LoadedRun& run);
 
   TimelineView* timeline() const;
   TimelineView* compareTimeline() const;
@@ -49,7 +55,8 @@ class TimelineArea : public QWidget {
   bool equalizePending_ = false;
 };
 
-// "A · run 3 · 1f1b p=4 m=8 · sim" (prefix empty when not comparing).
+// "A · run 3 · 1f1b p=4 m=8 · sim" (prefix empty when not comparing); "unsaved run" for a run
+// shown before its save has begun.
 QString timelineTitle(const LoadedRun& run, const QString& prefix);
 
 }  // namespace ps::ui

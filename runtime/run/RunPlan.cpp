@@ -6,6 +6,7 @@
 #include "runtime/run/BackendRefusals.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/TokenLayoutsOf.h"
+#include "runtime/sim/SimRows.h"
 
 namespace ps::runtime {
 namespace {
@@ -45,113 +46,6 @@ std::string noDeviceMessage(const std::string& reason) {
   return reason.rfind(prefix, 0) == 0 ? reason : prefix + " (" + reason + ")";
 }
 
-// Items (ops and memory samples) per write transaction of a simulated run: small enough that a
-// cancel is seen within a few milliseconds even under the sanitizers, large enough that the
-// commits cost nothing next to the inserts.
-constexpr std::size_t kItemsPerWrite = 4096;
-
-// A simulated run's rows, as writeSimulation lays them out (per step: the compute ops in the
-// order they were placed, then each transfer's SEND and RECV, then the memory samples of that
-// step), in transactions of kItemsPerWrite items, polling `cancel` between them. Cancelled, the
-// run ends 'cancelled' with what was written so far; a failed write ends it 'failed'.
-struct SimWrite {
-  std::int64_t runId = 0;
-  trace::RunStatus status = trace::RunStatus::Complete;
-  std::string message;
-};
-
-Result<SimWrite> writeSimRun(trace::TraceStore& store, const trace::RunHeader& header,
-                             const SimResult& sim, int steps, const std::atomic<bool>* cancel) {
-  auto writer = trace::TraceWriter::begin(store, header);
-  if (!writer) return std::move(writer).takeError();
-  SimWrite out;
-  out.runId = writer->runId();
-  steps = std::max(steps, 1);
-  // Which records, transfers and samples belong to each step (indexes, not copies: a plan of
-  // millions of ops would otherwise hold every OpRecord at once).
-  std::vector<std::vector<std::uint32_t>> records(steps), transfers(steps), memory(steps);
-  std::vector<std::int64_t> stepEnd(steps, 0);
-  auto stepOf = [steps](int step) { return std::clamp(step, 0, steps - 1); };
-  for (std::size_t i = 0; i < sim.records.size(); ++i) {
-    const int k = stepOf(sim.records[i].step);
-    records[k].push_back(static_cast<std::uint32_t>(i));
-    stepEnd[k] = std::max(stepEnd[k], sim.records[i].end_ns);
-  }
-  for (std::size_t i = 0; i < sim.transfers.size(); ++i) {
-    const SimRecord send = sendRecord(sim, sim.transfers[i]);
-    const SimRecord recv = recvRecord(sim, sim.transfers[i]);
-    const int k = stepOf(send.step);
-    transfers[k].push_back(static_cast<std::uint32_t>(i));
-    stepEnd[k] = std::max({stepEnd[k], send.end_ns, recv.end_ns});
-  }
-  for (int k = 1; k < steps; ++k)
-    stepEnd[k] = std::max(stepEnd[k], stepEnd[k - 1]);
-  for (std::size_t i = 0; i < sim.memory.size(); ++i) {
-    const auto it = std::lower_bound(stepEnd.begin(), stepEnd.end(), sim.memory[i].t_ns);
-    memory[std::min<std::ptrdiff_t>(it - stepEnd.begin(), steps - 1)].push_back(
-        static_cast<std::uint32_t>(i));
-  }
-  trace::TraceBatch batch;
-  std::int64_t itemsWritten = 0;
-  const std::int64_t itemsTotal =
-      static_cast<std::int64_t>(sim.records.size() + 2 * sim.transfers.size() + sim.memory.size());
-  auto flush = [&]() -> Status {
-    if (batch.empty()) return {};
-    PS_TRY(writer->write(batch));
-    itemsWritten += static_cast<std::int64_t>(batch.ops.size() + batch.memory.size());
-    batch.clear();
-    return {};
-  };
-  // Writes the batch once full; false when the write failed or a cancel came.
-  auto full = [&]() -> bool {
-    if (batch.ops.size() + batch.memory.size() < kItemsPerWrite) return true;
-    if (auto s = flush(); !s) {
-      out.status = trace::RunStatus::Failed;
-      out.message = s.error();
-      return false;
-    }
-    if (cancel && cancel->load()) {
-      out.status = trace::RunStatus::Cancelled;
-      out.message = "cancelled while writing (" + std::to_string(itemsWritten) + " of " +
-                    std::to_string(itemsTotal) + " ops and memory samples written)";
-      return false;
-    }
-    return true;
-  };
-  bool going = !(cancel && cancel->load());
-  if (!going) {
-    out.status = trace::RunStatus::Cancelled;
-    out.message = "cancelled before writing";
-  }
-  for (int k = 0; k < steps && going; ++k) {
-    for (std::size_t j = 0; j < records[k].size() && going; ++j) {
-      batch.ops.push_back(toOpRecord(sim.records[records[k][j]]));
-      going = full();
-    }
-    for (std::size_t j = 0; j < transfers[k].size() && going; ++j) {
-      const SimTransfer& t = sim.transfers[transfers[k][j]];
-      batch.ops.push_back(toOpRecord(sendRecord(sim, t)));
-      batch.ops.push_back(toOpRecord(recvRecord(sim, t)));
-      going = full();
-    }
-    for (std::size_t j = 0; j < memory[k].size() && going; ++j) {
-      batch.memory.push_back(sim.memory[memory[k][j]]);
-      going = full();
-    }
-  }
-  if (going)
-    if (auto s = flush(); !s) {
-      out.status = trace::RunStatus::Failed;
-      out.message = s.error();
-    }
-  if (auto finished = writer->finish(out.status, out.message); !finished)
-    if (out.status == trace::RunStatus::Complete) {
-      out.status = trace::RunStatus::Failed;
-      out.message = finished.error();
-    }
-  return out;
-}
-
 Result<RunPlanResult> runSimulation(const RunPlanRequest& request, const RunTarget& target,
                                     const RunControl& control, RunPlanResult result) {
   const BuiltPlan& built = *result.built;
@@ -163,24 +57,10 @@ Result<RunPlanResult> runSimulation(const RunPlanRequest& request, const RunTarg
   if (!sim) return endedAs(std::move(result), trace::RunStatus::Failed, sim.error());
   PS_TRY(checkMemoryCaps(built.cost, sim->peakMemory));
   report(control, RunStage::Run, 1, 1);
-  if (cancelRequested(control))
-    return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before writing");
-  if (request.write) {
-    auto store = openTarget(target, result);
-    if (!store) return std::move(store).takeError();
-    report(control, RunStage::Write, 0, 1);
-    const auto header = planRunHeader(
-        built.plan, built.cost, request.source.empty() ? "sim" : request.source, result.name,
-        request.configJson.empty() ? built.configJson : request.configJson);
-    auto written = writeSimRun(**store, header, *sim, built.plan.steps, control.cancel);
-    if (!written) return endedAs(std::move(result), trace::RunStatus::Failed, written.error());
-    result.runId = written->runId;
-    if (written->status != trace::RunStatus::Complete)
-      return endedAs(std::move(result), written->status, written->message);
-    report(control, RunStage::Write, 1, 1);
-  }
   result.sim = std::move(*sim);
-  return result;
+  if (!request.write) return result;
+  const trace::RunHeader header = simRunHeader(request, result);
+  return saveSimulation(header, target, control, std::move(result));
 }
 
 // The memory check of a model backend: the simulator's, with the model's own bytes.
@@ -200,7 +80,7 @@ Status checkModelMemory(const RunPlanRequest& request, const BuiltPlan& built,
 // nothing was written (refused) or 'F' (a run that failed), so that every process of a
 // collective run (ExecutorOverride::agree) ends the same way.
 Status beginRun(const RunPlanRequest& request, const RunTarget& target,
-                const trace::RunHeader& header, RunPlanResult& result,
+                const trace::RunHeader& header, const RunControl& control, RunPlanResult& result,
                 std::optional<trace::TraceWriter>& writer) {
   if (!request.write) return {};
   auto store = openTarget(target, result);
@@ -208,6 +88,7 @@ Status beginRun(const RunPlanRequest& request, const RunTarget& target,
   auto begun = trace::TraceWriter::begin(**store, header);
   if (!begun) return Error{"F" + begun.error()};
   writer.emplace(std::move(*begun));
+  if (control.begun) control.begun(writer->runId());
   return {};
 }
 
@@ -261,7 +142,7 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   if (request.backend == Backend::Cuda) describeDevices(header);
 
   std::optional<trace::TraceWriter> writer;
-  Status setup = beginRun(request, target, header, result, writer);
+  Status setup = beginRun(request, target, header, control, result, writer);
   if (request.executor.agree) setup = request.executor.agree(setup);
   if (!setup) {
     const std::string& tagged = setup.error();
@@ -322,6 +203,32 @@ Status backendAvailable(Backend backend) {
   const auto cuda = cudaAvailability();
   if (!cuda.available()) return Error{noDeviceMessage(cuda.reason)};
   return {};
+}
+
+trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult& result) {
+  const BuiltPlan& built = *result.built;
+  auto header = planRunHeader(built.plan, built.cost,
+                              request.source.empty() ? "sim" : request.source, result.name,
+                              request.configJson.empty() ? built.configJson : request.configJson);
+  header.info.created_utc = trace::utcNowIso8601();
+  return header;
+}
+
+Result<RunPlanResult> saveSimulation(const trace::RunHeader& header, const RunTarget& target,
+                                     const RunControl& control, RunPlanResult result) {
+  if (cancelRequested(control))
+    return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before writing");
+  auto store = openTarget(target, result);
+  if (!store) return std::move(store).takeError();
+  report(control, RunStage::Write, 0, 1);
+  auto written = writeSimRun(**store, header, *result.sim, result.built->plan.steps, control.cancel,
+                             control.begun);
+  if (!written) return endedAs(std::move(result), trace::RunStatus::Failed, written.error());
+  result.runId = written->runId;
+  if (written->status != trace::RunStatus::Complete)
+    return endedAs(std::move(result), written->status, written->message);
+  report(control, RunStage::Write, 1, 1);
+  return result;
 }
 
 Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& target,

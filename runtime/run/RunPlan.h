@@ -77,6 +77,9 @@ struct RunControl {
   // k/steps), write (0/1, 1/1). Throttling is the caller's business.
   std::function<void(RunStage stage, int done, int total)> progress;
   const std::atomic<bool>* cancel = nullptr;  // set it to stop: the run ends 'cancelled'
+  // Called once the run's row exists in the file, with its id: before a simulated run's ops are
+  // written, before a cpu or cuda run's first step (an MPI job: on the process that writes).
+  std::function<void(std::int64_t runId)> begun;
 };
 
 struct RunPlanResult {
@@ -103,5 +106,13 @@ struct RunPlanResult {
 // (nothing written when cancelled before the file was opened).
 Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& target,
                               const RunControl& control = {});
+
+// The sim backend in two halves, for a caller that shows a run before it is on disk (the app):
+// runPlan with request.write = false simulates (result.sim, result.name); simRunHeader is the
+// header the run will be written with (created now); saveSimulation writes it as runPlan would
+// have (runtime/sim/SimRows.h has the same run built in memory).
+trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult& result);
+Result<RunPlanResult> saveSimulation(const trace::RunHeader& header, const RunTarget& target,
+                                     const RunControl& control, RunPlanResult result);
 
 }  // namespace ps::runtime

@@ -153,8 +153,8 @@ void ReplaySimulation::advance(int r, std::vector<int>& work) {
         for (int k = 0; k < incoming; ++k)
           if (to[k] == node) addTransfer(from[k], node, r);
       } else {
-        for (const std::int32_t d : g_.depsOf(static_cast<std::size_t>(node)))
-          if (isTransfer(d, r, node)) addTransfer(d, node, r);
+        for (const std::int32_t dep : g_.depsOf(static_cast<std::size_t>(node)))
+          if (isTransfer(dep, r, node)) addTransfer(dep, node, r);
       }
       for (int w = parked; w >= 0; w = nextWaiter_[w])
         work.push_back(w);

@@ -1,8 +1,6 @@
 #include "runtime/sim/SimWriter.h"
 
-#include <algorithm>
-
-#include "trace/store/TraceWriter.h"
+#include "runtime/sim/SimRows.h"
 
 namespace ps::runtime {
 
@@ -46,38 +44,11 @@ Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
                                      const CostModel& cost, const SimResult& result,
                                      const std::string& name, const std::string& configJson,
                                      const std::string& source) {
-  auto writer =
-      trace::TraceWriter::begin(store, planRunHeader(plan, cost, source, name, configJson));
-  if (!writer) return std::move(writer).takeError();
-  // Group ops by step; memory samples go with the step during which they happen.
-  std::vector<trace::TraceBatch> steps(plan.steps);
-  std::vector<std::int64_t> stepEnd(plan.steps, 0);
-  const auto add = [&](const SimRecord& op) {
-    const int k = std::clamp(op.step, 0, plan.steps - 1);
-    steps[k].ops.push_back(toOpRecord(op));
-    stepEnd[k] = std::max(stepEnd[k], op.end_ns);
-  };
-  for (const auto& op : result.records)
-    add(op);
-  for (const auto& t : result.transfers) {
-    add(sendRecord(result, t));
-    add(recvRecord(result, t));
-  }
-  for (int k = 1; k < plan.steps; ++k)
-    stepEnd[k] = std::max(stepEnd[k], stepEnd[k - 1]);
-  for (const auto& m : result.memory) {
-    const auto it = std::lower_bound(stepEnd.begin(), stepEnd.end(), m.t_ns);
-    const auto k = std::min<std::ptrdiff_t>(it - stepEnd.begin(), plan.steps - 1);
-    steps[k].memory.push_back(m);
-  }
-  for (auto& batch : steps) {
-    if (auto s = writer->write(batch); !s) {
-      (void)writer->finish(trace::RunStatus::Failed, s.error());
-      return std::move(s).takeError();
-    }
-  }
-  PS_TRY(writer->finish(trace::RunStatus::Complete));
-  return writer->runId();
+  auto written = writeSimRun(store, planRunHeader(plan, cost, source, name, configJson), result,
+                             plan.steps, nullptr);
+  if (!written) return std::move(written).takeError();
+  if (written->status != trace::RunStatus::Complete) return makeError(written->message);
+  return written->runId;
 }
 
 }  // namespace ps::runtime

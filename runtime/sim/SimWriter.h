@@ -1,6 +1,6 @@
 #pragma once
-// Writes a simulated run into a trace file: the run row, ranks, stages, layers, then one
-// transaction per step (ops of that step and memory samples up to its end).
+// Writes a simulated run into a trace file: the run row, ranks, stages, layers, then its rows in
+// step order (runtime/sim/SimRows.h, the same walk the app uses to show a run before saving it).
 
 #include <cstdint>
 #include <string>

@@ -43,7 +43,9 @@ TEST(VectorMath, TheKernelsSayWhatTheyRunOn) {
   EXPECT_EQ(blasCoreName().rfind("OpenBLAS ", 0), 0u) << blasCoreName();
   // A warning, when there is one, names the kernel set and the CPU's vector width.
   const std::string warning = blasCoreWarning();
-  if (!warning.empty()) EXPECT_NE(warning.find(simd), std::string::npos) << warning;
+  if (!warning.empty()) {
+    EXPECT_NE(warning.find(simd), std::string::npos) << warning;
+  }
 }
 
 }  // namespace

@@ -97,8 +97,9 @@ void compareWithCpu(const Case& c, BlockType block, kernels::DType dtype, double
       EXPECT_NEAR(gpu->stepLoss[k], cpu->stepLoss[k], tolerance * std::fabs(cpu->stepLoss[k]))
           << optimizerName(kind) << " step " << k;
     ASSERT_EQ(gpu->finalParams.size(), cpu->finalParams.size());
-    if (kind == OptimizerKind::Sgd)
+    if (kind == OptimizerKind::Sgd) {
       EXPECT_LE(maxRelError(gpu->finalParams, cpu->finalParams), tolerance);
+    }
   }
 }
 

@@ -49,7 +49,9 @@ TEST(ReplicaAllReduce, EveryRankExchangesItsTwoStagesWithTheirTwinsBeforeOpt) {
   const SimResult sim = simulated(*built);
   std::map<int, SimRecord> ar, opt;
   for (const SimRecord& r : sim.records) {
-    if (r.kind == OpKind::AR) EXPECT_TRUE(ar.emplace(r.rank, r).second) << "one AR per rank";
+    if (r.kind == OpKind::AR) {
+      EXPECT_TRUE(ar.emplace(r.rank, r).second) << "one AR per rank";
+    }
     if (r.kind == OpKind::OPT) opt.emplace(r.rank, r);
   }
   ASSERT_EQ(ar.size(), 4u);

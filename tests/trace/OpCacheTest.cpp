@@ -38,7 +38,9 @@ std::int64_t writeRun(TraceStore& store, RunStatus status) {
                      std::optional<std::string>("all-reduce")});
   }
   EXPECT_TRUE(writer->write(b).ok());
-  if (status != RunStatus::Running) EXPECT_TRUE(writer->finish(status).ok());
+  if (status != RunStatus::Running) {
+    EXPECT_TRUE(writer->finish(status).ok());
+  }
   return writer->runId();
 }
 

@@ -144,7 +144,8 @@ TEST(RunController, ANewRequestSupersedesTheOneInFlight) {
   test::TempDir dir;
   const QString path = QString::fromStdString(dir.file("runs.sqlite"));
   RunController controller;
-  QSignalSpy finished(&controller, &RunController::finished);
+  QSignalSpy previewed(&controller, &RunController::previewed);
+  QSignalSpy saved(&controller, &RunController::saved);
   QSignalSpy failed(&controller, &RunController::failed);
   runtime::RunPlanRequest first;
   first.spec.stages = 8;
@@ -158,8 +159,16 @@ TEST(RunController, ANewRequestSupersedesTheOneInFlight) {
   for (int i = 0; i < 3000 && controller.busy(); ++i)
     QTest::qWait(10);
   ASSERT_FALSE(controller.busy());
-  EXPECT_EQ(finished.count(), 1) << "only the newest request reports";
+  EXPECT_EQ(previewed.count(), 1) << "only the newest request reports";
   EXPECT_EQ(failed.count(), 0);
+  controller.waitForSaves();
+  QTest::qWait(20);  // the saved signal is queued to this thread
+  ASSERT_EQ(saved.count(), 1);
+  // The superseded run never reached the window, so it was never written.
+  const auto runs = test::runsIn(path.toStdString());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].id, saved[0][0].toLongLong());
+  EXPECT_EQ(runs[0].num_microbatches, 2);
 }
 
 }  // namespace

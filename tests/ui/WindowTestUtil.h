@@ -7,9 +7,11 @@
 
 namespace ps::ui::test_window {
 
-// Runs (the simulator's too) happen on a worker thread: waits until the window has the result.
+// Runs (the simulator's too) happen on a worker thread: waits until the window has the result
+// and a simulated run shown from memory is saved to the file and explained.
 inline void waitForRun(const MainWindow& w) {
-  for (int i = 0; i < 3000 && w.runBusy(); ++i)
+  for (int i = 0; i < 3000 && (w.runBusy() || w.savesPending() > 0 || w.explanationsPending() > 0);
+       ++i)
     QTest::qWait(10);
 }
 

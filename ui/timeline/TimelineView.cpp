@@ -81,6 +81,16 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
   emitScroll();
 }
 
+void TimelineView::growRun(std::shared_ptr<const trace::RunTrace> run,
+                           std::vector<trace::StepStats> steps) {
+  const bool whole = !run_ || (range_.start == limit_.start && range_.end == limit_.end);
+  const TimeRange kept = range_;
+  const int offset = offset_;
+  setRun(std::move(run), std::move(steps));
+  if (!whole) setVisibleRange(kept);
+  setVerticalOffset(offset);
+}
+
 std::size_t TimelineView::indexBytes() const {
   std::size_t n = indexes_.capacity() * sizeof(indexes_[0]);
   for (const auto& lanes : indexes_)

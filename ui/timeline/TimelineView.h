@@ -51,6 +51,9 @@ class TimelineView : public QWidget {
   // The same with the run's steps already analysed (the window analyses a run once, for every
   // pane).
   void setRun(std::shared_ptr<const trace::RunTrace> run, std::vector<trace::StepStats> steps);
+  // A newer read of the run on screen, grown while it runs (a live tail): a view that showed the
+  // whole run follows it to its new end; a zoomed or scrolled view stays where it was.
+  void growRun(std::shared_ptr<const trace::RunTrace> run, std::vector<trace::StepStats> steps);
   const trace::RunTrace* run() const { return run_.get(); }
   // The same, shared: background work on the run (the op search) keeps it alive.
   std::shared_ptr<const trace::RunTrace> sharedRun() const { return run_; }
@@ -129,6 +132,7 @@ class TimelineView : public QWidget {
   // row is tinted or hatched by its cause and its tooltip says what it waited for; the critical
   // path, on request, is outlined op by op and joined by a line. Null clears both.
   void setExplanation(std::shared_ptr<const trace::RunExplanation> why);
+  const trace::RunExplanation* explanation() const { return why_.get(); }
   void setIdleCausesVisible(bool visible);
   bool idleCausesVisible() const { return causesVisible_; }
   void setCriticalPathVisible(bool visible);

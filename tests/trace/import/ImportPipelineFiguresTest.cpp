@@ -177,7 +177,9 @@ TEST(ImportPipelineFiguresTest, WithoutThreadIdsThreadsAsRanksFollowsTheTracks) 
   ASSERT_TRUE(run.ok()) << run.error();
   ASSERT_EQ(run->header.info.num_ranks, 4);
   for (const auto& op : run->ops)
-    if (op.kind == OpKind::F) EXPECT_EQ(op.rank, *op.stage) << *op.name;
+    if (op.kind == OpKind::F) {
+      EXPECT_EQ(op.rank, *op.stage) << *op.name;
+    }
   EXPECT_EQ(run->files[0].rank.how, "track 10");
   EXPECT_TRUE(
       contains(run->notes, "each is a rank, in track order (the file gives no thread ids)"));
