@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -238,6 +239,25 @@ void reserve(OpColumns& c, std::size_t n) {
   reserveLarge(c.kind, n);
 }
 
+// Reserving (populating) the columns is most of a large cached open: the lanes are split over
+// the cores, each thread taking every k-th lane (the kernel faults pages in for several threads
+// at once). Small runs stay on the calling thread.
+void reserveAll(std::vector<std::pair<OpColumns*, std::size_t>>& lanes, std::size_t totalOps) {
+  constexpr std::size_t kOpsPerThread = 1'000'000;
+  const std::size_t threads = std::min<std::size_t>(
+      {std::max(1u, std::thread::hardware_concurrency()), 4, totalOps / kOpsPerThread + 1});
+  auto share = [&lanes, threads](std::size_t t) {
+    for (std::size_t i = t; i < lanes.size(); i += threads)
+      reserve(*lanes[i].first, lanes[i].second);
+  };
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < threads; ++t)
+    helpers.emplace_back(share, t);
+  share(0);
+  for (auto& h : helpers)
+    h.join();
+}
+
 // Reads a blob straight into `buffer` (incremental I/O: no copy of SQLite's own).
 bool readBlob(SqliteDb& db, std::int64_t rowid, std::vector<unsigned char>& buffer) {
   sqlite3_blob* blob = nullptr;
@@ -304,10 +324,15 @@ Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows) {
   if (!readBlob(db, namesRow, buffer)) return false;
   decoded.names = splitNames(buffer.data(), buffer.size());
   if (!blocks.empty()) decoded.ranks.resize(static_cast<std::size_t>(blocks.back().rank) + 1);
-  for (const auto& [key, ops] : perLane)  // exact sizes: no regrowth of 10M-op columns
-    reserve(decoded.ranks[static_cast<std::size_t>(key.first)]
-                .lanes[static_cast<std::size_t>(key.second)],
-            ops);
+  std::vector<std::pair<OpColumns*, std::size_t>> lanes;
+  std::size_t totalOps = 0;
+  for (const auto& [key, ops] : perLane) {  // exact sizes: no regrowth of 10M-op columns
+    lanes.emplace_back(&decoded.ranks[static_cast<std::size_t>(key.first)]
+                            .lanes[static_cast<std::size_t>(key.second)],
+                       static_cast<std::size_t>(ops));
+    totalOps += static_cast<std::size_t>(ops);
+  }
+  reserveAll(lanes, totalOps);
   for (const Block& b : blocks)
     if (!readBlob(db, b.rowid, buffer) ||
         !decode(buffer.data(), buffer.size(), static_cast<std::size_t>(b.ops),
