@@ -39,6 +39,12 @@ bool MainWindow::followLive() {
       return false;
     }
     tail_ = std::make_unique<trace::RunTail>(std::move(*tail));
+    // Just loaded whole (showRun): show again only what was committed since.
+    const trace::RunTrace& shown = *current_->trace;
+    std::int64_t held = static_cast<std::int64_t>(shown.opCount());
+    for (const auto& r : shown.ranks)
+      held += static_cast<std::int64_t>(r.memory.t.size());
+    changed = tail_->rowsRead() != held || tail_->info().status != shown.info.status;
   } else {
     auto polled = tail_->poll();
     if (!polled) {  // the file between two states (replaced, the run deleted): the next tick says

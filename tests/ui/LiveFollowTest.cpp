@@ -23,7 +23,6 @@
 #include "trace/store/TraceStore.h"
 #include "trace/store/TraceWriter.h"
 #include "ui/MainWindow.h"
-#include "ui/PlanPanel.h"
 #include "ui/RunHistoryPanel.h"
 #include "ui/timeline/TimelineView.h"
 
@@ -115,14 +114,7 @@ TEST(LiveFollow, TheAppsOwnCpuRunIsShownFromItsFirstRow) {
   test::TempDir dir;
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("cpu.sqlite"))));
-  runtime::RunPlanRequest request = {};
-  request.exec = appModelOptions();
-  request.backend = runtime::Backend::Cpu;
-  request.exec.model.block = runtime::BlockType::Mlp;
-  request.exec.model.hidden = 16;
-  request.spec.schedule = "gpipe";
-  request.spec.stages = 2;
-  request.spec.microbatches = 2;
+  runtime::RunPlanRequest request = test_window::smallCpuRequest();
   request.spec.steps = 4;
   // Each written step lingers, as a real model's step would (this one trains in milliseconds).
   request.exec.onStepWritten = [](int) {

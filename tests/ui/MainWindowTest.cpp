@@ -348,15 +348,7 @@ TEST(MainWindow, ACpuRunIsRecordedAndItsPlanKnobsAreShown) {
   test::TempDir dir;
   MainWindow w;
   ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("cpu.sqlite"))));
-  runtime::RunPlanRequest request = {};
-  request.exec = appModelOptions();
-  request.backend = runtime::Backend::Cpu;
-  request.exec.model.block = runtime::BlockType::Mlp;
-  request.exec.model.hidden = 16;
-  request.spec.schedule = "gpipe";
-  request.spec.stages = 2;
-  request.spec.microbatches = 2;
-  w.runRequest(request);
+  w.runRequest(test_window::smallCpuRequest());
   waitForRun(w);
   auto* history = w.findChild<QListWidget*>("runHistory");
   ASSERT_EQ(history->count(), 2) << w.lastError().toStdString();
