@@ -12,7 +12,7 @@ PIPESCOPE_DEBIAN_PACKAGES=(
   qt6-base-dev libqt6svg6-dev libqt6charts6-dev libgl-dev
   xvfb xauth fonts-dejavu-core
   clang clang-format libclang-rt-14-dev
-  ccache
+  ccache lld
 )
 
 pipescope_install_deps() {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kernels/ComputeDevice.h"
+#include "kernels/cuda/CudaLibraries.h"
 
 namespace ps::kernels::cuda {
 
@@ -49,8 +50,8 @@ inline void checkLaunch(const char* kernel) {
 
 inline void checkCublas(cublasStatus_t rc, const char* what) {
   if (rc == CUBLAS_STATUS_SUCCESS) return;
-  throw DeviceError(std::string(what) + ": " + cublasGetStatusName(rc) + " (" +
-                    cublasGetStatusString(rc) + ")");
+  throw DeviceError(std::string(what) + ": " + cublas().getStatusName(rc) + " (" +
+                    cublas().getStatusString(rc) + ")");
 }
 
 // Elementwise kernels use grid-stride loops over at most this many blocks of kThreads: enough

@@ -103,24 +103,26 @@ CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream)
     name_ = prop.name;
     // Created with the device's context current: cuBLAS's own resources belong to it.
     cublasHandle_t handle = nullptr;
-    checkCublas(cublasCreate(&handle), "cublasCreate");
+    checkCublas(cuda::cublas().create(&handle), "cublasCreate");
     blas_ = handle;
-    checkCublas(cublasSetStream(blas_, stream_), "cublasSetStream");
+    checkCublas(cuda::cublas().setStream(blas_, stream_), "cublasSetStream");
     // cuBLAS picks its kernels' grid sizes for the SMs it believes it has: on a green context,
     // the share's, so that it does not size work for SMs it cannot get.
     if (smCount_ > 0)
-      checkCublas(cublasSetSmCountTarget(blas_, static_cast<int>(smCount_)),
+      checkCublas(cuda::cublas().setSmCountTarget(blas_, static_cast<int>(smCount_)),
                   "cublasSetSmCountTarget");
     checkCuda(cudaMalloc(&blasWorkspace_, kBlasWorkspaceBytes),
               "cudaMalloc of the cuBLAS workspace");
     reserved_ = kBlasWorkspaceBytes;
-    checkCublas(cublasSetWorkspace(blas_, blasWorkspace_, kBlasWorkspaceBytes),
+    checkCublas(cuda::cublas().setWorkspace(blas_, blasWorkspace_, kBlasWorkspaceBytes),
                 "cublasSetWorkspace");
     // Fp32 is the reference path: default math never uses TF32 (only CUBLAS_TF32_TENSOR_OP_MATH
     // or a compute type that asks for it would). Bf16 asks for tensor cores by its input type.
-    checkCublas(cublasSetMathMode(blas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-    checkCublas(cublasSetAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED), "cublasSetAtomicsMode");
-    checkCublas(cublasSetPointerMode(blas_, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
+    checkCublas(cuda::cublas().setMathMode(blas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+    checkCublas(cuda::cublas().setAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED),
+                "cublasSetAtomicsMode");
+    checkCublas(cuda::cublas().setPointerMode(blas_, CUBLAS_POINTER_MODE_HOST),
+                "cublasSetPointerMode");
   } catch (...) {
     destroy();
     throw;
@@ -161,7 +163,7 @@ void CudaDevice::destroy() noexcept {
       slot = StagingSlot{};
     }
   }
-  if (blas_) cublasDestroy(blas_);
+  if (blas_) cuda::cublas().destroy(blas_);
   if (blasWorkspace_) cudaFree(blasWorkspace_);
   if (stream_ && ownsStream_) cudaStreamDestroy(stream_);
   blas_ = nullptr;

@@ -48,13 +48,13 @@ void CudaDevice::gemm(const GemmCall& g) {
   if (g.k <= 0) throw DeviceError("gemm with inner dimension " + std::to_string(g.k));
   if (dtype_ == DType::Fp32) {
     if (g.batch == 1) {
-      checkCublas(cublasSgemm(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, g.B,
-                              g.ldb, g.A, g.lda, &g.beta, g.C, g.ldc),
+      checkCublas(cuda::cublas().sgemm(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
+                                       g.B, g.ldb, g.A, g.lda, &g.beta, g.C, g.ldc),
                   "cublasSgemm");
     } else {
-      checkCublas(cublasSgemmStridedBatched(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k,
-                                            &g.alpha, g.B, g.ldb, g.strideB, g.A, g.lda, g.strideA,
-                                            &g.beta, g.C, g.ldc, g.strideC, g.batch),
+      checkCublas(cuda::cublas().sgemmStridedBatched(
+                      blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, g.B, g.ldb,
+                      g.strideB, g.A, g.lda, g.strideA, &g.beta, g.C, g.ldc, g.strideC, g.batch),
                   "cublasSgemmStridedBatched");
     }
     return;
@@ -71,17 +71,17 @@ void CudaDevice::gemm(const GemmCall& g) {
   toBf16Kernel<<<blocksFor(spanB), kThreads, 0, stream_>>>(g.B, b16.as<__nv_bfloat16>(), spanB);
   checkLaunch("toBf16");
   if (g.batch == 1) {
-    checkCublas(
-        cublasGemmEx(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, b16.as<void>(),
-                     CUDA_R_16BF, g.ldb, a16.as<void>(), CUDA_R_16BF, g.lda, &g.beta, g.C,
-                     CUDA_R_32F, g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmEx (bf16)");
+    checkCublas(cuda::cublas().gemmEx(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
+                                      b16.as<void>(), CUDA_R_16BF, g.ldb, a16.as<void>(),
+                                      CUDA_R_16BF, g.lda, &g.beta, g.C, CUDA_R_32F, g.ldc,
+                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                "cublasGemmEx (bf16)");
   } else {
     checkCublas(
-        cublasGemmStridedBatchedEx(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
-                                   b16.as<void>(), CUDA_R_16BF, g.ldb, g.strideB, a16.as<void>(),
-                                   CUDA_R_16BF, g.lda, g.strideA, &g.beta, g.C, CUDA_R_32F, g.ldc,
-                                   g.strideC, g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        cuda::cublas().gemmStridedBatchedEx(
+            blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, b16.as<void>(), CUDA_R_16BF,
+            g.ldb, g.strideB, a16.as<void>(), CUDA_R_16BF, g.lda, g.strideA, &g.beta, g.C,
+            CUDA_R_32F, g.ldc, g.strideC, g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx (bf16)");
   }
   // a16 and b16 go back to the cache here; the next user of those blocks is queued after the

@@ -10,10 +10,12 @@
 #include <memory>
 
 #include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaLibraries.h"
 #include "runtime/cuda/CommOrder.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/cuda/CudaCheck.h"
 #include "runtime/cuda/CudaEventClock.h"
+#include "runtime/cuda/CudaNcclApi.h"
 #include "runtime/cuda/CudaNcclTransport.h"
 #include "runtime/cuda/CudaSmSplit.h"
 #include "runtime/cuda/CudaTransport.h"
@@ -88,11 +90,24 @@ std::vector<DeviceMemory> freeMemory(const CudaAvailability& avail, const std::v
   return out;
 }
 
+// cuBLAS (and NCCL) are opened on first use (kernels/cuda/CudaLibraries.h): open them here, so
+// that a missing one is a setup error before anything is written, not a failed run.
+Status openCudaLibraries(bool withNccl) {
+  try {
+    kernels::cuda::cublas();
+    if (withNccl) nccl();
+  } catch (const kernels::DeviceError& e) {
+    return Error{e.what()};
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<CudaPlanCheck> checkCudaPlan(const Plan& plan, const CpuRunOptions& options) {
   const CudaAvailability avail = cudaAvailability();
   if (!avail.available()) return Error{avail.reason};
+  PS_TRY(openCudaLibraries(false));
   CudaPlanCheck out;
   for (int d : placeRanksOnDevices(plan.numRanks, static_cast<int>(avail.devices.size())))
     out.deviceOfRank.push_back(avail.devices[d].index);
@@ -107,6 +122,7 @@ Result<CudaPlanCheck> checkCudaPlan(const Plan& plan, const CpuRunOptions& optio
   // One GPU per rank: NCCL channels in the planned order; ranks sharing GPUs: peer copies.
   out.nccl = static_cast<int>(avail.devices.size()) >= plan.numRanks;
   if (out.nccl) {
+    PS_TRY(openCudaLibraries(true));
     auto order = planCommOrder(plan);
     if (!order) return std::move(order).takeError();
     PS_TRY(checkCommOrder(plan, *order));

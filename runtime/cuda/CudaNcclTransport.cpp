@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/cuda/CudaCheck.h"
+#include "runtime/cuda/CudaNcclApi.h"
 #include "runtime/model/StageModel.h"
 
 namespace ps::runtime {
@@ -12,20 +13,20 @@ namespace {
 
 void ncclCheck(ncclResult_t rc, const char* what) {
   if (rc == ncclSuccess) return;
-  throw kernels::DeviceError(std::string(what) + ": " + ncclGetErrorString(rc));
+  throw kernels::DeviceError(std::string(what) + ": " + nccl().getErrorString(rc));
 }
 
 // One NCCL group; ended on every path, also when a call inside it throws (an open group would
 // defer everything this thread does with NCCL afterwards, the abort included).
 class NcclGroup {
  public:
-  NcclGroup() { ncclCheck(ncclGroupStart(), "ncclGroupStart"); }
+  NcclGroup() { ncclCheck(nccl().groupStart(), "ncclGroupStart"); }
   ~NcclGroup() {
-    if (open_) ncclGroupEnd();  // only when leaving by an exception or an early return
+    if (open_) nccl().groupEnd();  // only when leaving by an exception or an early return
   }
   void end() {
     open_ = false;
-    ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+    ncclCheck(nccl().groupEnd(), "ncclGroupEnd");
   }
   NcclGroup(const NcclGroup&) = delete;
   NcclGroup& operator=(const NcclGroup&) = delete;
@@ -53,7 +54,7 @@ cudaStream_t newStream(int device) {
 std::pair<ncclComm_t, ncclComm_t> pairComms(int deviceA, int deviceB) {
   ncclComm_t comms[2] = {nullptr, nullptr};
   const int devices[2] = {deviceA, deviceB};
-  ncclCheck(ncclCommInitAll(comms, 2, devices), "ncclCommInitAll");
+  ncclCheck(nccl().commInitAll(comms, 2, devices), "ncclCommInitAll");
   return {comms[0], comms[1]};
 }
 
@@ -142,19 +143,19 @@ void CudaNcclTransport::initForProcess(const std::vector<ncclUniqueId>& ids, int
     if (!owns(pair.first) && !owns(pair.second)) continue;
     Channel& c = channels_[pair];
     if (pair.first == self_) {
-      ncclCheck(ncclCommInitRank(&c.sendComm, 2, channelId, 0), "ncclCommInitRank");
+      ncclCheck(nccl().commInitRank(&c.sendComm, 2, channelId, 0), "ncclCommInitRank");
       c.sendStream = newStream(device);
     } else {
-      ncclCheck(ncclCommInitRank(&c.recvComm, 2, channelId, 1), "ncclCommInitRank");
+      ncclCheck(nccl().commInitRank(&c.recvComm, 2, channelId, 1), "ncclCommInitRank");
       c.recvStream = newStream(device);
     }
   }
   for (Twins& t : twins_) {
     const ncclUniqueId& twinId = ids.at(id++);
-    if (t.a == self_) ncclCheck(ncclCommInitRank(&t.commA, 2, twinId, 0), "ncclCommInitRank");
-    if (t.b == self_) ncclCheck(ncclCommInitRank(&t.commB, 2, twinId, 1), "ncclCommInitRank");
+    if (t.a == self_) ncclCheck(nccl().commInitRank(&t.commA, 2, twinId, 0), "ncclCommInitRank");
+    if (t.b == self_) ncclCheck(nccl().commInitRank(&t.commB, 2, twinId, 1), "ncclCommInitRank");
   }
-  ncclCheck(ncclCommInitRank(&world_, ranks, ids.at(id), self_), "ncclCommInitRank");
+  ncclCheck(nccl().commInitRank(&world_, ranks, ids.at(id), self_), "ncclCommInitRank");
   group.end();
   barrierFloat_ = Tensor::uncounted(*ranks_[self_].device, 1);
 }
@@ -165,12 +166,12 @@ void CudaNcclTransport::connectChannels() {
   for (auto& [pair, c] : channels_) {
     if (owns(pair.first)) {
       probes.push_back(Tensor::uncounted(*ranks_[pair.first].device, 1));
-      ncclCheck(ncclSend(probes.back().data(), 1, ncclFloat32, 1, c.sendComm, c.sendStream),
+      ncclCheck(nccl().send(probes.back().data(), 1, ncclFloat32, 1, c.sendComm, c.sendStream),
                 "ncclSend");
     }
     if (owns(pair.second)) {
       probes.push_back(Tensor::uncounted(*ranks_[pair.second].device, 1));
-      ncclCheck(ncclRecv(probes.back().data(), 1, ncclFloat32, 0, c.recvComm, c.recvStream),
+      ncclCheck(nccl().recv(probes.back().data(), 1, ncclFloat32, 0, c.recvComm, c.recvStream),
                 "ncclRecv");
     }
   }
@@ -184,7 +185,7 @@ void CudaNcclTransport::connectChannels() {
 CudaNcclTransport::~CudaNcclTransport() {
   const bool aborted = aborted_;
   const auto destroy = [&](ncclComm_t comm) {
-    if (comm && !aborted) ncclCommDestroy(comm);
+    if (comm && !aborted) nccl().commDestroy(comm);
   };
   for (auto& [pair, c] : channels_) {
     if (!aborted) releaseSent(c, true);
@@ -238,7 +239,7 @@ TransferStamps CudaNcclTransport::send(const MessageKey& key, int fromRank, int 
   TransferStamps stamps;
   stamps.start = from.clock ? from.clock->markOn(c.sendStream) : s_.nowNs();
   NcclGroup group;
-  ncclCheck(ncclSend(tensor.data(), tensor.size(), ncclFloat32, 1, c.sendComm, c.sendStream),
+  ncclCheck(nccl().send(tensor.data(), tensor.size(), ncclFloat32, 1, c.sendComm, c.sendStream),
             "ncclSend");
   group.end();
   stamps.end = from.clock ? from.clock->markOn(c.sendStream) : s_.nowNs();
@@ -266,7 +267,7 @@ Result<Tensor> CudaNcclTransport::receive(const MessageKey& key, int fromRank, i
         memory, static_cast<float*>(me.device->allocateFor(elems * sizeof(float), c.recvStream)),
         elems);
     NcclGroup group;
-    ncclCheck(ncclRecv(buffer.data(), buffer.size(), ncclFloat32, 0, c.recvComm, c.recvStream),
+    ncclCheck(nccl().recv(buffer.data(), buffer.size(), ncclFloat32, 0, c.recvComm, c.recvStream),
               "ncclRecv");
     group.end();
     c.posted[c.nextToPost++] = {std::move(buffer), recordEvent(device, c.recvStream)};
@@ -287,8 +288,8 @@ bool CudaNcclTransport::barrier(int rank) {
   std::shared_lock lock(commsInUse_);
   if (aborted_ || s_.abort) return false;
   // Across processes: an all-reduce of one float orders every GPU behind every rank's work.
-  ncclCheck(ncclAllReduce(barrierFloat_.data(), barrierFloat_.data(), 1, ncclFloat32, ncclSum,
-                          world_, ranks_[rank].device->stream()),
+  ncclCheck(nccl().allReduce(barrierFloat_.data(), barrierFloat_.data(), 1, ncclFloat32, ncclSum,
+                             world_, ranks_[rank].device->stream()),
             "ncclAllReduce");
   return !s_.abort;
 }
@@ -319,8 +320,8 @@ Status CudaNcclTransport::sumReplicaGradients(int rank, const RankStages& stages
       return (x.a == rank && x.b == twinRank) || (x.b == rank && x.a == twinRank);
     });
     if (t == twins_.end()) return Error{"internal: no communicator for twin ranks"};
-    ncclCheck(ncclAllReduce(g.data(), g.data(), g.size(), ncclFloat32, ncclSum,
-                            t->a == rank ? t->commA : t->commB, ranks_[rank].device->stream()),
+    ncclCheck(nccl().allReduce(g.data(), g.data(), g.size(), ncclFloat32, ncclSum,
+                               t->a == rank ? t->commA : t->commB, ranks_[rank].device->stream()),
               "ncclAllReduce");
   }
   group.end();
@@ -334,7 +335,7 @@ void CudaNcclTransport::wakeAll() {
   if (aborted_) return;
   aborted_ = true;
   const auto abort = [](ncclComm_t comm) {
-    if (comm) ncclCommAbort(comm);
+    if (comm) nccl().commAbort(comm);
   };
   for (auto& [pair, c] : channels_) {
     abort(c.sendComm);

@@ -1,12 +1,12 @@
 #include "runtime/mpi/MpiCuda.h"
 
 #include <mpi.h>
-#include <nccl.h>
 
 #include "kernels/cuda/CudaDevice.h"
 #include "runtime/cuda/CommOrder.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/cuda/CudaEventClock.h"
+#include "runtime/cuda/CudaNcclApi.h"
 #include "runtime/cuda/CudaNcclTransport.h"
 #include "runtime/cuda/DeviceFit.h"
 #include "runtime/exec/RankWorker.h"
@@ -90,6 +90,7 @@ CudaProcessDevice::CudaProcessDevice(const CpuRunOptions& options)
         s.clocks.assign(s.plan->numRanks, nullptr);
         s.clocks[rank] = clock;
       }
+      nccl();  // throws while libnccl cannot be opened: every process then says so
     } catch (const kernels::DeviceError& e) {
       local = Error{"rank " + std::to_string(rank) + ": " + e.what()};
     }
@@ -104,7 +105,7 @@ CudaProcessDevice::CudaProcessDevice(const CpuRunOptions& options)
       std::vector<ncclUniqueId> ids(count);
       if (rank == 0)
         for (ncclUniqueId& id : ids)
-          ncclGetUniqueId(&id);
+          nccl().getUniqueId(&id);
       MPI_Bcast(ids.data(), static_cast<int>(ids.size() * sizeof(ncclUniqueId)), MPI_BYTE, 0,
                 MPI_COMM_WORLD);
       return ids;

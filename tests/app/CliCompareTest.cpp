@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "tests/app/CliTestUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 
 namespace ps {
@@ -37,7 +38,7 @@ std::string withoutDir(std::string text, const TempDir& dir) {
 }
 
 void expectGolden(const std::string& text, const std::string& name) {
-  const std::string path = std::string(PIPESCOPE_CLI_GOLDEN_DIR) + "/" + name;
+  const std::string path = test::sourcePath("tests/app/golden/" + name);
   if (std::getenv("PIPESCOPE_UPDATE_GOLDEN")) test::writeFile(path, text);  // then review the diff
   EXPECT_EQ(text, test::readFile(path)) << "new text of " << name << ":\n" << text;
 }

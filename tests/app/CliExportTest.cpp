@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/app/CliTestUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
 
@@ -59,8 +60,8 @@ TEST(CliExport, DualPipeVRoundTripKeepsOverlappedPairsAndTheStepTime) {
   // The cells of the plan, pairs and all: the schedule's own torch form.
   const std::string text = test::readFile(csv);
   EXPECT_THAT(text, HasSubstr("7F0,(0F7;7I0)OVERLAP_F_B,7W0"));
-  EXPECT_EQ(text, test::readFile(std::string(PIPESCOPE_SOURCE_DIR) +
-                                 "/tests/runtime/golden/schedule_dualpipe-v_p4_m8.csv"));
+  EXPECT_EQ(text,
+            test::readFile(test::sourcePath("tests/runtime/golden/schedule_dualpipe-v_p4_m8.csv")));
 
   const auto imported = cli(with({"import", "torch-csv", csv, "--db", db}, kCosts));
   ASSERT_EQ(imported.exit_code, 0) << imported.err;

@@ -15,6 +15,7 @@
 
 #include "tests/app/CliSignalUtil.h"
 #include "tests/app/CliTestUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/RunDump.h"
 #include "trace/store/TraceReader.h"
@@ -67,7 +68,7 @@ TEST(CliImportHardening, CtrlCStopsAnImportAndWritesNothing) {
           0);
     }
     const std::string before = existing ? test::readFile(db) : "";
-    test::ChildProcess child({PIPESCOPE_CLI, "import", "kineto", trace, "--db", db});
+    test::ChildProcess child({test::cliPath(), "import", "kineto", trace, "--db", db});
     std::this_thread::sleep_for(startup + std::chrono::milliseconds(kSanitized ? 600 : 200));
     ASSERT_FALSE(child.waitFor(std::chrono::milliseconds(0)))
         << "the import ended before the signal: make the trace bigger\n"
@@ -145,9 +146,8 @@ TEST(CliImportHardening, TorchCsvGolden) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto run = trace::loadRunFromFile(db, std::nullopt);
   ASSERT_TRUE(run.ok()) << run.error();
-  test::expectGolden(
-      std::string(PIPESCOPE_SOURCE_DIR) + "/tests/trace/import/golden/torch_csv_gpipe.txt",
-      test::dumpRun(*run, dir.path().string()));
+  test::expectGolden(test::sourcePath("tests/trace/import/golden/torch_csv_gpipe.txt"),
+                     test::dumpRun(*run, dir.path().string()));
 }
 
 }  // namespace

@@ -27,6 +27,7 @@
 
 #include "tests/app/CliMpiUtil.h"
 #include "tests/app/CliSignalUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
 
@@ -108,7 +109,7 @@ class CliMpiSignal : public ::testing::TestWithParam<int> {
                                            "--oversubscribe",
                                            "-np",
                                            "2",
-                                           PIPESCOPE_CLI,
+                                           test::cliPath(),
                                            "run",
                                            "--schedule",
                                            "1f1b",

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "tests/app/CliMpiUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -34,7 +35,7 @@ const std::vector<std::string> kPlan = {"--schedule",     "1f1b", "--stages", "4
 
 std::vector<std::string> runArgs(const std::string& db, bool procs,
                                  const std::vector<std::string>& plan = kPlan) {
-  std::vector<std::string> args = {PIPESCOPE_CLI, "run"};
+  std::vector<std::string> args = {test::cliPath(), "run"};
   args.insert(args.end(), plan.begin(), plan.end());
   if (procs) args.push_back("--procs");
   args.insert(args.end(), {"--db", db});
@@ -43,7 +44,7 @@ std::vector<std::string> runArgs(const std::string& db, bool procs,
 
 // The last value of the loss metric, from `report --json`.
 double reportedLoss(const std::string& db, std::string* status = nullptr) {
-  const auto report = test::runCommand({PIPESCOPE_CLI, "report", db, "--json"});
+  const auto report = test::runCommand({test::cliPath(), "report", db, "--json"});
   EXPECT_EQ(report.exit_code, 0) << report.err;
   simdjson::dom::parser parser;
   simdjson::dom::element doc;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include "tests/common/TestPaths.h"
 
 namespace ps::test {
 
@@ -63,7 +64,7 @@ class ScopedSanitizerOptions {
 class MpiEnvironment {
  public:
   MpiEnvironment() {
-    lsan_.add("suppressions", std::string(PIPESCOPE_SOURCE_DIR) + "/tests/sanitizer/lsan.supp");
+    lsan_.add("suppressions", test::sourcePath("tests/sanitizer/lsan.supp"));
     lsan_.add("fast_unwind_on_malloc", "0");
   }
 

@@ -14,6 +14,7 @@
 #include "runtime/cuda/CudaBackend.h"
 #include "tests/app/CliSignalUtil.h"
 #include "tests/app/CliTestUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
 
@@ -85,8 +86,7 @@ TEST(CliRun, BadInputExitsTwoAndWritesNothing) {
   const std::vector<Case> cases = {
       {{"--schedule", "interleaved-1f1b", "--stages", "2", "--microbatches", "3", "--chunks", "2"},
        {"m to be a multiple of p"}},
-      {{"--schedule-file",
-        std::string(PIPESCOPE_SOURCE_DIR) + "/tests/runtime/golden/deadlock_p2.csv"},
+      {{"--schedule-file", test::sourcePath("tests/runtime/golden/deadlock_p2.csv")},
        {"deadlock under in-order execution: rank"}},
       {{"--schedule", "1f1b", "--stages", "4", "--layers", "2"},
        {"fewer than the plan's 4 stages"}},

@@ -18,6 +18,7 @@
 
 #include "tests/app/CliSignalUtil.h"
 #include "tests/app/CliTestUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceStore.h"
 
@@ -39,7 +40,7 @@ const char* signalName(int sig) {
 
 // A simulation of ~750k ops: about a second to simulate and a few to write under ASan.
 std::vector<std::string> longSim(const std::string& db) {
-  return {PIPESCOPE_CLI,    "sim",  "--schedule", "1f1b", "--stages", "32",
+  return {test::cliPath(),  "sim",  "--schedule", "1f1b", "--stages", "32",
           "--microbatches", "4000", "--db",       db};
 }
 
@@ -127,7 +128,7 @@ TEST_P(CliSignal, SimCancelledWhileSimulatingWritesNoRun) {
     const long delay = (early + late) / 2;
     TempDir dir;
     const std::string db = dir.file("sim.sqlite");
-    test::ChildProcess child({PIPESCOPE_CLI, "sim", "--schedule", "1f1b", "--stages", "64",
+    test::ChildProcess child({test::cliPath(), "sim", "--schedule", "1f1b", "--stages", "64",
                               "--microbatches", "8000", "--db", db});
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     ASSERT_TRUE(child.running()) << child.err();

@@ -5,6 +5,7 @@
 
 #include <string>
 #include <vector>
+#include "tests/common/TestPaths.h"
 
 namespace ps::test {
 
@@ -28,7 +29,7 @@ inline constexpr long kSignalLimitMs = kSanitized ? 1500 : 250;
 
 // A cpu run that never finishes during a test (a few ms per step at least, 20000 steps).
 inline std::vector<std::string> longCpuRun(const std::string& db) {
-  return {PIPESCOPE_CLI,    "run", "--schedule", "1f1b",  "--stages", "2",
+  return {test::cliPath(),  "run", "--schedule", "1f1b",  "--stages", "2",
           "--microbatches", "2",   "--steps",    "20000", "--hidden", "128",
           "--seq",          "16",  "--mb-size",  "4",     "--db",     db};
 }

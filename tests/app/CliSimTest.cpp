@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "tests/app/CliTestUtil.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 
 namespace ps {
@@ -67,8 +68,7 @@ TEST(CliSim, BadInputExitsTwoAndWritesNothing) {
       {{"--schedule", "1f1b", "--stages", "4", "--layers", "8", "--boundaries", "3,2,5"},
        "--boundaries"},
       {{"--costs", badCosts}, badCosts},
-      {{"--schedule-file",
-        std::string(PIPESCOPE_SOURCE_DIR) + "/tests/runtime/golden/deadlock_p2.csv"},
+      {{"--schedule-file", test::sourcePath("tests/runtime/golden/deadlock_p2.csv")},
        "deadlock under in-order execution: rank"},
   };
   for (const auto& c : cases) {

@@ -1,15 +1,16 @@
 #pragma once
-// Runs the pipescope-cli under test (PIPESCOPE_CLI, set by tests/app/CMakeLists.txt).
+// Runs the pipescope-cli under test (test::cliPath()).
 
 #include <string>
 #include <vector>
 
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 
 namespace ps::test {
 
 inline CommandResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), PIPESCOPE_CLI);
+  args.insert(args.begin(), test::cliPath());
   return runCommand(args);
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaLibraries.h"
 
 namespace {
 
@@ -79,9 +80,10 @@ void BM_LinearForwardVsSgemm(benchmark::State& state) {
   device.fill(W, 0.25f, static_cast<long>(s.out) * s.in);
 
   cublasHandle_t bare = nullptr;  // the baseline: cuBLAS as anyone would call it
-  cublasCreate(&bare);
-  cublasSetStream(bare, device.stream());
-  cublasSetMathMode(bare, CUBLAS_DEFAULT_MATH);
+  const auto& blas = ps::kernels::cuda::cublas();
+  blas.create(&bare);
+  blas.setStream(bare, device.stream());
+  blas.setMathMode(bare, CUBLAS_DEFAULT_MATH);
   const float one = 1.0f, zero = 0.0f;
   double deviceMs = 0, bareMs = 0;
   for (auto _ : state) {
@@ -89,11 +91,11 @@ void BM_LinearForwardVsSgemm(benchmark::State& state) {
         timeMs(device.stream(), [&] { device.linearForward(X, W, b, Y, s.rows, s.in, s.out); });
     // Row-major Y = X·Wᵀ is column-major Yᵀ[out×rows] = W·Xᵀ, W read as a column-major [in×out].
     bareMs = timeMs(device.stream(), [&] {
-      cublasSgemm(bare, CUBLAS_OP_T, CUBLAS_OP_N, s.out, s.rows, s.in, &one, W, s.in, X, s.in,
-                  &zero, Y, s.out);
+      blas.sgemm(bare, CUBLAS_OP_T, CUBLAS_OP_N, s.out, s.rows, s.in, &one, W, s.in, X, s.in, &zero,
+                 Y, s.out);
     });
   }
-  cublasDestroy(bare);
+  blas.destroy(bare);
   device.release(X, xBytes);
   device.release(W, wBytes);
   device.release(b, sizeof(float) * s.out);

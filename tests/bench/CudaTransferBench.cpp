@@ -5,7 +5,6 @@
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
-#include <nccl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +23,7 @@
 #include "kernels/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/cuda/CudaEventClock.h"
+#include "runtime/cuda/CudaNcclApi.h"
 #include "runtime/cuda/CudaTransport.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/exec/RankWorker.h"
@@ -226,7 +226,7 @@ void BM_TransferVsMemcpy(benchmark::State& state) {
 
 void ncclCheck(ncclResult_t rc, const char* what) {
   if (rc != ncclSuccess)
-    throw std::runtime_error(std::string(what) + ": " + ncclGetErrorString(rc));
+    throw std::runtime_error(std::string(what) + ": " + nccl().getErrorString(rc));
 }
 void cudaOk(cudaError_t rc, const char* what) {
   if (rc != cudaSuccess) {
@@ -243,7 +243,7 @@ void BM_NcclSendRecv(benchmark::State& state) {
   void* buf[2] = {nullptr, nullptr};
   double ncclGBps = 0, peerGBps = 0;
   try {
-    ncclCheck(ncclCommInitAll(comms, 2, devs), "ncclCommInitAll");
+    ncclCheck(nccl().commInitAll(comms, 2, devs), "ncclCommInitAll");
     for (int d = 0; d < 2; ++d) {
       cudaOk(cudaSetDevice(devs[d]), "cudaSetDevice");
       cudaOk(cudaStreamCreateWithFlags(&streams[d], cudaStreamNonBlocking), "cudaStreamCreate");
@@ -257,10 +257,10 @@ void BM_NcclSendRecv(benchmark::State& state) {
       }
     };
     const auto sendRecv = [&] {  // GPU 0 → GPU 1, both sides posted in one group
-      ncclCheck(ncclGroupStart(), "ncclGroupStart");
-      ncclCheck(ncclSend(buf[0], bytes, ncclChar, 1, comms[0], streams[0]), "ncclSend");
-      ncclCheck(ncclRecv(buf[1], bytes, ncclChar, 0, comms[1], streams[1]), "ncclRecv");
-      ncclCheck(ncclGroupEnd(), "ncclGroupEnd");
+      ncclCheck(nccl().groupStart(), "ncclGroupStart");
+      ncclCheck(nccl().send(buf[0], bytes, ncclChar, 1, comms[0], streams[0]), "ncclSend");
+      ncclCheck(nccl().recv(buf[1], bytes, ncclChar, 0, comms[1], streams[1]), "ncclRecv");
+      ncclCheck(nccl().groupEnd(), "ncclGroupEnd");
     };
     const auto peerCopy = [&] {
       cudaSetDevice(devs[0]);
@@ -293,7 +293,7 @@ void BM_NcclSendRecv(benchmark::State& state) {
     cudaSetDevice(devs[d]);
     if (buf[d]) cudaFree(buf[d]);
     if (streams[d]) cudaStreamDestroy(streams[d]);
-    if (comms[d]) ncclCommDestroy(comms[d]);
+    if (comms[d]) nccl().commDestroy(comms[d]);
   }
   cudaGetLastError();
   if (ncclGBps <= 0) return;

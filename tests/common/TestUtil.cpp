@@ -1,6 +1,7 @@
 #include "tests/common/TestUtil.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "trace/store/TraceStore.h"
 
@@ -40,6 +41,14 @@ std::string readFile(const std::string& path) {
 void writeFile(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << content;
+}
+
+void rawSql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db) << " in: " << sql;
+  sqlite3_close(db);
 }
 
 // Starts argv[0] with stdout and stderr going to the given files; throws if it cannot start.

@@ -37,6 +37,10 @@ std::string readFile(const std::string& path);
 std::vector<trace::RunInfo> runsIn(const std::string& path);
 void writeFile(const std::string& path, const std::string& content);
 
+// Runs `sql` on the SQLite file at `path` behind the store's back (to damage or reshape a file
+// on purpose); fails the test when SQLite refuses it.
+void rawSql(const std::string& path, const std::string& sql);
+
 }  // namespace ps::test
 
 #include <sys/types.h>

@@ -14,6 +14,7 @@
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
 #include "runtime/sim/Simulator.h"
+#include "tests/common/TestPaths.h"
 #include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 
@@ -225,8 +226,7 @@ TEST(RankFlags, SpeedsMoveTheCutAndBadListsNameTheFlag) {
 // BaPipe / DAPPLE's planner: on a model whose layers cost unequally, the explorer's pick beats
 // every schedule run as given (its own default m = 2p, the even cut) at the same memory cap.
 TEST(Explore, ThePickBeatsEveryFixedScheduleOnASkewedModel) {
-  auto cost =
-      loadCostJson(std::string(PIPESCOPE_SOURCE_DIR) + "/resources/costs/skewed-transformer.json");
+  auto cost = loadCostJson(test::sourcePath("resources/costs/skewed-transformer.json"));
   ASSERT_TRUE(cost.ok()) << cost.error();
   ExploreSpec spec;
   spec.base.stages = 4;

@@ -8,11 +8,11 @@
 
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunConfig.h"
+#include "tests/common/TestPaths.h"
 
 namespace ps::runtime::test_config {
 
-inline const std::string kCsv =
-    std::string(PIPESCOPE_RUNTIME_GOLDEN_DIR) + "/schedule_1f1b_p4_m8.csv";
+inline const std::string kCsv = test::sourcePath("tests/runtime/golden/schedule_1f1b_p4_m8.csv");
 
 // The config_json runPlan writes for `r` (RunPlan.cpp: the plan's, or modelRunConfigJson of it).
 inline std::string configOf(const RunPlanRequest& r) {

@@ -9,6 +9,7 @@
 #include "runtime/plan/Validator.h"
 #include "runtime/run/Presets.h"
 #include "runtime/sim/SimWriter.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -164,7 +165,7 @@ std::string formatPrograms(const Plan& plan) {
 }
 
 void expectGolden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(PIPESCOPE_RUNTIME_GOLDEN_DIR) + "/" + name;
+  const std::string path = test::sourcePath("tests/runtime/golden/" + name);
   const char* update = std::getenv("PIPESCOPE_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
     writeFile(path, actual);

@@ -8,6 +8,7 @@
 #include "runtime/plan/Lowering.h"
 #include "runtime/plan/OpGraph.h"
 #include "runtime/plan/Validator.h"
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "tests/runtime/PlanTestUtil.h"
 
@@ -225,7 +226,7 @@ TEST(TorchCsvTest, MissingFileNamesThePath) {
 }
 
 TEST(TorchCsvTest, DeadlockingFixtureIsRejectedNamingTheOps) {
-  auto r = readTorchCsv(std::string(PIPESCOPE_RUNTIME_GOLDEN_DIR) + "/deadlock_p2.csv");
+  auto r = readTorchCsv(test::sourcePath("tests/runtime/golden/deadlock_p2.csv"));
   ASSERT_TRUE(r) << r.error();
   auto v = validatePlan(r->plan);
   ASSERT_FALSE(v);

@@ -30,13 +30,7 @@ using ::testing::HasSubstr;
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 
-void rawSql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
+using test::rawSql;
 
 // Two ranks, one step: rank 0 busy [0,10) and [20,30), rank 1 busy [5,25); span 30, so both
 // ranks are 1/3 bubble.

@@ -8,13 +8,10 @@
 
 #include <algorithm>
 
+#include "tests/trace/OpRefPrinter.h"
 #include "tests/trace/TraceBuilder.h"
 
 namespace ps::trace {
-
-inline void PrintTo(const OpRef& o, std::ostream* os) {
-  *os << "{rank " << o.rank << ", " << laneName(o.lane) << ", " << o.index << "}";
-}
 
 namespace {
 

@@ -5,14 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/trace/OpRefPrinter.h"
 #include "tests/trace/TraceBuilder.h"
 #include "trace/Synthetic.h"
 
 namespace ps::trace {
-
-inline void PrintTo(const OpRef& o, std::ostream* os) {
-  *os << "{rank " << o.rank << ", " << laneName(o.lane) << ", " << o.index << "}";
-}
 
 namespace {
 

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
 #include "trace/Synthetic.h"
@@ -25,7 +26,7 @@ RunAnalysis gpipeAnalysis() {
 
 TEST(ReportFormat, TextMatchesGolden) {
   const std::string text = reportText(gpipeAnalysis());
-  const std::string path = std::string(PIPESCOPE_GOLDEN_DIR) + "/gpipe_p4_m8.txt";
+  const std::string path = test::sourcePath("tests/trace/golden/gpipe_p4_m8.txt");
   if (std::getenv("PIPESCOPE_UPDATE_GOLDEN")) test::writeFile(path, text);  // then review the diff
   const std::string golden = test::readFile(path);
   EXPECT_EQ(text, golden) << "new text:\n" << text;

@@ -29,12 +29,7 @@ std::string openError(const std::string& path) {
   return store.error();
 }
 
-void rawSql(const std::string& path, const char* sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
+using test::rawSql;
 
 // A realistic trace large enough to span many pages, so damage lands inside table data.
 std::string writeBigTrace(const TempDir& dir) {

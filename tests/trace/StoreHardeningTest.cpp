@@ -27,13 +27,7 @@ namespace fs = std::filesystem;
 using test::TempDir;
 using ::testing::HasSubstr;
 
-void rawSql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-      << sqlite3_errmsg(db);
-  sqlite3_close(db);
-}
+using test::rawSql;
 
 // FNV-1a of the file's bytes: "the file did not change" as one comparable number.
 bool hasColumn(const std::string& path, const std::string& table, const std::string& column) {

@@ -33,17 +33,7 @@ void shot(QWidget& w, const char* name) {
   if (!dir.isEmpty()) w.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
 }
 
-// Runs `sql` on `path` through the SQLite C API, as a hostile writer would.
-void rawSql(const std::string& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  const std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  ASSERT_EQ(rc, SQLITE_OK) << message;
-}
+using test::rawSql;  // as a hostile writer would
 
 // Two ranks with forward, backward and a send each, and memory samples.
 trace::TraceBatch twoRankBatch() {

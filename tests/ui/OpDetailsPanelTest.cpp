@@ -20,13 +20,13 @@ namespace {
 using Selection = TimelineView::Selection;
 using trace::Lane;
 
-struct Window {
+struct DetailsWindow {
   QWidget host;
   OpDetailsPanel* panel;
   TimelineView* view;
   QTextBrowser* text;
 
-  explicit Window(std::shared_ptr<trace::RunTrace> run) {
+  explicit DetailsWindow(std::shared_ptr<trace::RunTrace> run) {
     auto* layout = new QHBoxLayout(&host);
     view = new TimelineView;
     panel = new OpDetailsPanel;
@@ -72,7 +72,7 @@ bool contains(const std::string& html, const std::string& part) {
 }
 
 TEST(OpDetailsPanel, SaysHowToSelectWhenNothingIs) {
-  Window w(testruns::pipeline(4, 4));
+  DetailsWindow w(testruns::pipeline(4, 4));
   ASSERT_NE(w.host.findChild<OpDetailsPanel*>("opDetailsPanel"), nullptr);
   ASSERT_NE(w.text, nullptr);
   EXPECT_EQ(w.text->toPlainText(), "No op selected — click one in the timeline");
@@ -83,7 +83,7 @@ TEST(OpDetailsPanel, SaysHowToSelectWhenNothingIs) {
 }
 
 TEST(OpDetailsPanel, ShowsTheFieldsAndTheDependenciesOfACompute) {
-  Window w(testruns::pipeline(4, 4));
+  DetailsWindow w(testruns::pipeline(4, 4));
   w.view->select({1, Lane::Compute, 2});  // F of micro-batch 2 on rank 1 (stage 1)
   EXPECT_EQ(w.field("Kind"), "F (forward)") << w.shown();
   EXPECT_EQ(w.field("Rank"), "1");
@@ -103,7 +103,7 @@ TEST(OpDetailsPanel, ShowsTheFieldsAndTheDependenciesOfACompute) {
 }
 
 TEST(OpDetailsPanel, ShowsBytesPeerAndBandwidthOfATransfer) {
-  Window w(testruns::pipeline(4, 4));
+  DetailsWindow w(testruns::pipeline(4, 4));
   w.view->select({1, Lane::Recv, 2});  // RECV_F of micro-batch 2 from rank 0: 1 MiB in 500 ns
   EXPECT_EQ(w.field("Kind"), "RECV_F (activation receive)") << w.shown();
   EXPECT_EQ(w.field("Bytes"), "1.00 MiB");
@@ -115,7 +115,7 @@ TEST(OpDetailsPanel, ShowsBytesPeerAndBandwidthOfATransfer) {
 }
 
 TEST(OpDetailsPanel, ImportedRangesShowTheirNameAndNoRules) {
-  Window w(testruns::nested());
+  DetailsWindow w(testruns::nested());
   w.view->select({1, Lane::Other, 1});  // the "backward" range of rank 1
   EXPECT_EQ(w.field("Kind"), "OTHER (imported work)") << w.shown();
   EXPECT_EQ(w.field("Name"), "backward");
@@ -127,7 +127,7 @@ TEST(OpDetailsPanel, ImportedRangesShowTheirNameAndNoRules) {
 }
 
 TEST(OpDetailsPanel, FollowingADependencyLinkSelectsThatOpInTheTimeline) {
-  Window w(testruns::pipeline(4, 4));
+  DetailsWindow w(testruns::pipeline(4, 4));
   w.host.activateWindow();
   ASSERT_TRUE(QTest::qWaitForWindowActive(&w.host));
   w.view->select({1, Lane::Compute, 2});
@@ -145,7 +145,7 @@ TEST(OpDetailsPanel, LongDependencyListsAreCut) {
   run->ranks[0]
       .lane(Lane::Compute)
       .push(1000000, 1001000, trace::OpKind::OPT, -1, -1, 0, -1, -1, -1);
-  Window w(run);
+  DetailsWindow w(run);
   w.view->select({0, Lane::Compute, 16});
   const std::string text = w.shown();
   EXPECT_TRUE(contains(text, "Waits for (64)")) << text;
@@ -158,7 +158,7 @@ TEST(OpDetailsPanel, Screenshots) {
   if (!std::getenv("PIPESCOPE_UI_SHOTS")) GTEST_SKIP() << "PIPESCOPE_UI_SHOTS not set";
   for (const bool dark : {false, true}) {
     testruns::usePalette(dark);
-    Window w(testruns::pipeline(8, 8));
+    DetailsWindow w(testruns::pipeline(8, 8));
     w.view->select({3, Lane::Compute, 10});
     testruns::shot(*w.panel, dark ? "op-details-dark" : "op-details-light");
     w.view->select({3, Lane::Recv, 2});

@@ -28,14 +28,14 @@ using Selection = TimelineView::Selection;
 using trace::Lane;
 
 // The bar above a timeline in one window, as the app docks them.
-struct Window {
+struct SearchBarWindow {
   QWidget host;
   OpSearchBar* bar;
   TimelineView* view;
   QLineEdit* edit;
   QLabel* count;
 
-  explicit Window(std::shared_ptr<trace::RunTrace> run) {
+  explicit SearchBarWindow(std::shared_ptr<trace::RunTrace> run) {
     auto* layout = new QVBoxLayout(&host);
     bar = new OpSearchBar;
     view = new TimelineView;
@@ -61,7 +61,7 @@ Selection forward(int r, int mb) {
 }
 
 TEST(OpSearchBar, EnterStepsThroughTheMatchesInTimeOrder) {
-  Window w(testruns::pipeline(4, 4));
+  SearchBarWindow w(testruns::pipeline(4, 4));
   ASSERT_NE(w.host.findChild<OpSearchBar*>("opSearchBar"), nullptr);
   ASSERT_NE(w.edit, nullptr);
   ASSERT_NE(w.count, nullptr);
@@ -102,7 +102,7 @@ TEST(OpSearchBar, EnterStepsThroughTheMatchesInTimeOrder) {
 }
 
 TEST(OpSearchBar, ContinuesFromTheOpSelectedInTheTimeline) {
-  Window w(testruns::pipeline(4, 4));
+  SearchBarWindow w(testruns::pipeline(4, 4));
   w.type("kind:F mb:3");
   w.view->select(forward(2, 3));  // a click on a match
   EXPECT_EQ(w.count->text(), "3 / 4");
@@ -116,7 +116,7 @@ TEST(OpSearchBar, ContinuesFromTheOpSelectedInTheTimeline) {
 }
 
 TEST(OpSearchBar, AMalformedQueryShowsItsErrorInRed) {
-  Window w(testruns::pipeline(4, 4));
+  SearchBarWindow w(testruns::pipeline(4, 4));
   w.type("kind:F mb:x");
   EXPECT_EQ(w.bar->error(), "mb:x: not a number");
   EXPECT_TRUE(w.count->text().contains("mb:x: not a number")) << w.count->text().toStdString();
@@ -135,7 +135,7 @@ TEST(OpSearchBar, AMalformedQueryShowsItsErrorInRed) {
 }
 
 TEST(OpSearchBar, CtrlFFocusesTheBoxAndTheCheckboxTogglesFlows) {
-  Window w(testruns::pipeline(4, 4));
+  SearchBarWindow w(testruns::pipeline(4, 4));
   w.host.activateWindow();
   ASSERT_TRUE(QTest::qWaitForWindowActive(&w.host));
   w.view->setFocus();
@@ -168,7 +168,7 @@ TEST(OpSearchBar, CtrlFFocusesTheBoxAndTheCheckboxTogglesFlows) {
 }
 
 TEST(OpSearchBar, ANewRunIsSearchedAgain) {
-  Window w(testruns::pipeline(4, 4));
+  SearchBarWindow w(testruns::pipeline(4, 4));
   w.type("kind:F mb:3");
   EXPECT_EQ(w.bar->matches().size(), 4u);
   w.view->setRun(testruns::pipeline(8, 4));
@@ -183,7 +183,7 @@ TEST(OpSearchBar, BigRunsSearchAfterAPauseInTheTyping) {
   auto& lane = run->ranks[0].lane(Lane::Other);
   for (std::size_t k = 0; k < OpSearchBar::kDebounceOps; ++k)
     lane.push(100000 + 10 * k, 100000 + 10 * k + 5, trace::OpKind::OTHER, -1, -1, 0, -1, -1, -1);
-  Window w(run);
+  SearchBarWindow w(run);
   QTest::keyClicks(w.edit, "kind:F mb:3");
   EXPECT_TRUE(w.bar->matches().empty()) << "no search per keystroke";
   QTest::qWait(OpSearchBar::kDebounceMs + 200);
@@ -196,7 +196,7 @@ TEST(OpSearchBar, BigRunsSearchAfterAPauseInTheTyping) {
 }
 
 TEST(OpSearchBar, FindsImportedOpsByTheirOriginalName) {
-  Window w(testruns::nested(2));
+  SearchBarWindow w(testruns::nested(2));
   w.type("BACKWARD");
   EXPECT_EQ(w.count->text(), "2 matches");
   QTest::keyClick(w.edit, Qt::Key_Return);
@@ -210,7 +210,7 @@ TEST(OpSearchBar, Screenshots) {
   if (!std::getenv("PIPESCOPE_UI_SHOTS")) GTEST_SKIP() << "PIPESCOPE_UI_SHOTS not set";
   for (const bool dark : {false, true}) {
     testruns::usePalette(dark);
-    Window w(testruns::pipeline(8, 8));
+    SearchBarWindow w(testruns::pipeline(8, 8));
     w.type("kind:F mb:3");
     QTest::keyClick(w.edit, Qt::Key_Return);
     QTest::keyClick(w.edit, Qt::Key_Return);

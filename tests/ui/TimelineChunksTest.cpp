@@ -72,13 +72,6 @@ TEST(StageChunks, ChimeraReplicasFromTheMicroBatchesWhenTheTableComesBackSorted)
   EXPECT_EQ(c.at(0, 0).replica, 0);
 }
 
-QImage render(TimelineView& view) {
-  QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
-  QPainter p(&image);
-  view.render(&p);
-  return image;
-}
-
 // The colours inside an op's box, away from its label.
 QSet<QRgb> coloursOf(const QImage& image, const QRect& box) {
   QSet<QRgb> out;
@@ -96,7 +89,7 @@ TEST(TimelineChunks, LaterChunksAreShadedAndTheTooltipNamesThem) {
   const auto& lane = run->ranks[0].lane(Lane::Compute);
   ASSERT_EQ(lane.stage[0], 0);
   ASSERT_EQ(lane.stage[1], 2);  // micro-batch 0, chunk 1
-  const QImage image = render(view);
+  const QImage image = testruns::renderView(view);
   const auto chunk0 = coloursOf(image, view.opRect({0, Lane::Compute, 0}));
   const auto chunk1 = coloursOf(image, view.opRect({0, Lane::Compute, 1}));
   EXPECT_TRUE(chunk0.contains(kindColor(trace::OpKind::F).rgb()));
@@ -114,7 +107,7 @@ TEST(TimelineChunks, ChimeraSecondDirectionIsHatched) {
     return std::pair(a.stage, a.rank) < std::pair(b.stage, b.rank);
   });  // as the store gives it back
   view.setRun(run);
-  const QImage image = render(view);
+  const QImage image = testruns::renderView(view);
   const auto down = coloursOf(image, view.opRect({0, Lane::Compute, 0}));
   const auto up = coloursOf(image, view.opRect({0, Lane::Compute, 1}));
   EXPECT_EQ(down.size(), 1) << "plain fill";

@@ -16,14 +16,6 @@ namespace {
 using testruns::pipeline;
 using trace::Lane;
 
-QImage render(TimelineView& view) {
-  QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
-  image.fill(Qt::magenta);
-  QPainter p(&image);
-  view.render(&p);
-  return image;
-}
-
 TEST(TimelineOverlays, SelectionOfAnOpPartlyLeftOfTheViewLeavesTheGutterAlone) {
   TimelineView view;
   view.resize(900, 300);
@@ -32,11 +24,11 @@ TEST(TimelineOverlays, SelectionOfAnOpPartlyLeftOfTheViewLeavesTheGutterAlone) {
   // Rank 1's third forward starts 300 ns before the view does.
   const auto& lane = run->ranks[1].lane(Lane::Compute);
   view.setVisibleRange({lane.start[2] + 300, lane.start[2] + 20'000});
-  const QImage plain = render(view);
+  const QImage plain = testruns::renderView(view, Qt::magenta);
   view.select({1, Lane::Compute, 2});
   ASSERT_TRUE(view.selection().valid());
   ASSERT_FALSE(view.selectionDependencies().empty()) << "F(1, 2) depends on F(0, 2)";
-  const QImage selected = render(view);
+  const QImage selected = testruns::renderView(view, Qt::magenta);
   int changedInGutter = 0, changedInPlot = 0;
   for (int y = 0; y < plain.height(); ++y)
     for (int x = 0; x < plain.width(); ++x) {
@@ -58,9 +50,9 @@ TEST(TimelineOverlays, OpLabelsAreDrawnOverDependencyArrows) {
   const auto& lane = run->ranks[1].lane(Lane::Compute);
   ASSERT_EQ(lane.kind[2], trace::OpKind::B);
   ASSERT_EQ(lane.microbatch[2], 0);
-  const QImage before = render(view);
+  const QImage before = testruns::renderView(view, Qt::magenta);
   view.select({1, Lane::Compute, 2});
-  const QImage after = render(view);
+  const QImage after = testruns::renderView(view, Qt::magenta);
   const QRect label = view.opRect({1, Lane::Compute, 1});
   ASSERT_FALSE(label.isEmpty());
   const QRect centre(label.center().x() - 4, label.center().y() - 6, 9, 12);
@@ -90,7 +82,7 @@ TEST(TimelineOverlays, NoAxisLabelIsCutAtTheRightEdge) {
   view.setRun(pipeline(2, 2));
   // Ticks every 100 ns from 0; the last one 15 px before the right edge.
   view.setVisibleRange({1'649'000, 1'649'000 + 1015});
-  const QImage image = render(view);
+  const QImage image = testruns::renderView(view, Qt::magenta);
   const QRgb base = image.pixel(TimelineView::kGutter + 1, 3);
   int inkNearEdge = 0;
   for (int y = 2; y < TimelineView::kAxis - 7; ++y)

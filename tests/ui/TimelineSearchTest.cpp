@@ -19,13 +19,6 @@ using testruns::pipeline;
 using trace::Lane;
 using Selection = TimelineView::Selection;
 
-QImage render(TimelineView& view) {
-  QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
-  QPainter p(&image);
-  view.render(&p);
-  return image;
-}
-
 QColor inside(const QImage& image, const QRect& box) {
   return image.pixel(box.left() + 3, box.top() + 3);
 }
@@ -36,14 +29,14 @@ TEST(TimelineSearch, HighlightsDimEverythingButTheMatches) {
   view.setRun(pipeline(4, 4));
   const QColor f = kindColor(trace::OpKind::F);
   const Selection match{2, Lane::Compute, 1}, other{2, Lane::Compute, 0};
-  EXPECT_EQ(inside(render(view), view.opRect(other)), f);
+  EXPECT_EQ(inside(testruns::renderView(view), view.opRect(other)), f);
   view.setHighlights({match});
   EXPECT_EQ(view.highlightCount(), 1u);
-  const QImage image = render(view);
+  const QImage image = testruns::renderView(view);
   EXPECT_EQ(inside(image, view.opRect(match)), f);
   EXPECT_NE(inside(image, view.opRect(other)), f) << "dimmed";
   view.setHighlights({});
-  EXPECT_EQ(inside(render(view), view.opRect(other)), f) << "no filter";
+  EXPECT_EQ(inside(testruns::renderView(view), view.opRect(other)), f) << "no filter";
 }
 
 TEST(TimelineSearch, CenterOnScrollsToTheOpAndSelectsIt) {
@@ -83,14 +76,14 @@ TEST(TimelineSearch, FlowsPairEachSendWithItsReceive) {
   TimelineView view;
   view.resize(1200, 300);
   view.setRun(run);
-  (void)render(view);
+  (void)testruns::renderView(view);
   EXPECT_EQ(view.drawnFlows(), 0u) << "off by default";
   view.setFlowsVisible(true);
-  const QImage image = render(view);
+  const QImage image = testruns::renderView(view);
   EXPECT_EQ(view.drawnFlows(), flows.size());
   const TimeRange r = view.visibleRange();
   view.setVisibleRange({r.start, r.start + r.length() / 6});
-  (void)render(view);
+  (void)testruns::renderView(view);
   EXPECT_LT(view.drawnFlows(), flows.size()) << "only those in view";
 }
 

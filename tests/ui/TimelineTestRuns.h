@@ -6,7 +6,10 @@
 // and a screenshot helper (PIPESCOPE_UI_SHOTS=DIR saves PNGs for people reviewing the UI).
 
 #include <QApplication>
+#include <QColor>
 #include <QDir>
+#include <QImage>
+#include <QPainter>
 #include <QPalette>
 #include <QWidget>
 
@@ -14,6 +17,7 @@
 #include <memory>
 
 #include "trace/RunTrace.h"
+#include "ui/timeline/TimelineView.h"
 
 namespace ps::ui::testruns {
 
@@ -109,6 +113,16 @@ inline void usePalette(bool dark) {
     p.setColor(QPalette::HighlightedText, Qt::white);
   }
   QApplication::setPalette(p);
+}
+
+// The view painted into an image filled with `background` first (a colour the view never paints
+// shows what it left alone).
+inline QImage renderView(TimelineView& view, QColor background = Qt::transparent) {
+  QImage image(view.size(), QImage::Format_ARGB32_Premultiplied);
+  image.fill(background);
+  QPainter p(&image);
+  view.render(&p);
+  return image;
 }
 
 // Saves `w` as DIR/name.png when PIPESCOPE_UI_SHOTS=DIR is set.

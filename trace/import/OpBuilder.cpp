@@ -10,9 +10,6 @@ namespace {
 constexpr bool isGpuSide(EventSource s) {
   return s != EventSource::CpuAnnotation;
 }
-constexpr bool isAnnotation(EventSource s) {
-  return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
-}
 constexpr bool isComm(OpKind k) {
   return isSend(k) || isRecv(k);
 }

@@ -7,10 +7,6 @@
 namespace ps::trace::import {
 namespace {
 
-bool startsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // Reads a run of decimal digits at the front of `s` (advancing it); nullopt when none.
 std::optional<int> takeNumber(std::string_view& s) {
   int value = 0;
@@ -60,7 +56,7 @@ std::optional<OpKind> computeKindOfLetter(char letter) {
 }  // namespace
 
 std::optional<RecognizedOp> recognizeTorchPipelining(std::string_view label) {
-  if (!startsWith(label, "PP:")) return std::nullopt;
+  if (!label.starts_with("PP:")) return std::nullopt;
   std::string_view rest = label.substr(3);
   if (rest == "OPT") return RecognizedOp{OpKind::OPT};
   RecognizedOp op;
@@ -68,7 +64,7 @@ std::optional<RecognizedOp> recognizeTorchPipelining(std::string_view label) {
   if (!stage) return std::nullopt;
   op.stage = *stage;
   for (const auto& [text, kind] : kTorchKinds) {
-    if (!startsWith(rest, text)) continue;
+    if (!rest.starts_with(text)) continue;
     std::string_view after = rest.substr(text.size());
     const auto mb = takeNumber(after);
     // FSDP actions (UNSHARD, RESHARD, REDUCE_GRAD) carry no micro-batch; the others must.
@@ -104,7 +100,7 @@ std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
   for (const auto& [text, kind] : kNamed)
     if (label == text) return RecognizedOp{kind};
   // torch's optimizer hook label, e.g. "Optimizer.step#Adam.step".
-  if (startsWith(label, "Optimizer.step#")) return RecognizedOp{OpKind::OPT};
+  if (label.starts_with("Optimizer.step#")) return RecognizedOp{OpKind::OPT};
   // torch.distributed's record_function names for c10d calls: "nccl:all_reduce", "gloo:send".
   if (auto colon = label.find(':'); colon != std::string_view::npos && colon <= 5) {
     const std::string_view backend = label.substr(0, colon), op = label.substr(colon + 1);
@@ -159,7 +155,7 @@ std::optional<RecognizedOp> recognizePippy(std::string_view label) {
 }
 
 bool OpRecognizer::isStepMarker(std::string_view label) {
-  return startsWith(label, "ProfilerStep#");
+  return label.starts_with("ProfilerStep#");
 }
 
 std::optional<RecognizedOp> OpRecognizer::recognize(std::string_view label) const {

@@ -57,19 +57,13 @@ std::string_view commOpName(CommOp op) {
   return "unknown";
 }
 
-namespace {
-bool startsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-}  // namespace
-
 CommOp commOpFromKernelName(std::string_view name) {
   std::string_view rest;
-  if (startsWith(name, "ncclDevKernel_")) {
+  if (name.starts_with("ncclDevKernel_")) {
     rest = name.substr(14);
-  } else if (startsWith(name, "ncclKernel_")) {
+  } else if (name.starts_with("ncclKernel_")) {
     rest = name.substr(11);
-  } else if (startsWith(name, "nccl")) {
+  } else if (name.starts_with("nccl")) {
     rest = name.substr(4);
   } else {
     return CommOp::None;
@@ -83,7 +77,7 @@ CommOp commOpFromKernelName(std::string_view name) {
       {"AllToAll", CommOp::AllToAll},   {"AlltoAll", CommOp::AllToAll},
   };
   for (const auto& [prefix, op] : kOps) {
-    if (startsWith(rest, prefix)) return op;
+    if (rest.starts_with(prefix)) return op;
   }
   return CommOp::Other;
 }

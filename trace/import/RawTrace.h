@@ -31,6 +31,10 @@ enum class EventSource : std::uint8_t {
   Memset,
 };
 
+constexpr bool isAnnotation(EventSource s) {
+  return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
+}
+
 // The NCCL operation of an NcclKernel event, from its name or its args.
 enum class CommOp : std::uint8_t {
   None,

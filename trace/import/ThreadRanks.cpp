@@ -7,10 +7,6 @@
 namespace ps::trace::import {
 namespace {
 
-bool isAnnotation(EventSource s) {
-  return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
-}
-
 // Names with a GPU projection: their CPU ranges are dropped, the GPU side counts.
 std::vector<bool> namesOnTheGpu(const RawRankTrace& trace) {
   std::vector<bool> hasGpuVersion(trace.names.size(), false);

@@ -12,16 +12,9 @@
 #include <QVBoxLayout>
 
 #include "trace/import/ImportFormats.h"
+#include "ui/QtText.h"
 
 namespace ps::ui {
-namespace {
-
-QString toQString(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
-}  // namespace
-
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle("Import traces");
   setObjectName("importDialog");

@@ -4,16 +4,9 @@
 
 #include "trace/import/ImportFormats.h"
 #include "trace/import/ImportName.h"
+#include "ui/QtText.h"
 
 namespace ps::ui {
-namespace {
-
-QString toQString(std::string_view s) {
-  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
-}
-
-}  // namespace
-
 QString guessImportFormat(const QStringList& files) {
   QString format;
   for (const QString& f : files) {

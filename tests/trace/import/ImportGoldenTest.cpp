@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/import/FixtureSpec.h"
 #include "tests/trace/import/KinetoFixture.h"
@@ -26,7 +27,7 @@ using testing::FixtureEventKind;
 using testing::FixtureRank;
 
 std::string goldenPath(const std::string& name) {
-  return std::string(PIPESCOPE_TEST_SOURCE_DIR) + "/import/golden/" + name;
+  return test::sourcePath("tests/trace/import/golden/" + name);
 }
 
 // GPipe p = 2, m = 2 (F = 10 µs, B = 20 µs), torch-pipelining labels over one kernel each, NCCL

@@ -15,24 +15,26 @@
 
 namespace ps::trace::import::testing {
 
-inline constexpr const char* kSendRecv = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
-inline constexpr const char* kAllReduce = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
-inline constexpr int kPid = 4000;  // NsysFixtureOptions::basePid + rank 0
+inline constexpr const char* kNsysSendRecv =
+    "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+inline constexpr const char* kNsysAllReduce =
+    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)";
+inline constexpr int kNsysPid = 4000;  // NsysFixtureOptions::basePid + rank 0
 
 inline std::int32_t gpuTrack(std::int64_t device, std::int64_t stream) {
   return nsys::kGpuTrackBase + static_cast<std::int32_t>((device << 18) + stream);
 }
 
 // One pipeline op PP:1F3 (step 2) with two kernels below it, NCCL kernels and copies after it.
-inline FixtureRank plantedRank(int rank = 0) {
+inline FixtureRank plantedNsysRank(int rank = 0) {
   FixtureRank r;
   r.rank = rank;
   r.events = {
       {FixtureEventKind::Annotation, "PP:1F3", 1'000'000, 5'000'000, -1, -1, 2},
       {FixtureEventKind::Kernel, "gemm_fwd", 1'200'000, 2'000'000},
       {FixtureEventKind::Kernel, "gelu_fwd", 2'100'000, 3'000'000},
-      {FixtureEventKind::Nccl, kSendRecv, 6'000'000, 7'000'000},
-      {FixtureEventKind::Nccl, kAllReduce, 7'500'000, 8'000'000},
+      {FixtureEventKind::Nccl, kNsysSendRecv, 6'000'000, 7'000'000},
+      {FixtureEventKind::Nccl, kNsysAllReduce, 7'500'000, 8'000'000},
       {FixtureEventKind::Memcpy, "", 8'100'000, 8'200'000, 1, 1 << 20},
       {FixtureEventKind::Memcpy, "", 8'300'000, 8'310'000, -1, 4096},
   };

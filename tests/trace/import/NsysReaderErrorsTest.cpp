@@ -24,11 +24,11 @@ using testing::FixtureEventKind;
 using testing::FixtureRank;
 using testing::NsysFixtureOptions;
 using testing::NsysReaderTest;
-using testing::plantedRank;
+using testing::plantedNsysRank;
 
 TEST_F(NsysReaderTest, ReadingLeavesTheFileUntouched) {
   const std::string path = dir_.file("report.sqlite");
-  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}).ok());
+  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedNsysRank()}).ok());
   const std::string before = ps::test::readFile(path);
   const auto mtime = std::filesystem::last_write_time(path);
   ASSERT_TRUE(readNsysFile(path).ok());
@@ -65,7 +65,7 @@ TEST_F(NsysReaderTest, GarbageBytesAreAnErrorNamingTheFile) {
 
 TEST_F(NsysReaderTest, TruncatedExportIsAnErrorNotACrash) {
   const std::string path = dir_.file("report.sqlite");
-  FixtureRank r = plantedRank();
+  FixtureRank r = plantedNsysRank();
   for (int i = 0; i < 20000; ++i)
     r.events.push_back({FixtureEventKind::Kernel, "k", 10'000'000 + i * 100, 10'000'050 + i * 100});
   ASSERT_TRUE(testing::writeNsysFixture(path, {r}).ok());
@@ -80,7 +80,7 @@ TEST_F(NsysReaderTest, UnknownSchemaMajorIsAnError) {
   NsysFixtureOptions options;
   options.schemaVersion = "4.0.0";
   const std::string path = dir_.file("future.sqlite");
-  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}, options).ok());
+  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedNsysRank()}, options).ok());
   auto traces = readNsysFile(path);
   ASSERT_FALSE(traces.ok());
   EXPECT_EQ(traces.error().rfind(path + ": ", 0), 0U) << traces.error();
@@ -89,7 +89,7 @@ TEST_F(NsysReaderTest, UnknownSchemaMajorIsAnError) {
 
 TEST_F(NsysReaderTest, CancelIsHonouredAndProgressIsThrottled) {
   const std::string path = dir_.file("big.sqlite");
-  FixtureRank r = plantedRank();
+  FixtureRank r = plantedNsysRank();
   for (int i = 0; i < 50000; ++i)
     r.events.push_back({FixtureEventKind::Kernel, "k", 10'000'000 + i * 100, 10'000'050 + i * 100});
   ASSERT_TRUE(testing::writeNsysFixture(path, {r}).ok());

@@ -29,16 +29,16 @@ using testing::FixtureEventKind;
 using testing::FixtureRank;
 using testing::gpuTrack;
 using testing::hasWarning;
-using testing::kPid;
-using testing::kSendRecv;
+using testing::kNsysPid;
+using testing::kNsysSendRecv;
 using testing::NsysFixtureOptions;
 using testing::NsysReaderTest;
-using testing::plantedRank;
+using testing::plantedNsysRank;
 
 TEST_F(NsysReaderTest, PushPopRangeProjectsOntoExactlyItsKernels) {
   NsysFixtureOptions options;
   options.hostLeadNs = 500'000;  // the host runs half a millisecond ahead of the GPU
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   EXPECT_EQ(t.format, "nsys");
   EXPECT_FALSE(t.rank.has_value());
 
@@ -47,7 +47,7 @@ TEST_F(NsysReaderTest, PushPopRangeProjectsOntoExactlyItsKernels) {
   EXPECT_EQ(t.nameOf(cpu[0]), "PP:1F3");
   EXPECT_EQ(cpu[0].start_ns, 500'000);
   EXPECT_EQ(cpu[0].end_ns, 4'500'000);
-  EXPECT_EQ(cpu[0].track, kPid);  // the main thread
+  EXPECT_EQ(cpu[0].track, kNsysPid);  // the main thread
   EXPECT_EQ(cpu[0].step, 2);
   EXPECT_EQ(cpu[0].depth, 0);
 
@@ -64,7 +64,7 @@ TEST_F(NsysReaderTest, StartEndRangeProjectsToo) {
   NsysFixtureOptions options;
   options.startEndRanges = true;
   options.hostLeadNs = 100'000;
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   const auto gpu = eventsOf(t, EventSource::GpuAnnotation);
   ASSERT_EQ(gpu.size(), 1U);
   EXPECT_EQ(gpu[0].start_ns, 1'200'000);
@@ -77,7 +77,7 @@ TEST_F(NsysReaderTest, StartEndRangeProjectsToo) {
 TEST_F(NsysReaderTest, RegisteredStringNameComesFromStringIds) {
   NsysFixtureOptions options;
   options.registeredNames = true;
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   const auto cpu = eventsOf(t, EventSource::CpuAnnotation);
   ASSERT_EQ(cpu.size(), 1U);
   EXPECT_EQ(t.nameOf(cpu[0]), "PP:1F3");
@@ -85,10 +85,10 @@ TEST_F(NsysReaderTest, RegisteredStringNameComesFromStringIds) {
 }
 
 TEST_F(NsysReaderTest, NcclKernelsCarryTheirOperation) {
-  const RawRankTrace t = single(plantedRank());
+  const RawRankTrace t = single(plantedNsysRank());
   const auto nccl = eventsOf(t, EventSource::NcclKernel);
   ASSERT_EQ(nccl.size(), 2U);
-  EXPECT_EQ(t.nameOf(nccl[0]), kSendRecv);
+  EXPECT_EQ(t.nameOf(nccl[0]), kNsysSendRecv);
   EXPECT_EQ(nccl[0].comm, CommOp::SendRecv);
   EXPECT_EQ(nccl[0].track, gpuTrack(0, testing::kFixtureNcclStream));
   EXPECT_EQ(nccl[1].comm, CommOp::AllReduce);
@@ -101,7 +101,7 @@ TEST_F(NsysReaderTest, NcclKernelsCarryTheirOperation) {
 }
 
 TEST_F(NsysReaderTest, PeerToPeerCopyHasBytesAndPeerDevice) {
-  const RawRankTrace t = single(plantedRank());
+  const RawRankTrace t = single(plantedNsysRank());
   const auto copies = eventsOf(t, EventSource::Memcpy);
   ASSERT_EQ(copies.size(), 2U);
   EXPECT_EQ(t.nameOf(copies[0]), "Memcpy PtoP");
@@ -115,7 +115,7 @@ TEST_F(NsysReaderTest, PeerToPeerCopyHasBytesAndPeerDevice) {
 TEST_F(NsysReaderTest, MemoryUsageBecomesRunningTotalsOfDeviceMemory) {
   NsysFixtureOptions options;
   options.pinnedHostBytes = 999'999;  // host memory: must not count
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   ASSERT_EQ(t.memory.size(), 4U);
   const std::pair<std::int64_t, std::int64_t> expected[] = {
       {100'000, 1000}, {200'000, 3000}, {300'000, 2000}, {400'000, 2500}};
@@ -126,7 +126,7 @@ TEST_F(NsysReaderTest, MemoryUsageBecomesRunningTotalsOfDeviceMemory) {
 }
 
 TEST_F(NsysReaderTest, SessionStartDeviceAndHost) {
-  FixtureRank r = plantedRank();
+  FixtureRank r = plantedNsysRank();
   r.wallClockBaseNs = 1'733'877'925'987'393'218;
   const RawRankTrace t = single(r);
   EXPECT_EQ(t.wallClockOffsetNs, 1'733'877'925'987'393'218);
@@ -137,9 +137,9 @@ TEST_F(NsysReaderTest, SessionStartDeviceAndHost) {
 
 TEST_F(NsysReaderTest, ClockSkewIsAppliedExactly) {
   const std::int64_t skew = 123'456'789;
-  FixtureRank skewed = plantedRank();
+  FixtureRank skewed = plantedNsysRank();
   skewed.clockSkewNs = skew;
-  const RawRankTrace plain = single(plantedRank());
+  const RawRankTrace plain = single(plantedNsysRank());
   const RawRankTrace t = single(skewed);
   ASSERT_EQ(t.events.size(), plain.events.size());
   ASSERT_EQ(t.events.size(), 8U);  // 1 CPU + 1 GPU annotation, 2 kernels, 2 NCCL, 2 copies
@@ -156,7 +156,7 @@ TEST_F(NsysReaderTest, EnumCodesAreResolvedByName) {
   NsysFixtureOptions options;
   options.enumCodeOffset = 100;  // every code moved: only names still match
   options.pinnedHostBytes = 5;
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   EXPECT_EQ(eventsOf(t, EventSource::CpuAnnotation).size(), 1U);
   EXPECT_EQ(eventsOf(t, EventSource::GpuAnnotation).size(), 1U);
   const auto copies = eventsOf(t, EventSource::Memcpy);
@@ -171,7 +171,7 @@ TEST_F(NsysReaderTest, EnumCodesAreResolvedByName) {
 TEST_F(NsysReaderTest, WithoutEnumTablesDocumentedCodesServeWithWarnings) {
   NsysFixtureOptions options;
   options.writeEnumTables = false;
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   EXPECT_EQ(eventsOf(t, EventSource::GpuAnnotation).size(), 1U);
   EXPECT_EQ(eventsOf(t, EventSource::Memcpy).front().peer, 1);
   EXPECT_EQ(t.memory.size(), 4U);
@@ -183,7 +183,7 @@ TEST_F(NsysReaderTest, TrimmedSchemaImportsWithWarnings) {
   NsysFixtureOptions options;
   options.trimmedGpuInfo = true;
   options.dropTables = {"META_DATA_EXPORT", "NVTX_EVENTS", "TARGET_INFO_SESSION_START_TIME"};
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   EXPECT_EQ(eventsOf(t, EventSource::Kernel).size(), 2U);
   EXPECT_EQ(eventsOf(t, EventSource::NcclKernel).size(), 2U);
   EXPECT_TRUE(eventsOf(t, EventSource::CpuAnnotation).empty());
@@ -203,7 +203,7 @@ TEST_F(NsysReaderTest, OlderColumnsAreDiscovered) {
                          {"NVTX_EVENTS", "int64Value"},
                          {"NVTX_EVENTS", "binaryData"},
                          {"CUPTI_ACTIVITY_KIND_MEMCPY", "srcDeviceId"}};
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   const auto kernels = eventsOf(t, EventSource::Kernel);
   ASSERT_EQ(kernels.size(), 2U);
   EXPECT_EQ(t.nameOf(kernels[0]), "gemm_fwd");  // from shortName
@@ -216,7 +216,7 @@ TEST_F(NsysReaderTest, OlderColumnsAreDiscovered) {
 TEST_F(NsysReaderTest, MissingKernelTableIsAWarning) {
   NsysFixtureOptions options;
   options.dropTables = {"CUPTI_ACTIVITY_KIND_KERNEL"};
-  const RawRankTrace t = single(plantedRank(), options);
+  const RawRankTrace t = single(plantedNsysRank(), options);
   EXPECT_TRUE(hasWarning(t, "no CUPTI_ACTIVITY_KIND_KERNEL table: kernels not imported"))
       << allWarnings(t);
   EXPECT_EQ(eventsOf(t, EventSource::Memcpy).size(), 2U);
@@ -225,11 +225,11 @@ TEST_F(NsysReaderTest, MissingKernelTableIsAWarning) {
 }
 
 TEST_F(NsysReaderTest, TwoProcessesGiveTwoTracesInPidOrder) {
-  FixtureRank r1 = plantedRank(1);
+  FixtureRank r1 = plantedNsysRank(1);
   r1.deviceName = "NVIDIA H100";
   r1.events[0].name = "PP:0F3";
   r1.events[5].peer = 0;  // device 1 copies to device 0
-  const auto traces = roundTrip({r1, plantedRank(0)});
+  const auto traces = roundTrip({r1, plantedNsysRank(0)});
   ASSERT_EQ(traces.size(), 2U);
   EXPECT_EQ(traces[0].device, "NVIDIA H200 (sm_90)");
   EXPECT_EQ(traces[1].device, "NVIDIA H100 (sm_90)");
@@ -246,7 +246,7 @@ TEST_F(NsysReaderTest, TwoProcessesGiveTwoTracesInPidOrder) {
 }
 
 TEST_F(NsysReaderTest, NestedRangesGetDepthsOnBothTracks) {
-  FixtureRank r = plantedRank();
+  FixtureRank r = plantedNsysRank();
   r.events.push_back({FixtureEventKind::Annotation, "forward", 900'000, 5'100'000});
   r.profilerSteps = {{0, 5'500'000}, {5'500'000, 9'000'000}};
   const RawRankTrace t = single(r);
@@ -272,7 +272,7 @@ TEST_F(NsysReaderTest, NestedRangesGetDepthsOnBothTracks) {
 
 TEST_F(NsysReaderTest, MemsetAndRankHintFromHandAddedRows) {
   const std::string path = dir_.file("report.sqlite");
-  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedRank()}).ok());
+  ASSERT_TRUE(testing::writeNsysFixture(path, {plantedNsysRank()}).ok());
   {
     auto db = SqliteDb::open(path, SqliteDb::Mode::ReadWriteCreate);
     ASSERT_TRUE(db.ok());

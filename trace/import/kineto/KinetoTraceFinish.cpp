@@ -15,10 +15,6 @@ namespace {
 // time relative to baseTimeNanoseconds (those are days to weeks of µs, ~1e15 ns at most).
 constexpr std::int64_t kEpoch2000Ns = 946'684'800'000'000'000;
 
-bool isAnnotation(EventSource s) {
-  return s == EventSource::CpuAnnotation || s == EventSource::GpuAnnotation;
-}
-
 }  // namespace
 
 RawRankTrace KinetoTraceBuilder::finish(const KinetoMetadata& meta) {
