@@ -154,6 +154,45 @@ TEST(OpCache, ABrokenCacheFallsBackToTheRows) {
   }
 }
 
+// Large opens decode lanes on several threads; forced here on a small run (one thread per op):
+// the same run, and a damaged block in any thread's lane still fails the whole read.
+TEST(OpCache, LanesDecodedOnSeveralThreadsGiveTheSameRun) {
+  TempDir dir;
+  auto store = TraceStore::open(dir.file("c.sqlite"), TraceStore::Mode::ReadWrite);
+  ASSERT_TRUE(store.ok());
+  const std::int64_t id = writeRun(*store, RunStatus::Complete);
+  auto good = loadRun(*store, id, cacheEverything());
+  ASSERT_TRUE(good.ok());
+  auto range = store->db().prepare("SELECT min(rowid), max(rowid) FROM op WHERE run_id=?");
+  ASSERT_TRUE(range.ok());
+  range->bind(1, id);
+  ASSERT_TRUE(*range->step());
+  const OpRowRange rows{range->int64(0), range->int64(1)};
+  RunTrace threaded;
+  threaded.info.id = id;
+  auto read = readOpCache(store->db(), threaded, rows, 1);
+  ASSERT_TRUE(read.ok()) << read.error();
+  ASSERT_TRUE(*read);
+  expectSameOps(*good, threaded);
+
+  // Rank 1's receive and collective lanes: with two threads or more, one each.
+  for (const char* lane : {"2", "3"}) {
+    SCOPED_TRACE(lane);
+    ASSERT_TRUE(store->db()
+                    .exec(std::string("UPDATE op_cache SET data = zeroblob(length(data)) WHERE "
+                                      "rank = 1 AND lane = ") +
+                          lane)
+                    .ok());
+    RunTrace damaged;
+    damaged.info.id = id;
+    auto again = readOpCache(store->db(), damaged, rows, 1);
+    ASSERT_TRUE(again.ok()) << again.error();
+    EXPECT_FALSE(*again);
+    EXPECT_TRUE(damaged.ranks.empty());                        // untouched
+    ASSERT_TRUE(loadRun(*store, id, cacheEverything()).ok());  // rebuilt for the next round
+  }
+}
+
 TEST(OpCache, RunningRunsAndReadOnlyFilesAreNotCached) {
   TempDir dir;
   const std::string path = dir.file("c.sqlite");

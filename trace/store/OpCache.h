@@ -6,7 +6,7 @@
 //
 // One row per (run, rank, lane, block of up to kOpCacheBlock ops): the lane's columns one after
 // the other in the narrowest fixed width that holds them (start as deltas, end as durations;
-// OpCache.cpp), read with incremental
+// OpCacheCodec.cpp), read with incremental
 // blob I/O straight into exactly reserved columns, plus one row (rank = lane = -1) with the run's
 // interned names. Each row records the run's op rowid range when it was built; a run whose range
 // changed (rows inserted) is not read from the cache, and triggers delete a run's cache when any of
@@ -32,8 +32,11 @@ struct OpRowRange {
 };
 
 // Fills `run`'s lanes and names from the cache when it holds this run at this row range in this
-// format; false (and `run` untouched) when it does not, or when a block does not decode.
-Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows);
+// format; false (and `run` untouched) when it does not, or when a block does not decode. Lanes
+// are decoded on up to four threads, one more for every `opsPerThread` ops.
+inline constexpr std::size_t kOpCacheOpsPerThread = 1'000'000;
+Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows,
+                         std::size_t opsPerThread = kOpCacheOpsPerThread);
 
 // Replaces the run's cache with `run`'s lanes (sorted by start, as loadRun leaves them) in one
 // transaction; creates the table and its triggers when missing. The caller holds no transaction.
