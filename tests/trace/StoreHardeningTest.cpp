@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <latch>
 #include <thread>
 
@@ -29,7 +30,6 @@ using ::testing::HasSubstr;
 
 using test::rawSql;
 
-// FNV-1a of the file's bytes: "the file did not change" as one comparable number.
 bool hasColumn(const std::string& path, const std::string& table, const std::string& column) {
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -122,6 +122,32 @@ TEST(StoreHardening, WriterAddsTheStatusMessageColumnWithItsFirstWrite) {
   EXPECT_EQ((*runs)[0].status, RunStatus::Complete) << "the other tool's run is untouched";
 }
 
+// Opens `path` for writing and writes one finished two-op run; "" or the first error.
+// `beforeFinish` runs between the write and the finish (a rendezvous for racing processes).
+std::string writeTwoOpRun(const std::string& path, const std::string& name,
+                          const std::function<void()>& beforeFinish = {}) {
+  auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+  if (!store) return store.error();
+  auto writer = TraceWriter::begin(*store, test::simpleHeader(2, name));
+  if (!writer) return writer.error();
+  TraceBatch b;
+  b.ops = {test::compute(0, OpKind::F, 0, 0, 10), test::compute(1, OpKind::F, 0, 10, 20)};
+  if (auto s = writer->write(b); !s) return s.error();
+  if (beforeFinish) beforeFinish();
+  if (auto s = writer->finish(RunStatus::Complete); !s) return s.error();
+  return "";
+}
+
+void expectCompleteAtRest(const std::string& path, std::size_t runCount, int trial) {
+  const auto runs = test::runsIn(path);
+  EXPECT_EQ(runs.size(), runCount) << "trial " << trial;
+  for (const auto& r : runs)
+    EXPECT_EQ(r.status, RunStatus::Complete);
+  // The last store to close, whichever it was, switched the file back to a rollback journal.
+  EXPECT_FALSE(fs::exists(path + "-wal")) << "trial " << trial;
+  EXPECT_FALSE(fs::exists(path + "-shm")) << "trial " << trial;
+}
+
 TEST(StoreHardening, EightWritersCreatingOneNewFileAllSucceed) {
   for (int trial = 0; trial < 3; ++trial) {
     TempDir dir;
@@ -133,31 +159,58 @@ TEST(StoreHardening, EightWritersCreatingOneNewFileAllSucceed) {
     for (int i = 0; i < kWriters; ++i)
       threads.emplace_back([&, i] {
         start.arrive_and_wait();
-        auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
-        if (!store) {
-          errors[i] = store.error();
-          return;
-        }
-        auto writer = TraceWriter::begin(*store, test::simpleHeader(2, "w" + std::to_string(i)));
-        if (!writer) {
-          errors[i] = writer.error();
-          return;
-        }
-        TraceBatch b;
-        b.ops = {test::compute(0, OpKind::F, 0, 0, 10), test::compute(1, OpKind::F, 0, 10, 20)};
-        if (auto s = writer->write(b); !s) errors[i] = s.error();
-        if (auto s = writer->finish(RunStatus::Complete); !s) errors[i] = s.error();
+        errors[i] = writeTwoOpRun(path, "w" + std::to_string(i));
       });
     for (auto& t : threads)
       t.join();
     for (int i = 0; i < kWriters; ++i)
       EXPECT_EQ(errors[i], "") << "trial " << trial << " writer " << i;
-    const auto runs = test::runsIn(path);
-    EXPECT_EQ(runs.size(), static_cast<std::size_t>(kWriters)) << "trial " << trial;
-    for (const auto& r : runs)
-      EXPECT_EQ(r.status, RunStatus::Complete);
-    EXPECT_FALSE(fs::exists(path + "-wal")) << "trial " << trial;
-    EXPECT_FALSE(fs::exists(path + "-shm")) << "trial " << trial;
+    expectCompleteAtRest(path, kWriters, trial);
+  }
+}
+
+// Processes finishing at the same moment: without turns for closing, each saw another still open
+// and the -wal stayed behind.
+TEST(StoreHardening, EightProcessesFinishingAtOnceLeaveNoWal) {
+  constexpr int kWriters = 8;
+  for (int trial = 0; trial < 3; ++trial) {
+    TempDir dir;
+    const std::string path = dir.file("race.sqlite");
+    test::writeRun(path, test::simpleHeader(2, "first"), {});
+    int ready[2], go[2];
+    ASSERT_EQ(pipe(ready), 0);
+    ASSERT_EQ(pipe(go), 0);
+    std::vector<pid_t> children;
+    for (int i = 0; i < kWriters; ++i) {
+      const pid_t pid = fork();
+      ASSERT_GE(pid, 0);
+      if (pid == 0) {
+        close(ready[0]);
+        close(go[1]);
+        const auto error = writeTwoOpRun(path, "p" + std::to_string(i), [&] {
+          const char r = 'r';
+          (void)!write(ready[1], &r, 1);
+          char g = 0;
+          (void)!read(go[0], &g, 1);  // returns 0 for every child when the parent closes go[1]
+        });
+        _exit(error.empty() ? 0 : 3);
+      }
+      children.push_back(pid);
+    }
+    close(ready[1]);
+    close(go[0]);
+    for (int i = 0; i < kWriters; ++i) {
+      char r = 0;
+      ASSERT_EQ(read(ready[0], &r, 1), 1) << "a writer failed before its rendezvous";
+    }
+    close(go[1]);
+    close(ready[0]);
+    for (const pid_t pid : children) {
+      int status = 0;
+      ASSERT_EQ(waitpid(pid, &status, 0), pid);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "trial " << trial;
+    }
+    expectCompleteAtRest(path, kWriters + 1, trial);
   }
 }
 

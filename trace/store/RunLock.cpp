@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <map>
 #include <mutex>
+#include <string>
+#include <thread>
 #include <utility>
 
 namespace ps::trace {
@@ -17,6 +21,8 @@ struct RunLocks::Entry {
   int lockFd = -1;
   int probeFd = -1;
   int refs = 0;
+  std::mutex closing;  // held for a CloseTurn
+  int closeFd = -1;    // read-write, opened for the first cross-process turn; under `closing`
 };
 
 namespace {
@@ -35,11 +41,11 @@ std::map<Key, RunLocks::Entry*>& registry() {
   return entries;
 }
 
-struct flock byteLock(short type, std::int64_t runId) {
+struct flock byteLock(short type, std::int64_t offset) {
   struct flock fl {};
   fl.l_type = type;
   fl.l_whence = SEEK_SET;
-  fl.l_start = static_cast<off_t>(kRunLockBase + runId);
+  fl.l_start = static_cast<off_t>(offset);
   fl.l_len = 1;
   fl.l_pid = 0;  // required for OFD locks
   return fl;
@@ -107,6 +113,7 @@ void RunLocks::release() {
     registry().erase(entry_->key);
     ::close(entry_->lockFd);
     if (entry_->probeFd >= 0) ::close(entry_->probeFd);
+    if (entry_->closeFd >= 0) ::close(entry_->closeFd);
     delete entry_;
   }
   entry_ = nullptr;
@@ -114,22 +121,60 @@ void RunLocks::release() {
 
 bool RunLocks::lock(std::int64_t runId) const {
   if (!entry_) return false;
-  struct flock fl = byteLock(F_RDLCK, runId);
+  struct flock fl = byteLock(F_RDLCK, kRunLockBase + runId);
   return fcntl(entry_->lockFd, F_OFD_SETLK, &fl) == 0;
 }
 
 void RunLocks::unlock(std::int64_t runId) const {
   if (!entry_) return;
-  struct flock fl = byteLock(F_UNLCK, runId);
+  struct flock fl = byteLock(F_UNLCK, kRunLockBase + runId);
   (void)fcntl(entry_->lockFd, F_OFD_SETLK, &fl);
 }
 
 RunLocks::Probe RunLocks::probe(std::int64_t runId) const {
   if (!entry_ || entry_->probeFd < 0) return Probe::Unknown;
   // Asking for a write lock reports any holder of the writer's read lock.
-  struct flock fl = byteLock(F_WRLCK, runId);
+  struct flock fl = byteLock(F_WRLCK, kRunLockBase + runId);
   if (fcntl(entry_->probeFd, F_OFD_GETLK, &fl) != 0) return Probe::Unknown;
   return fl.l_type == F_UNLCK ? Probe::Free : Probe::Held;
+}
+
+RunLocks::CloseTurn RunLocks::closeTurn(bool acrossProcesses) const {
+  CloseTurn turn;
+  if (!entry_) return turn;
+  entry_->closing.lock();
+  turn.entry_ = entry_;
+  if (!acrossProcesses) return turn;
+  // Opened here, not in acquire(): only writers need it, and a read-only file cannot give it.
+  // Through our own descriptor, so that it is the same inode even if the path was replaced.
+  if (entry_->closeFd < 0) {
+    const std::string self = "/proc/self/fd/" + std::to_string(entry_->lockFd);
+    entry_->closeFd = ::open(self.c_str(), O_RDWR | O_CLOEXEC);
+  }
+  if (entry_->closeFd < 0) return turn;
+  struct flock fl = byteLock(F_WRLCK, kCloseLockByte);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    if (fcntl(entry_->closeFd, F_OFD_SETLK, &fl) == 0) {
+      turn.fileLocked_ = true;
+      break;
+    }
+    if (errno != EAGAIN && errno != EACCES) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return turn;
+}
+
+RunLocks::CloseTurn::CloseTurn(CloseTurn&& other) noexcept
+    : entry_(std::exchange(other.entry_, nullptr)),
+      fileLocked_(std::exchange(other.fileLocked_, false)) {}
+
+RunLocks::CloseTurn::~CloseTurn() {
+  if (!entry_) return;
+  if (fileLocked_) {
+    struct flock fl = byteLock(F_UNLCK, kCloseLockByte);
+    (void)fcntl(entry_->closeFd, F_OFD_SETLK, &fl);
+  }
+  entry_->closing.unlock();
 }
 
 }  // namespace ps::trace

@@ -16,10 +16,13 @@
 namespace ps::trace {
 
 inline constexpr std::int64_t kRunLockBase = std::int64_t{1} << 40;
+// Below every run's byte (run ids start at 1).
+inline constexpr std::int64_t kCloseLockByte = kRunLockBase - 1;
 
 class RunLocks {
  public:
   enum class Probe { Held, Free, Unknown };
+  struct Entry;  // the process-wide descriptors of one file (RunLock.cpp)
 
   // Descriptors for the existing file at `path`. Take it right after opening the SQLite connection
   // (before its first statement) and release it after closing that connection. An invalid handle
@@ -40,7 +43,25 @@ class RunLocks {
   // Whether any writer (this process's included) holds run `runId`'s byte.
   Probe probe(std::int64_t runId) const;
 
-  struct Entry;  // the process-wide descriptors of one file (RunLock.cpp)
+  // One connection to the file at a time may be closing. The last connection to close a WAL-mode
+  // file checkpoints it and deletes its -wal and -shm, but only if it finds no other connection
+  // open: two closing at the same moment each see the other and both leave the -wal behind. A
+  // turn serialises closes within this process (a mutex per file) and, when `acrossProcesses`
+  // and the file may be written, between processes (an OFD write lock on kCloseLockByte, waited
+  // for at most ~2 s so that a stopped process cannot hang our exit).
+  class CloseTurn {
+   public:
+    CloseTurn() = default;
+    CloseTurn(CloseTurn&& other) noexcept;
+    CloseTurn& operator=(CloseTurn&&) = delete;
+    ~CloseTurn();
+
+   private:
+    friend class RunLocks;
+    Entry* entry_ = nullptr;
+    bool fileLocked_ = false;
+  };
+  CloseTurn closeTurn(bool acrossProcesses) const;
 
  private:
   explicit RunLocks(Entry* entry) : entry_(entry) {}

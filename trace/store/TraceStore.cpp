@@ -114,6 +114,7 @@ TraceStore::TraceStore(TraceStore&& other) noexcept
 TraceStore& TraceStore::operator=(TraceStore&& other) noexcept {
   if (this != &other) {
     // The old connection closes before the old descriptors (RunLocks).
+    closeConnection();
     db_ = std::move(other.db_);
     locks_ = std::move(other.locks_);
     schemaVersion_ = other.schemaVersion_;
@@ -125,14 +126,23 @@ TraceStore& TraceStore::operator=(TraceStore&& other) noexcept {
 }
 
 TraceStore::~TraceStore() {
+  closeConnection();
+}
+
+void TraceStore::closeConnection() {
+  if (!db_.handle()) return;
+  // Closes take turns (see RunLocks::CloseTurn): otherwise two stores closing at once each see
+  // the other still open and both leave the -wal and -shm behind.
+  const auto turn = locks_.closeTurn(writable_);
   // Leave the file in rollback-journal mode at rest, so that a later read-only open needs no
   // -wal/-shm files and reading never touches the directory. Fails harmlessly (and at once: no
   // busy wait) while another connection (say the app) still has the file open. Only a store that
   // passed its checks does this: a refused file is left exactly as it was.
-  if (db_.handle() && writable_) {
+  if (writable_) {
     sqlite3_busy_timeout(db_.handle(), 0);
     (void)db_.exec("PRAGMA journal_mode=DELETE");
   }
+  db_ = SqliteDb();
 }
 
 Status TraceStore::checkOurs(const std::vector<std::string>& names) {

@@ -60,6 +60,7 @@ class TraceStore {
   Status switchToWal();
   Status markStoppedRuns();
   Status readOptionalColumns();
+  void closeConnection();
   std::string runColumns();
 
   // Declared before db_: the connection closes first, then the descriptors (see RunLocks).
