@@ -7,6 +7,7 @@
 // Baselines in the same run, for the same plan: the simulator alone (sim_ms: build + simulate,
 // no window) and the path the window took before runs were shown from memory (write_then_load_ms:
 // runPlan writing the file, then loading and analysing the run back from it).
+// Also the plan panel's check on every knob change (BM_PlanCheckOnChange; goal < 50 ms).
 
 #include <benchmark/benchmark.h>
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "runtime/run/RunPlan.h"
+#include "tests/ui/PlanCheckCases.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
 #include "ui/timeline/TimelineView.h"
@@ -148,6 +150,33 @@ BENCHMARK(BM_KnobToPicture)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The plan panel's check on every knob change (checkRequest), on the plans at its full-check
+// limits and beyond: the worst case's median over five, against the 50 ms a GUI may freeze.
+void BM_PlanCheckOnChange(benchmark::State& state) {
+  double worst = 0;
+  for (auto _ : state) {
+    for (const auto& c : ps::ui::test_plans::planCheckCases()) {
+      const auto request = c.request();
+      std::vector<double> ms;
+      for (int i = 0; i < 5; ++i) {
+        QElapsedTimer t;
+        t.start();
+        if (auto problem = ps::ui::checkRequest(request, "")) {
+          state.SkipWithError((c.name() + ": " + problem->message).c_str());
+          return;
+        }
+        ms.push_back(msSince(t));
+      }
+      worst = std::max(worst, median(ms));
+    }
+  }
+  state.counters["plan_check_ms_worst"] = worst;
+  state.counters["plan_check_goal_ms"] = 50;
+  state.counters["plan_check_worst_over_goal"] = worst / 50;
+}
+
+BENCHMARK(BM_PlanCheckOnChange)->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 
