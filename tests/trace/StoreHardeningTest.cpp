@@ -122,20 +122,18 @@ TEST(StoreHardening, WriterAddsTheStatusMessageColumnWithItsFirstWrite) {
   EXPECT_EQ((*runs)[0].status, RunStatus::Complete) << "the other tool's run is untouched";
 }
 
-// Opens `path` for writing and writes one finished two-op run; "" or the first error.
-// `beforeFinish` runs between the write and the finish (a rendezvous for racing processes).
+// Writes one finished two-op run named `name` into `path`; "" or the store's error (for threads
+// and forked children, which must not throw across their boundary).
 std::string writeTwoOpRun(const std::string& path, const std::string& name,
                           const std::function<void()>& beforeFinish = {}) {
-  auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
-  if (!store) return store.error();
-  auto writer = TraceWriter::begin(*store, test::simpleHeader(2, name));
-  if (!writer) return writer.error();
   TraceBatch b;
   b.ops = {test::compute(0, OpKind::F, 0, 0, 10), test::compute(1, OpKind::F, 0, 10, 20)};
-  if (auto s = writer->write(b); !s) return s.error();
-  if (beforeFinish) beforeFinish();
-  if (auto s = writer->finish(RunStatus::Complete); !s) return s.error();
-  return "";
+  try {
+    test::writeRun(path, test::simpleHeader(2, name), b, beforeFinish);
+    return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
 }
 
 void expectCompleteAtRest(const std::string& path, std::size_t runCount, int trial) {

@@ -11,12 +11,13 @@
 namespace ps::test {
 
 std::int64_t writeRun(const std::string& path, trace::RunHeader header,
-                      const trace::TraceBatch& batch) {
+                      const trace::TraceBatch& batch, const std::function<void()>& beforeFinish) {
   auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
   if (!store) throw std::runtime_error(store.error());
   auto writer = trace::TraceWriter::begin(*store, header);
   if (!writer) throw std::runtime_error(writer.error());
   if (auto s = writer->write(batch); !s) throw std::runtime_error(s.error());
+  if (beforeFinish) beforeFinish();
   if (auto s = writer->finish(trace::RunStatus::Complete); !s) throw std::runtime_error(s.error());
   return writer->runId();
 }

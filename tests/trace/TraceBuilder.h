@@ -1,6 +1,7 @@
 #pragma once
 // Builds small hand-made runs for tests: write them through the real writer, then read back.
 
+#include <functional>
 #include <string>
 
 #include "trace/RunTrace.h"
@@ -8,10 +9,12 @@
 
 namespace ps::test {
 
-// Writes `header` and `batch` as one complete run into `path`; returns its id (aborts the test
-// on failure).
+// Writes `header` and `batch` as one complete run into `path`; returns its id (throws
+// std::runtime_error with the store's message on failure). `beforeFinish`, when given, runs
+// between the write and the finish: a rendezvous for racing writers.
 std::int64_t writeRun(const std::string& path, trace::RunHeader header,
-                      const trace::TraceBatch& batch);
+                      const trace::TraceBatch& batch,
+                      const std::function<void()>& beforeFinish = {});
 
 // A header for `ranks` ranks, one stage each.
 trace::RunHeader simpleHeader(int ranks, const std::string& name = "hand-made");
