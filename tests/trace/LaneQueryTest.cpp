@@ -7,7 +7,7 @@
 namespace ps::trace {
 namespace {
 
-OpColumns laneOf(std::vector<std::pair<std::int64_t, std::int64_t>> ops) {
+OpColumns laneOfIntervals(std::vector<std::pair<std::int64_t, std::int64_t>> ops) {
   OpColumns lane;
   for (auto [s, e] : ops)
     lane.push(s, e, OpKind::F, 0, 0, 0, kNoValue, kNoValue, kNoValue);
@@ -22,7 +22,7 @@ std::size_t covered(const std::vector<LaneItem>& items) {
 }
 
 TEST(LaneQuery, WideOpsComeBackOneByOne) {
-  const auto lane = laneOf({{0, 100}, {100, 200}, {300, 400}});
+  const auto lane = laneOfIntervals({{0, 100}, {100, 200}, {300, 400}});
   const auto items = queryLane(lane, 0, 400, 400.0);  // 1 ns per px
   ASSERT_EQ(items.size(), 3u);
   EXPECT_EQ(items[2].start, 300);
@@ -30,7 +30,7 @@ TEST(LaneQuery, WideOpsComeBackOneByOne) {
 }
 
 TEST(LaneQuery, OpOverlappingTheLeftEdgeIsIncluded) {
-  const auto lane = laneOf({{0, 100}, {150, 160}});
+  const auto lane = laneOfIntervals({{0, 100}, {150, 160}});
   const auto items = queryLane(lane, 50, 200, 150.0);
   ASSERT_FALSE(items.empty());
   EXPECT_EQ(items[0].start, 0);
@@ -43,7 +43,7 @@ TEST(LaneQuery, NarrowNeighboursFoldWithTheirCount) {
   for (int k = 0; k < 10; ++k)
     ops.push_back({k, k + 1});
   ops.push_back({500, 900});
-  const auto items = queryLane(laneOf(ops), 0, 1000, 100.0);
+  const auto items = queryLane(laneOfIntervals(ops), 0, 1000, 100.0);
   ASSERT_EQ(items.size(), 2u);
   EXPECT_EQ(items[0].count, 10u);
   EXPECT_EQ(items[0].start, 0);
@@ -58,7 +58,7 @@ TEST_P(DenseLane, AtMostAboutOneItemPerPixelAndEveryOpCovered) {
   std::vector<std::pair<std::int64_t, std::int64_t>> ops;
   for (int k = 0; k < 200000; ++k)
     ops.push_back({10LL * k, 10LL * k + 7});
-  const auto lane = laneOf(ops);
+  const auto lane = laneOfIntervals(ops);
   const auto items = queryLane(lane, 0, 2'000'000, width);
   EXPECT_LE(items.size(), static_cast<std::size_t>(width) + 2);
   EXPECT_EQ(covered(items), ops.size());
@@ -69,7 +69,7 @@ TEST_P(DenseLane, AtMostAboutOneItemPerPixelAndEveryOpCovered) {
 INSTANTIATE_TEST_SUITE_P(Widths, DenseLane, ::testing::Values(1, 7, 100, 1920, 8000));
 
 TEST(LaneQuery, ZoomExtremes) {
-  const auto lane = laneOf({{0, 1}, {INT64_MAX / 4, INT64_MAX / 4 + 5}});
+  const auto lane = laneOfIntervals({{0, 1}, {INT64_MAX / 4, INT64_MAX / 4 + 5}});
   EXPECT_EQ(queryLane(lane, 0, 1, 1000.0).size(), 1u);  // 1 ns over 1000 px
   const auto all = queryLane(lane, 0, INT64_MAX / 2, 1000.0);
   EXPECT_EQ(covered(all), 2u);
