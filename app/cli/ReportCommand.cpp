@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "app/cli/CliCommon.h"
+#include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "runtime/run/RunConfig.h"
 #include "runtime/run/Sensitivity.h"
@@ -27,7 +28,9 @@ struct ReportOptions {
 };
 
 // The run's plan rebuilt from its config_json and re-simulated stage by stage and kind by kind.
-Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run) {
+// Refused past kMaxSensitivityActions before anything runs; Ctrl-C stops it ("cancelled").
+Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run,
+                                                      const std::atomic<bool>* cancel) {
   const std::string what = "--sensitivity: run " + std::to_string(run.info.id);
   if (run.info.source != "sim" && run.info.source != "cpu" && run.info.source != "cuda")
     return Error{what + " was imported (source " + run.info.source +
@@ -38,7 +41,9 @@ Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run
   if (!built) return Error{what + ": " + built.error()};
   // A run that really ran: its measured times, not the flags' (the simulator's are its own).
   if (run.info.source != "sim") runtime::useMeasuredCosts(*built, run);
-  return runtime::stepSensitivity(*built);
+  auto rows = runtime::stepSensitivity(*built, 0.1, cancel);
+  if (!rows) return Error{what + ": " + rows.error()};
+  return rows;
 }
 
 }  // namespace
@@ -62,14 +67,17 @@ Action addReportCommand(CLI::App& app) {
     for (const auto& warning : run->warnings)
       std::cerr << "pipescope-cli: warning: " << trace::terminalSafe(warning, kErrorLineCap)
                 << '\n';
-    const trace::RunAnalysis analysis = trace::analyzeRun(*run);
-    const trace::RunExplanation why = trace::explainRun(*run);
+    // The table first: a run too large for it is refused before the analysis is spent on it.
     std::vector<trace::StepSpeedup> table;
     if (opt->sensitivity) {
-      auto rows = sensitivityOf(*run);
-      if (!rows) return fail(rows.error());
+      const InterruptScope interrupt;
+      auto rows = sensitivityOf(*run, interrupt.flag());
+      if (!rows)
+        return fail(rows.error(), interrupt.interrupted() ? kExitRunFailed : kExitBadInput);
       table = std::move(*rows);
     }
+    const trace::RunAnalysis analysis = trace::analyzeRun(*run);
+    const trace::RunExplanation why = trace::explainRun(*run);
     const auto* sensitivity = opt->sensitivity ? &table : nullptr;
     std::cout << (opt->json ? trace::reportJson(analysis, &why, sensitivity)
                             : trace::reportText(analysis, &why, sensitivity));

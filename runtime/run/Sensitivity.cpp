@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "runtime/plan/PlanLimits.h"
 #include "runtime/sim/Simulator.h"
 
 namespace ps::runtime {
@@ -66,6 +67,17 @@ std::map<std::pair<int, trace::OpKind>, double> meanDurations(const trace::RunTr
   return means;
 }
 
+// The (stage, kind) pairs the programs hold, and a rank each runs on.
+std::map<std::pair<int, trace::OpKind>, int> stageKindPairs(const Plan& plan) {
+  std::map<std::pair<int, trace::OpKind>, int> pairs;
+  for (std::size_t r = 0; r < plan.programs.size(); ++r)
+    for (const Action& a : plan.programs[r])
+      if (a.stage >= 0 && (a.kind == trace::OpKind::F || a.kind == trace::OpKind::B ||
+                           a.kind == trace::OpKind::I || a.kind == trace::OpKind::W))
+        pairs.try_emplace({a.stage, a.kind}, static_cast<int>(r));
+  return pairs;
+}
+
 }  // namespace
 
 void useMeasuredCosts(BuiltPlan& built, const trace::RunTrace& run) {
@@ -98,18 +110,26 @@ void useMeasuredCosts(BuiltPlan& built, const trace::RunTrace& run) {
     r.speed = 1.0;
 }
 
-Result<std::vector<trace::StepSpeedup>> stepSensitivity(const BuiltPlan& built, double speedup) {
+SensitivitySize sensitivitySize(const BuiltPlan& built) {
+  const auto pairs = stageKindPairs(built.plan);
+  return {1 + static_cast<int>(pairs.size()), static_cast<double>(built.plan.actionCount())};
+}
+
+Result<std::vector<trace::StepSpeedup>> stepSensitivity(const BuiltPlan& built, double speedup,
+                                                        const std::atomic<bool>* cancel) {
   const Plan& plan = built.plan;
-  auto base = simulate(plan, built.graph, built.cost);
+  const auto pairs = stageKindPairs(plan);
+  const SensitivitySize size = sensitivitySize(built);
+  if (size.total() > kMaxSensitivityActions)
+    return Error{"sensitivity: " + std::to_string(size.simulations) + " simulations of a plan of " +
+                 formatCount(size.actionsEach) + " actions = " + formatCount(size.total()) +
+                 " actions (limit " + formatCount(kMaxSensitivityActions) +
+                 "): too large to re-simulate; try it on a run with fewer micro-batches or steps"};
+  const Error cancelled{"sensitivity cancelled"};
+  auto base = simulate(plan, built.graph, built.cost, cancel);
+  if (cancel != nullptr && cancel->load()) return cancelled;
   if (!base) return Error{"sensitivity: " + base.error()};
   const std::int64_t baseNs = meanStepNs(*base);
-  // The (stage, kind) pairs the programs hold, and a rank each runs on.
-  std::map<std::pair<int, trace::OpKind>, int> pairs;
-  for (std::size_t r = 0; r < plan.programs.size(); ++r)
-    for (const Action& a : plan.programs[r])
-      if (a.stage >= 0 && (a.kind == trace::OpKind::F || a.kind == trace::OpKind::B ||
-                           a.kind == trace::OpKind::I || a.kind == trace::OpKind::W))
-        pairs.try_emplace({a.stage, a.kind}, static_cast<int>(r));
   std::vector<trace::StepSpeedup> rows;
   for (const auto& [key, rank] : pairs) {
     const auto [stage, kind] = key;
@@ -119,7 +139,8 @@ Result<std::vector<trace::StepSpeedup>> stepSensitivity(const BuiltPlan& built, 
     for (int l = where.firstLayer; l <= where.lastLayer && l < static_cast<int>(cost.layers.size());
          ++l)
       scale(cost.layers[l], kind, 1.0 - speedup);
-    auto sim = simulate(plan, built.graph, cost);
+    auto sim = simulate(plan, built.graph, cost, cancel);
+    if (cancel != nullptr && cancel->load()) return cancelled;
     if (!sim) return Error{"sensitivity: " + sim.error()};
     const std::int64_t ns = meanStepNs(*sim);
     rows.push_back({kind, stage, rank, ns, baseNs - ns});

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "trace/analysis/CommWaits.h"
+#include "trace/analysis/PresentRanks.h"
 #include "trace/analysis/Saturating.h"
 
 namespace ps::trace {
@@ -120,13 +121,15 @@ class Attributor {
     add(a, std::min(b, firstPipe_), IdleCause::Warmup, {}, next);
     const std::int64_t m0 = std::max(a, firstPipe_), m1 = std::min(b, lastPipe_);
     if (m1 > m0) inside(m0, m1, next);
+    // After its last pipeline op the rank may be exchanging its last op's tokens or all-reducing
+    // its gradients (the optimizer waits for both): collective while its lane is busy; the
+    // drain up to the step's last pipeline op and the barrier after, where it is not.
     const std::int64_t pipelineEnd = g_.extent(k_).pipelineEnd;
     const std::int64_t tail = std::max(a, lastPipe_);
-    add(tail, std::min(b, std::max(tail, pipelineEnd)), IdleCause::Drain);
-    // At the step's end a rank may still be exchanging its last op's tokens (the optimizer
-    // waits for that too): collective while its lane is busy, the barrier after.
-    comm_.split(r_, std::max(tail, pipelineEnd), b, [&](std::int64_t s, std::int64_t e, bool busy) {
-      add(s, e, busy ? IdleCause::Collective : IdleCause::Barrier, {}, next);
+    comm_.split(r_, tail, b, [&](std::int64_t s, std::int64_t e, bool busy) {
+      if (busy) return add(s, e, IdleCause::Collective, {}, next);
+      add(s, std::min(e, std::max(s, pipelineEnd)), IdleCause::Drain);
+      add(std::max(s, pipelineEnd), e, IdleCause::Barrier, {}, next);
     });
   }
 
@@ -234,11 +237,14 @@ BubbleAttribution attributeBubbles(const StepGraph& graph) {
   const std::size_t R = graph.run().ranks.size();
   out.ranks.resize(R);
   out.parts.resize(R);
+  out.present = presentRankMask(graph.run());
+  out.rankCount =
+      static_cast<std::size_t>(std::count(out.present.begin(), out.present.end(), true));
   Attributor attributor(graph, out);
   for (std::size_t k = 0; k < graph.steps().size(); ++k)
     out.spanSumNs = satAdd(out.spanSumNs, graph.extent(k).span());
   for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t k = 0; k < graph.steps().size(); ++k)
+    for (std::size_t k = 0; out.present[r] && k < graph.steps().size(); ++k)
       attributor.rankStep(static_cast<int>(r), k);
   for (const auto& b : out.ranks)
     out.run += b;

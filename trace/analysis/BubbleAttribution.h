@@ -10,11 +10,12 @@
 //   imbalance   the part before, when the chain of ops that held the producer crossed a rank
 //               with more work in the step than this one (by kSlowerBy or more);
 //   dependency  the part before, otherwise;
-//   collective  an all-to-all or embedding fetch (A2A ops, CommWaits.h): the part of X's wait
-//               spent in its producer's all-to-all (which holds the output), in X's own fetch,
-//               or, with nothing else to explain it (inside the pipeline, or at the step's end
-//               before the barrier), while the rank's collective lane was busy (a serial
-//               all-to-all holds the compute stream; the optimizer waits for the last one);
+//   collective  an all-to-all, embedding fetch or gradient all-reduce (A2A and AR ops,
+//               CommWaits.h): the part of X's wait spent in its producer's all-to-all (which
+//               holds the output), in X's own fetch, or, with nothing else to explain it (inside
+//               the pipeline, or after the rank's last pipeline op: drain and barrier give way to
+//               it), while the rank's collective lane was busy (a serial all-to-all holds the
+//               compute stream; the optimizer waits for the last all-to-all and the all-reduce);
 //   other       what the recorded dependencies do not explain (X's inputs were ready before the
 //               gap, or X has none: runtime overhead, ops without stage or micro-batch).
 // The parts of a rank add up exactly to its idle time.
@@ -67,8 +68,10 @@ struct IdlePart {
 };
 
 struct BubbleAttribution {
-  std::vector<BubbleBreakdown> ranks;  // summed over steps
+  std::vector<BubbleBreakdown> ranks;  // summed over steps (all zero for a rank not present)
   BubbleBreakdown run;                 // summed over ranks
+  std::vector<bool> present;           // per rank slot (PresentRanks.h): only these are counted
+  std::size_t rankCount = 0;           // how many are
   std::int64_t spanSumNs = 0;          // Σ over steps of the span: a rank's share = ns / this
   std::vector<std::vector<IdlePart>> parts;  // per rank, by (step, start)
 };

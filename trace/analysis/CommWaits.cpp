@@ -11,11 +11,12 @@ CommWaits::CommWaits(const RunTrace& run) : ends_(run.ranks.size()), busy_(run.r
     auto& ends = ends_[r];
     std::vector<std::pair<std::int64_t, std::int64_t>> spans;
     for (std::size_t i = 0; i < c.size(); ++i) {
-      if (c.kind[i] != OpKind::A2A) continue;
-      ends.push_back({{c.step[i], c.stage[i], c.microbatch[i]}, c.end[i]});
+      if (c.kind[i] != OpKind::A2A && c.kind[i] != OpKind::AR) continue;
+      if (c.kind[i] == OpKind::A2A)
+        ends.push_back({{c.step[i], c.stage[i], c.microbatch[i]}, c.end[i]});
       spans.emplace_back(c.start[i], c.end[i]);
     }
-    empty_ = empty_ && ends.empty();
+    empty_ = empty_ && spans.empty();
     std::sort(ends.begin(), ends.end());
     std::sort(spans.begin(), spans.end());
     auto& busy = busy_[r];

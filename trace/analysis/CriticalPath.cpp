@@ -15,58 +15,50 @@ std::int64_t startOf(const RunTrace& run, const OpRef& op) {
   return run.ranks[op.rank].lane(op.lane).start[op.index];
 }
 
-// The op before `op` on its rank in the same step (the ops are in start order).
-std::optional<OpRef> previousOnRank(const StepGraph& g, const OpRef& op, std::size_t k) {
-  const auto ops = g.ops(op.rank, k);
-  const auto it = std::find(ops.begin(), ops.end(), op.index);
-  if (it == ops.begin() || it == ops.end()) return std::nullopt;
-  // The latest-ending earlier op held the rank (an imported lane may overlap itself).
-  const OpColumns& c = g.run().ranks[op.rank].lane(Lane::Compute);
-  std::size_t best = *(it - 1);
-  for (auto j = ops.begin(); j != it; ++j)
-    if (c.end[*j] > c.end[best]) best = *j;
-  return OpRef{op.rank, Lane::Compute, best};
+// Of two candidates, the one that ended later (what the op waited for last); the first on a tie.
+std::optional<OpRef> later(const RunTrace& run, std::optional<OpRef> a, std::optional<OpRef> b) {
+  if (!a || !a->valid()) return b;
+  if (!b || !b->valid()) return a;
+  return endOf(run, *b) > endOf(run, *a) ? b : a;
 }
 
-// The previous send on the same link (lane and peer): a send queues behind it.
-std::optional<OpRef> previousOnLink(const RunTrace& run, const OpRef& send) {
-  const OpColumns& c = run.ranks[send.rank].lane(send.lane);
-  for (std::size_t j = send.index; j-- > 0;)
-    if (c.peer[j] == c.peer[send.index]) return OpRef{send.rank, send.lane, j};
-  return std::nullopt;
-}
-
-// Of two candidates, the one that ended later (what the op waited for last).
-OpRef later(const RunTrace& run, std::optional<OpRef> a, std::optional<OpRef> b) {
-  if (!a) return b ? *b : OpRef{};
-  if (!b) return *a;
-  return endOf(run, *b) > endOf(run, *a) ? *b : *a;
-}
-
-// What `op` waited for last: a compute op its latest input or the op before it on its rank; a
-// receive its send; a send the compute that produced its data or the send before it on the link.
-OpRef heldBy(const StepGraph& g, const OpRef& op, std::size_t k) {
+// What `op` waited for last. A compute op: its latest input or the op before it on its rank; a
+// receive: its send; a send: the compute that produced its data or the send before it on the
+// link; a collective: the compute and the collective before it on its rank, and for an all-reduce
+// the step's gradients (the optimizer's rule). Every op but a receive may also have waited for a
+// collective of its own rank that ended later still (the all-reduce before an optimizer step,
+// the fetch before a forward, an all-to-all on the stream or holding a producer's output).
+std::optional<OpRef> heldBy(const StepGraph& g, const OpRef& op) {
   const RunTrace& run = g.run();
+  std::optional<OpRef> held;
   switch (op.lane) {
     case Lane::Compute: {
       const auto wait = g.latestInput(op);
-      const auto prev = previousOnRank(g, op, k);
-      if (wait && (!prev || wait->readyNs > endOf(run, *prev))) return wait->input;
-      return prev ? *prev : OpRef{};
+      const auto prev = g.previousOnRank(op);
+      held = wait && (!prev || wait->readyNs > endOf(run, *prev)) ? wait->input : prev;
+      break;
     }
-    case Lane::Recv: {
-      const auto send = g.relations().matchingTransfer(op);
-      return send ? *send : OpRef{};
-    }
-    case Lane::Send: {
-      std::optional<OpRef> producer;
+    case Lane::Recv:
+      return g.relations().matchingTransfer(op);
+    case Lane::Send:
       for (const OpRef& in : g.relations().inputs(op))
-        producer = later(run, producer, in);
-      return later(run, producer, previousOnLink(run, op));
+        held = later(run, held, in);
+      held = later(run, held, g.previousOnLink(op));
+      break;
+    case Lane::Collective: {
+      const OpColumns& c = run.ranks[op.rank].lane(op.lane);
+      if (c.kind[op.index] == OpKind::AR)
+        if (const auto k = g.stepIndex(c.step[op.index]))
+          if (const auto grads = g.gradientsDone(op.rank, *k);
+              grads && grads->readyNs <= c.start[op.index])
+            held = grads->input;
+      held = later(run, held, g.endedBefore(Lane::Compute, op));
+      break;
     }
     default:
-      return {};
+      return std::nullopt;
   }
+  return later(run, held, g.endedBefore(Lane::Collective, op));
 }
 
 }  // namespace
@@ -88,13 +80,15 @@ std::optional<CriticalPath> criticalPath(const StepGraph& g, std::size_t k) {
   path.step = g.steps()[k];
   // Each hop goes to an op that ends no later: bound the walk by the op count all the same.
   std::size_t budget = run.opCount() + 1;
-  for (OpRef cur = last; cur.valid() && budget-- > 0;) {
-    path.ops.push_back(cur);
-    cur = heldBy(g, cur, k);
-    if (cur.valid() && run.ranks[cur.rank].lane(cur.lane).step[cur.index] != path.step) break;
+  for (std::optional<OpRef> cur = last; cur && cur->valid() && budget-- > 0;) {
+    path.ops.push_back(*cur);
+    cur = heldBy(g, *cur);
+    if (cur && run.ranks[cur->rank].lane(cur->lane).step[cur->index] != path.step) break;
   }
   std::reverse(path.ops.begin(), path.ops.end());
-  path.lengthNs = satSub(lastEnd, startOf(run, path.ops.front()));
+  // From the step's first compute start at the earliest (DESIGN §4's span): a fetch the first
+  // forward waited for may begin before it.
+  path.lengthNs = satSub(lastEnd, std::max(startOf(run, path.ops.front()), g.extent(k).start));
   return path;
 }
 

@@ -2,7 +2,11 @@
 // The chain of ops and transfers that sets a step's time: from the op that ends the step, back
 // through whatever each op waited for last — a compute op its latest input or, when that was
 // ready earlier, the op before it on its rank; a receive its send; a send the compute that
-// produced its data or the send before it on the same link — until an op that waited for nothing.
+// produced its data or the send before it on the same link; a collective (all-reduce,
+// all-to-all, fetch) the compute or collective before it on its rank, and an all-reduce the
+// step's gradients; and any of them a collective of its own rank that ended later still (the
+// all-reduce that gates the optimizer step, a forward's fetch) — until an op that waited for
+// nothing. Each hop is O(log n) (StepGraph's precomputed neighbours), the walk O(path log n).
 // With the simulator's in-order execution every link is tight, so the chain runs from the step's
 // first start to its last end: its length is the step time. Only ops of the same step are followed.
 
@@ -17,7 +21,7 @@ namespace ps::trace {
 
 struct CriticalPath {
   int step = 0;
-  std::int64_t lengthNs = 0;  // last op's end - first op's start
+  std::int64_t lengthNs = 0;  // last op's end - first op's start (the step's start at the earliest)
   std::vector<OpRef> ops;     // in time order; compute ops and the transfers between them
 };
 

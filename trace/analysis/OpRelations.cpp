@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "trace/analysis/ConfigJson.h"
+#include "trace/analysis/PresentRanks.h"
 
 namespace ps::trace {
 namespace {
@@ -40,14 +41,32 @@ bool optimizerIsPerRank(const RunTrace& run) {
   return sync && *sync == "none";
 }
 
+// The ranks present (PresentRanks.h), as numbers.
+std::vector<int> presentRankList(const RunTrace& run) {
+  const auto mask = presentRankMask(run);
+  std::vector<int> out;
+  for (std::size_t r = 0; r < mask.size(); ++r)
+    if (mask[r]) out.push_back(static_cast<int>(r));
+  return out;
+}
+
 class Finder {
  public:
   explicit Finder(const RunTrace& run) : Finder(run, nullptr, optimizerIsPerRank(run)) {}
-  Finder(const RunTrace& run, const RelationIndex* index, bool optimizerPerRank)
-      : run_(run), index_(index), optimizerPerRank_(optimizerPerRank) {}
+  Finder(const RunTrace& run, const RelationIndex* index, bool optimizerPerRank,
+         const std::vector<int>* everyRank = nullptr)
+      : run_(run), index_(index), optimizerPerRank_(optimizerPerRank), everyRank_(everyRank) {}
 
   const RunTrace& run() const { return run_; }
   bool optimizerPerRank() const { return optimizerPerRank_; }
+  // Every rank present (not every number below the largest: a stray rank leaves empty slots).
+  const std::vector<int>& everyRank() const {
+    if (everyRank_ == nullptr) {
+      ownRanks_ = presentRankList(run_);
+      everyRank_ = &ownRanks_;
+    }
+    return *everyRank_;
+  }
 
   // The ranks the stages table places `stage` on; every rank when it names none.
   std::vector<int> hostsOf(std::int32_t stage) const {
@@ -56,9 +75,7 @@ class Finder {
       if (s.stage == stage && s.rank >= 0 && static_cast<std::size_t>(s.rank) < run_.ranks.size() &&
           std::find(out.begin(), out.end(), s.rank) == out.end())
         out.push_back(s.rank);
-    if (out.empty())
-      for (std::size_t r = 0; r < run_.ranks.size(); ++r)
-        out.push_back(static_cast<int>(r));
+    if (out.empty()) return everyRank();
     return out;
   }
 
@@ -97,6 +114,8 @@ class Finder {
   const RunTrace& run_;
   const RelationIndex* index_ = nullptr;
   bool optimizerPerRank_ = false;
+  mutable const std::vector<int>* everyRank_ = nullptr;
+  mutable std::vector<int> ownRanks_;
 };
 
 OpKind counterpart(OpKind k) {
@@ -177,13 +196,8 @@ std::vector<OpRef> inputsOf(const Finder& f, const OpRef& op) {
       if (staged) f.findStage(Lane::Compute, maskOf({OpKind::I}), k.stage, k.mb, k.step, in);
       break;
     case OpKind::OPT: {
-      std::vector<int> ranks = self;
-      if (!f.optimizerPerRank()) {
-        ranks.clear();
-        for (std::size_t r = 0; r < f.run().ranks.size(); ++r)
-          ranks.push_back(static_cast<int>(r));
-      }
-      f.find(ranks, Lane::Compute, kGrad, kAny, kAny, k.step, in);
+      f.find(f.optimizerPerRank() ? self : f.everyRank(), Lane::Compute, kGrad, kAny, kAny, k.step,
+             in);
       break;
     }
     case OpKind::SEND_F:
@@ -252,13 +266,9 @@ std::vector<OpRef> outputsOf(const Finder& f, const OpRef& op) {
   // The optimizer step waits for every gradient op of its step (of its rank without a barrier):
   // the rule directly, as the inputs of an OPT are a scan of every rank.
   if (k.kind == OpKind::B || k.kind == OpKind::W) {
-    std::vector<int> ranks{op.rank};
-    if (!f.optimizerPerRank()) {
-      ranks.clear();
-      for (std::size_t r = 0; r < f.run().ranks.size(); ++r)
-        ranks.push_back(static_cast<int>(r));
-    }
-    f.find(ranks, Lane::Compute, maskOf({OpKind::OPT}), kAny, kAny, k.step, out);
+    const std::vector<int> self{op.rank};
+    f.find(f.optimizerPerRank() ? self : f.everyRank(), Lane::Compute, maskOf({OpKind::OPT}), kAny,
+           kAny, k.step, out);
   }
   return out;
 }
@@ -282,7 +292,10 @@ std::optional<OpRef> matchingTransfer(const RunTrace& run, const OpRef& op) {
 }
 
 RelationIndex::RelationIndex(const RunTrace& run)
-    : run_(run), optimizerPerRank_(optimizerIsPerRank(run)), lanes_(run.ranks.size()) {
+    : run_(run),
+      optimizerPerRank_(optimizerIsPerRank(run)),
+      everyRank_(presentRankList(run)),
+      lanes_(run.ranks.size()) {
   for (std::size_t r = 0; r < run.ranks.size(); ++r)
     for (int l = 0; l < kLaneCount; ++l) {
       const OpColumns& c = run.ranks[r].lanes[l];
@@ -298,12 +311,12 @@ RelationIndex::RelationIndex(const RunTrace& run)
 
 std::vector<OpRef> RelationIndex::inputs(const OpRef& op) const {
   if (!inRange(run_, op)) return {};
-  return inputsOf(Finder(run_, this, optimizerPerRank_), op);
+  return inputsOf(Finder(run_, this, optimizerPerRank_, &everyRank_), op);
 }
 
 std::optional<OpRef> RelationIndex::matchingTransfer(const OpRef& op) const {
   if (!inRange(run_, op)) return std::nullopt;
-  return transferOf(Finder(run_, this, optimizerPerRank_), op);
+  return transferOf(Finder(run_, this, optimizerPerRank_, &everyRank_), op);
 }
 
 std::pair<const RelationIndex::Entry*, const RelationIndex::Entry*> RelationIndex::range(

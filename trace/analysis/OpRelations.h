@@ -82,6 +82,7 @@ class RelationIndex {
 
   const RunTrace& run_;
   bool optimizerPerRank_ = false;  // the run's optimizer_sync is "none"
+  std::vector<int> everyRank_;     // the ranks present (PresentRanks.h)
   std::vector<std::array<std::vector<Entry>, kLaneCount>> lanes_;  // sorted by (step, stage, mb)
 };
 

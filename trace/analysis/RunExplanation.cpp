@@ -30,7 +30,7 @@ std::string format(const char* fmt, auto... args) {
 
 double RunExplanation::points(IdleCause cause) const {
   const double of = static_cast<double>(bubbles.spanSumNs) *
-                    static_cast<double>(std::max<std::size_t>(1, bubbles.ranks.size()));
+                    static_cast<double>(std::max<std::size_t>(1, bubbles.rankCount));
   return of > 0 ? 100.0 * static_cast<double>(bubbles.run[cause]) / of : 0.0;
 }
 
@@ -73,11 +73,20 @@ std::vector<std::string> paperGapLines(const RunExplanation& why, double paperBu
   constexpr double kShown = 0.01;  // points
   const double imbalance = why.points(IdleCause::Imbalance);
   if (imbalance >= kShown && !why.rankWorkNs.empty()) {
-    const auto [lo, hi] = std::minmax_element(why.rankWorkNs.begin(), why.rankWorkNs.end());
-    const double ratio = *lo > 0 ? static_cast<double>(*hi) / static_cast<double>(*lo) : 0.0;
-    lines.push_back(format("+%.2f pts imbalance: rank %d has %.2fx the work of rank %d", imbalance,
-                           static_cast<int>(hi - why.rankWorkNs.begin()), ratio,
-                           static_cast<int>(lo - why.rankWorkNs.begin())));
+    // Over the ranks present only (an empty slot below a stray rank number has no work).
+    std::size_t lo = why.rankWorkNs.size(), hi = lo;
+    for (std::size_t r = 0; r < why.rankWorkNs.size(); ++r) {
+      if (r < why.bubbles.present.size() && !why.bubbles.present[r]) continue;
+      if (lo == why.rankWorkNs.size() || why.rankWorkNs[r] < why.rankWorkNs[lo]) lo = r;
+      if (hi == why.rankWorkNs.size() || why.rankWorkNs[r] > why.rankWorkNs[hi]) hi = r;
+    }
+    if (lo < why.rankWorkNs.size()) {
+      const double ratio = why.rankWorkNs[lo] > 0 ? static_cast<double>(why.rankWorkNs[hi]) /
+                                                        static_cast<double>(why.rankWorkNs[lo])
+                                                  : 0.0;
+      lines.push_back(format("+%.2f pts imbalance: rank %d has %.2fx the work of rank %d",
+                             imbalance, static_cast<int>(hi), ratio, static_cast<int>(lo)));
+    }
   }
   const double transfer = why.points(IdleCause::Transfer);
   if (transfer >= kShown) {
@@ -94,7 +103,8 @@ std::vector<std::string> paperGapLines(const RunExplanation& why, double paperBu
     lines.push_back(format("+%.2f pts optimizer barrier: waiting for other ranks' OPT", barrier));
   const double collective = why.points(IdleCause::Collective);
   if (collective >= kShown)
-    lines.push_back(format("+%.2f pts all-to-all and embedding-fetch waits", collective));
+    lines.push_back(
+        format("+%.2f pts collective waits (all-reduce, all-to-all, embedding fetch)", collective));
   const double other = why.points(IdleCause::Other);
   if (other >= kShown)
     lines.push_back(format("+%.2f pts not explained by the recorded dependencies", other));

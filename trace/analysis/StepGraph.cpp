@@ -8,8 +8,35 @@
 namespace ps::trace {
 namespace {
 
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
 bool isGrad(OpKind k) {
   return k == OpKind::B || k == OpKind::W;
+}
+
+// Per op of one rank-step's compute ops (in start order), the op before it that ended last: the
+// one just before when nothing earlier ended later, else the first of the latest-ending.
+void heldBeforeOf(const OpColumns& c, std::span<const std::size_t> ops,
+                  std::vector<std::size_t>& out) {
+  std::size_t best = kNone;
+  for (std::size_t pos = 0; pos < ops.size(); ++pos) {
+    const std::size_t i = ops[pos];
+    if (pos > 0) out[i] = c.end[ops[pos - 1]] >= c.end[best] ? ops[pos - 1] : best;
+    if (best == kNone || c.end[i] > c.end[best]) best = i;
+  }
+}
+
+// Per send, the send before it to the same peer (kNone for the first).
+std::vector<std::size_t> linkBeforeOf(const OpColumns& c) {
+  std::vector<std::size_t> byPeer(c.size());
+  for (std::size_t i = 0; i < c.size(); ++i)
+    byPeer[i] = i;
+  std::stable_sort(byPeer.begin(), byPeer.end(),
+                   [&](std::size_t a, std::size_t b) { return c.peer[a] < c.peer[b]; });
+  std::vector<std::size_t> out(c.size(), kNone);
+  for (std::size_t k = 1; k < byPeer.size(); ++k)
+    if (c.peer[byPeer[k]] == c.peer[byPeer[k - 1]]) out[byPeer[k]] = byPeer[k - 1];
+  return out;
 }
 
 }  // namespace
@@ -37,7 +64,10 @@ StepGraph::StepGraph(const RunTrace& run)
       stepLastGrad_(steps_.size()),
       stepLastGradEnd_(steps_.size(), std::numeric_limits<std::int64_t>::min()),
       order_(run.ranks.size()),
-      rankSteps_(run.ranks.size()) {
+      rankSteps_(run.ranks.size()),
+      heldBefore_(run.ranks.size()),
+      linkBefore_(run.ranks.size()),
+      collectiveEnds_(run, Lane::Collective) {
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
   std::vector<std::int64_t> pipelineEnd(steps_.size(), kMin);
@@ -54,6 +84,7 @@ StepGraph::StepGraph(const RunTrace& run)
     // The lane is sorted by start: a stable sort by step keeps start order within each step.
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return c.step[a] < c.step[b]; });
+    heldBefore_[r].assign(c.size(), kNone);
     for (std::size_t pos = 0; pos < order.size();) {
       const std::int32_t step = c.step[order[pos]];
       RankStep rs;
@@ -79,9 +110,13 @@ StepGraph::StepGraph(const RunTrace& run)
         stepLastGradEnd_[rs.k] = rs.lastGradEnd;
         stepLastGrad_[rs.k] = rs.lastGrad;
       }
+      heldBeforeOf(c, std::span<const std::size_t>(order).subspan(rs.begin, rs.end - rs.begin),
+                   heldBefore_[r]);
       rankSteps_[r].push_back(rs);
     }
+    linkBefore_[r] = linkBeforeOf(run.ranks[r].lane(Lane::Send));
   }
+  if (!collectiveEnds_.empty()) computeEnds_.emplace(run, Lane::Compute);
   for (std::size_t k = 0; k < extents_.size(); ++k)
     extents_[k].pipelineEnd = pipelineEnd[k] == kMin ? extents_[k].start : pipelineEnd[k];
 }
@@ -121,16 +156,7 @@ std::optional<StepGraph::Wait> StepGraph::latestInput(const OpRef& op) const {
   if (c.kind[op.index] == OpKind::OPT) {
     // The rule's inputs are every gradient op of the step: the latest is known per step.
     const auto k = stepIndex(c.step[op.index]);
-    if (!k) return std::nullopt;
-    OpRef last = stepLastGrad_[*k];
-    std::int64_t end = stepLastGradEnd_[*k];
-    if (relations_.optimizerPerRank()) {
-      const RankStep* rs = rankStep(op.rank, *k);
-      last = rs ? rs->lastGrad : OpRef{};
-      end = rs ? rs->lastGradEnd : 0;
-    }
-    if (!last.valid()) return std::nullopt;
-    return Wait{last, end, last, end};
+    return k ? gradientsDone(op.rank, *k) : std::nullopt;
   }
   std::optional<Wait> best;
   for (const OpRef& in : relations_.inputs(op)) {
@@ -156,6 +182,48 @@ std::optional<StepGraph::Wait> StepGraph::latestInput(const OpRef& op) const {
     best = w;
   }
   return best;
+}
+
+std::optional<StepGraph::Wait> StepGraph::gradientsDone(int rank, std::size_t k) const {
+  OpRef last = stepLastGrad_[k];
+  std::int64_t end = stepLastGradEnd_[k];
+  if (relations_.optimizerPerRank()) {
+    const RankStep* rs = rankStep(rank, k);
+    last = rs ? rs->lastGrad : OpRef{};
+    end = rs ? rs->lastGradEnd : 0;
+  }
+  if (!last.valid()) return std::nullopt;
+  return Wait{last, end, last, end};
+}
+
+std::optional<OpRef> StepGraph::previousOnRank(const OpRef& op) const {
+  if (!op.valid() || op.lane != Lane::Compute ||
+      static_cast<std::size_t>(op.rank) >= heldBefore_.size())
+    return std::nullopt;
+  const auto& held = heldBefore_[static_cast<std::size_t>(op.rank)];
+  if (op.index >= held.size() || held[op.index] == kNone) return std::nullopt;
+  return OpRef{op.rank, Lane::Compute, held[op.index]};
+}
+
+std::optional<OpRef> StepGraph::previousOnLink(const OpRef& send) const {
+  if (!send.valid() || send.lane != Lane::Send ||
+      static_cast<std::size_t>(send.rank) >= linkBefore_.size())
+    return std::nullopt;
+  const auto& before = linkBefore_[static_cast<std::size_t>(send.rank)];
+  if (send.index >= before.size() || before[send.index] == kNone) return std::nullopt;
+  return OpRef{send.rank, Lane::Send, before[send.index]};
+}
+
+std::optional<OpRef> StepGraph::endedBefore(Lane lane, const OpRef& op) const {
+  const EndOrder* ends = lane == Lane::Collective                ? &collectiveEnds_
+                         : lane == Lane::Compute && computeEnds_ ? &*computeEnds_
+                                                                 : nullptr;
+  if (ends == nullptr || ends->empty() || !op.valid() ||
+      static_cast<std::size_t>(op.rank) >= run_.ranks.size())
+    return std::nullopt;
+  const OpColumns& own = run_.ranks[op.rank].lane(op.lane);
+  if (op.index >= own.size()) return std::nullopt;
+  return ends->lastEndedBy(op.rank, own.step[op.index], own.start[op.index]);
 }
 
 }  // namespace ps::trace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "trace/RunTrace.h"
+#include "trace/analysis/EndOrder.h"
 #include "trace/analysis/OpRef.h"
 #include "trace/analysis/OpRelations.h"
 
@@ -59,6 +60,21 @@ class StepGraph {
   // For a compute op: its latest-ending input, nullopt when it has none recorded. An OPT's inputs
   // are its step's B and W ops (its rank's alone when the run has no optimizer barrier).
   std::optional<Wait> latestInput(const OpRef& op) const;
+  // What an optimizer step of rank r in step k waits for: the gradient op (B or W) that ended
+  // last, of every rank, or of r's alone when the run has no optimizer barrier.
+  std::optional<Wait> gradientsDone(int rank, std::size_t k) const;
+
+  // The op before compute op `op` on its rank in its step that ended last (an imported lane may
+  // overlap itself): what held the rank before it. Precomputed, O(1).
+  std::optional<OpRef> previousOnRank(const OpRef& op) const;
+  // The send before `send` on the same link (lane and peer): a send queues behind it. O(1).
+  std::optional<OpRef> previousOnLink(const OpRef& send) const;
+  // The op of `lane` (Compute or Collective) on `op`'s rank and in its step that ended last at or
+  // before op's start and began before it (so a chain of such hops always goes back in time);
+  // nullopt when none. O(log n).
+  std::optional<OpRef> endedBefore(Lane lane, const OpRef& op) const;
+  // Whether the run records any collective op (AR, A2A, OFFLOAD, RELOAD).
+  bool hasCollectives() const { return !collectiveEnds_.empty(); }
 
  private:
   struct RankStep {
@@ -76,8 +92,12 @@ class StepGraph {
   std::vector<Extent> extents_;
   std::vector<OpRef> stepLastGrad_;  // per step, over every rank
   std::vector<std::int64_t> stepLastGradEnd_;
-  std::vector<std::vector<std::size_t>> order_;   // per rank: compute indices by (step, start)
-  std::vector<std::vector<RankStep>> rankSteps_;  // per rank, by k
+  std::vector<std::vector<std::size_t>> order_;       // per rank: compute indices by (step, start)
+  std::vector<std::vector<RankStep>> rankSteps_;      // per rank, by k
+  std::vector<std::vector<std::size_t>> heldBefore_;  // per rank, per compute op (kNone: none)
+  std::vector<std::vector<std::size_t>> linkBefore_;  // per rank, per send (kNone: none)
+  EndOrder collectiveEnds_;
+  std::optional<EndOrder> computeEnds_;  // only when the run has collectives
 };
 
 }  // namespace ps::trace
