@@ -184,32 +184,45 @@ std::string breakdownText(const RunExplanation& why) {
   };
   const BubbleAttribution& b = why.bubbles;
   for (std::size_t r = 0; r < b.ranks.size(); ++r)
-    row(line("%4zu", r), b.ranks[r], b.spanSumNs);
-  const auto ranks = static_cast<std::int64_t>(b.ranks.size());
+    if (r < b.present.size() && b.present[r]) row(line("%4zu", r), b.ranks[r], b.spanSumNs);
+  const auto ranks = static_cast<std::int64_t>(b.rankCount);
   row(" all", b.run, ranks > 0 && b.spanSumNs <= INT64_MAX / ranks ? b.spanSumNs * ranks : 0);
   return out;
 }
 
-std::string criticalPathText(const RunExplanation::Path& path) {
-  constexpr std::size_t kShown = 16;
-  // A send and its receive cover the same time: the union of the transfers' intervals.
-  std::vector<std::pair<std::int64_t, std::int64_t>> transfers;
+// Length of the union of the path ops' intervals of one lane kind (a send and its receive cover
+// the same time).
+std::int64_t pathShareNs(const RunExplanation::Path& path, bool collectives) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> spans;
   for (const PathOp& op : path.ops)
-    if (!isCompute(op.kind)) transfers.emplace_back(op.start, op.end);
-  std::sort(transfers.begin(), transfers.end());
+    if (!isCompute(op.kind) && (laneOf(op.kind) == Lane::Collective) == collectives)
+      spans.emplace_back(op.start, op.end);
+  std::sort(spans.begin(), spans.end());
   std::vector<std::int64_t> starts, ends;
-  for (const auto& [s, e] : transfers) {
+  for (const auto& [s, e] : spans) {
     starts.push_back(s);
     ends.push_back(e);
   }
-  const std::int64_t transferNs = unionLength(starts, ends);
+  return unionLength(starts, ends);
+}
+
+std::string criticalPathText(const RunExplanation::Path& path) {
+  constexpr std::size_t kHead = 12, kTail = 6;  // the start, and the end that sets the step
+  const std::int64_t collectiveNs = pathShareNs(path, true);
   std::string out = "\ncritical path  step " + std::to_string(path.step) + ", " +
                     formatDuration(path.lengthNs) + " over " + std::to_string(path.ops.size()) +
-                    " ops, transfers " + shareOf(transferNs, path.lengthNs) + " of it\n  ";
-  for (std::size_t i = 0; i < path.ops.size() && i < kShown; ++i)
+                    " ops, transfers " + shareOf(pathShareNs(path, false), path.lengthNs);
+  if (collectiveNs > 0) out += ", collectives " + shareOf(collectiveNs, path.lengthNs);
+  out += " of it\n  ";
+  const std::size_t n = path.ops.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (n > kHead + kTail && i == kHead) {
+      out += " ... " + std::to_string(n - kHead - kTail) + " more ...";
+      i = n - kTail;
+    }
     out += (i ? " > " : "") + std::string("r") + std::to_string(path.ops[i].rank) + ":" +
            pathOpLabel(path.ops[i]);
-  if (path.ops.size() > kShown) out += " ... " + std::to_string(path.ops.size() - kShown) + " more";
+  }
   return out + "\n";
 }
 

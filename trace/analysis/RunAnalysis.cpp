@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "trace/analysis/ConfigJson.h"
+#include "trace/analysis/PresentRanks.h"
 #include "trace/analysis/StepGraph.h"
 
 namespace ps::trace {
@@ -38,8 +39,10 @@ std::int64_t roundToInt64(double v) {
   return static_cast<std::int64_t>(v + 0.5);
 }
 
-std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>& steps) {
+std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>& steps,
+                                    const std::vector<bool>& present) {
   const std::size_t R = run.ranks.size();
+  const auto presentCount = static_cast<double>(std::count(present.begin(), present.end(), true));
   std::unordered_map<int, std::size_t> index;
   std::vector<StepStats> out(steps.size());
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -73,9 +76,10 @@ std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>&
     double sum = 0;
     for (std::size_t r = 0; r < R; ++r) {
       s.rank_bubble[r] = span > 0 ? 1.0 - static_cast<double>(s.rank_busy_ns[r]) / span : 0.0;
-      sum += s.rank_bubble[r];
+      if (present[r]) sum += s.rank_bubble[r];
     }
-    s.bubble_ratio = R ? sum / static_cast<double>(R) : 0.0;
+    // The mean over the ranks present (PresentRanks.h), not over every number below the largest.
+    s.bubble_ratio = presentCount > 0 ? sum / presentCount : 0.0;
   }
   return out;
 }
@@ -155,7 +159,9 @@ RunAnalysis analyzeRun(const RunTrace& run) {
   a.run = run.info;
   a.chunks = chunksOf(run.info);
   const std::vector<int> steps = distinctComputeSteps(run);
-  a.steps = computeSteps(run, steps);
+  const std::vector<bool> present = presentRankMask(run);
+  a.run.num_ranks = static_cast<int>(std::count(present.begin(), present.end(), true));
+  a.steps = computeSteps(run, steps, present);
   if (!a.steps.empty()) {
     double spanSum = 0, bubbleSum = 0;
     for (const auto& s : a.steps) {
@@ -167,6 +173,7 @@ RunAnalysis analyzeRun(const RunTrace& run) {
   }
   a.steady_bubble_ratio = steadyStateBubble(run, steps);
   for (std::size_t r = 0; r < run.ranks.size(); ++r) {
+    if (!present[r]) continue;
     const RankTrace& rt = run.ranks[r];
     RankSummary s;
     s.rank = rt.info.rank;
