@@ -7,76 +7,19 @@
 #include <gtest/gtest.h>
 
 #include "tests/common/TestUtil.h"
-#include "tests/trace/TraceBuilder.h"
-#include "trace/store/TraceReader.h"
-#include "trace/store/TraceStore.h"
-#include "trace/store/TraceWriter.h"
+#include "tests/trace/OpCacheTestUtil.h"
 
 namespace ps::trace {
 namespace {
 
 using test::TempDir;
-
-LoadOptions cacheEverything() {
-  LoadOptions o;
-  o.cacheFromOps = 1;
-  return o;
-}
-
-// Two ranks, every lane, names (interned and unknown-kind text), a few thousand ops.
-std::int64_t writeRun(TraceStore& store, RunStatus status) {
-  auto writer = TraceWriter::begin(store, test::simpleHeader(2));
-  EXPECT_TRUE(writer.ok()) << writer.error();
-  TraceBatch b;
-  for (int m = 0; m < 800; ++m) {
-    const std::int64_t t = m * 100;
-    b.ops.push_back({0, OpKind::F, 0, m, m / 100, t, t + 40, std::nullopt, std::nullopt,
-                     m % 7 == 0 ? std::optional<std::string>("gemm") : std::nullopt});
-    b.ops.push_back({0, OpKind::SEND_F, 0, m, m / 100, t + 40, t + 60, 1, 4096, std::nullopt});
-    b.ops.push_back({1, OpKind::RECV_F, 1, m, m / 100, t + 40, t + 60, 0, 4096, std::nullopt});
-    b.ops.push_back({1, OpKind::AR, std::nullopt, std::nullopt, m / 100, t + 60, t + 90, 0, 1 << 20,
-                     std::optional<std::string>("all-reduce")});
-  }
-  EXPECT_TRUE(writer->write(b).ok());
-  if (status != RunStatus::Running) {
-    EXPECT_TRUE(writer->finish(status).ok());
-  }
-  return writer->runId();
-}
-
-std::int64_t cachedRows(TraceStore& store, std::int64_t runId) {
-  auto q = store.db().prepare("SELECT count(*) FROM sqlite_master WHERE name='op_cache'");
-  if (!q.ok() || !*q->step() || q->int64(0) == 0) return 0;
-  auto n = store.db().prepare("SELECT count(*) FROM op_cache WHERE run_id=?");
-  n->bind(1, runId);
-  EXPECT_TRUE(*n->step());
-  return n->int64(0);
-}
-
-void expectSameOps(const RunTrace& a, const RunTrace& b) {
-  ASSERT_EQ(a.ranks.size(), b.ranks.size());
-  EXPECT_EQ(a.names, b.names);
-  for (std::size_t r = 0; r < a.ranks.size(); ++r)
-    for (int l = 0; l < kLaneCount; ++l) {
-      const OpColumns& x = a.ranks[r].lanes[static_cast<std::size_t>(l)];
-      const OpColumns& y = b.ranks[r].lanes[static_cast<std::size_t>(l)];
-      EXPECT_EQ(x.start, y.start) << "rank " << r << " lane " << l;
-      EXPECT_EQ(x.end, y.end);
-      EXPECT_EQ(x.bytes, y.bytes);
-      EXPECT_EQ(x.stage, y.stage);
-      EXPECT_EQ(x.microbatch, y.microbatch);
-      EXPECT_EQ(x.step, y.step);
-      EXPECT_EQ(x.peer, y.peer);
-      EXPECT_EQ(x.name, y.name);
-      EXPECT_EQ(x.kind, y.kind);
-    }
-}
+using namespace test_opcache;
 
 TEST(OpCache, TheNextOpenReadsTheSameRunFromTheCache) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("c.sqlite"), TraceStore::Mode::ReadWrite);
   ASSERT_TRUE(store.ok()) << store.error();
-  const std::int64_t id = writeRun(*store, RunStatus::Complete);
+  const std::int64_t id = writeCacheTestRun(*store, RunStatus::Complete);
   auto fromRows = loadRun(*store, id, cacheEverything());
   ASSERT_TRUE(fromRows.ok()) << fromRows.error();
   EXPECT_EQ(fromRows->opCount(), 3200u);
@@ -99,7 +42,7 @@ TEST(OpCache, EditedOrAddedRowsWinOverTheCache) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("c.sqlite"), TraceStore::Mode::ReadWrite);
   ASSERT_TRUE(store.ok());
-  const std::int64_t id = writeRun(*store, RunStatus::Complete);
+  const std::int64_t id = writeCacheTestRun(*store, RunStatus::Complete);
   ASSERT_TRUE(loadRun(*store, id, cacheEverything()).ok());
   ASSERT_GT(cachedRows(*store, id), 0);
   // An UPDATE drops the run's cache (trigger); the next open shows the edit.
@@ -136,7 +79,7 @@ TEST(OpCache, ABrokenCacheFallsBackToTheRows) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("c.sqlite"), TraceStore::Mode::ReadWrite);
   ASSERT_TRUE(store.ok());
-  const std::int64_t id = writeRun(*store, RunStatus::Complete);
+  const std::int64_t id = writeCacheTestRun(*store, RunStatus::Complete);
   auto good = loadRun(*store, id, cacheEverything());
   ASSERT_TRUE(good.ok());
   for (const char* damage :
@@ -160,7 +103,7 @@ TEST(OpCache, LanesDecodedOnSeveralThreadsGiveTheSameRun) {
   TempDir dir;
   auto store = TraceStore::open(dir.file("c.sqlite"), TraceStore::Mode::ReadWrite);
   ASSERT_TRUE(store.ok());
-  const std::int64_t id = writeRun(*store, RunStatus::Complete);
+  const std::int64_t id = writeCacheTestRun(*store, RunStatus::Complete);
   auto good = loadRun(*store, id, cacheEverything());
   ASSERT_TRUE(good.ok());
   auto range = store->db().prepare("SELECT min(rowid), max(rowid) FROM op WHERE run_id=?");
@@ -200,14 +143,14 @@ TEST(OpCache, RunningRunsAndReadOnlyFilesAreNotCached) {
   {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store.ok());
-    running = writeRun(*store, RunStatus::Running);
+    running = writeCacheTestRun(*store, RunStatus::Running);
     ASSERT_TRUE(loadRun(*store, running, cacheEverything()).ok());
     EXPECT_EQ(cachedRows(*store, running), 0) << "a running run still grows";
   }
   {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store.ok());
-    done = writeRun(*store, RunStatus::Complete);
+    done = writeCacheTestRun(*store, RunStatus::Complete);
   }
   auto ro = TraceStore::open(path, TraceStore::Mode::ReadOnly);
   ASSERT_TRUE(ro.ok());
@@ -222,7 +165,7 @@ TEST(OpCache, DroppingOnlyTheTableIsHealedOnTheNextWritableOpen) {
   {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store.ok());
-    id = writeRun(*store, RunStatus::Complete);
+    id = writeCacheTestRun(*store, RunStatus::Complete);
     ASSERT_TRUE(loadRun(*store, id, cacheEverything()).ok());
     ASSERT_TRUE(store->db().exec("DROP TABLE op_cache").ok());
   }

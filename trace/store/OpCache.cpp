@@ -21,25 +21,20 @@
 #include <vector>
 
 #include "trace/store/OpCacheCodec.h"
+#include "trace/store/OpCacheProof.h"
 
 namespace ps::trace {
 namespace {
 
-constexpr std::string_view kCreate = R"sql(
-CREATE TABLE IF NOT EXISTS op_cache(
-  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, lane INTEGER NOT NULL, block INTEGER NOT NULL,
-  format INTEGER NOT NULL, first_rowid INTEGER NOT NULL, last_rowid INTEGER NOT NULL,
-  ops INTEGER NOT NULL, data BLOB NOT NULL,
-  PRIMARY KEY(run_id, rank, lane, block));
-CREATE TRIGGER IF NOT EXISTS op_cache_stale_on_update AFTER UPDATE ON op
-  WHEN EXISTS (SELECT 1 FROM op_cache WHERE run_id IN (OLD.run_id, NEW.run_id))
-  BEGIN DELETE FROM op_cache WHERE run_id IN (OLD.run_id, NEW.run_id); END;
-CREATE TRIGGER IF NOT EXISTS op_cache_stale_on_delete AFTER DELETE ON op
-  WHEN EXISTS (SELECT 1 FROM op_cache WHERE run_id = OLD.run_id)
-  BEGIN DELETE FROM op_cache WHERE run_id = OLD.run_id; END;
-)sql";
-
 constexpr std::int64_t kMaxCachedRank = 1'000'000;  // as the row loader's bound
+
+// A block's checksum is seeded with where it belongs: a block moved to another rank, lane or
+// position, or given another op count, fails its check like a damaged one.
+std::uint64_t blockSeed(std::int64_t rank, std::int64_t lane, std::int64_t block,
+                        std::int64_t ops) {
+  const std::int64_t where[] = {rank, lane, block, ops};
+  return opCacheChecksum(reinterpret_cast<const unsigned char*>(where), sizeof where, 0);
+}
 
 std::string joinNames(const std::vector<std::string>& names) {
   std::string out;
@@ -109,6 +104,7 @@ struct LaneWork {
     unsigned char* data;  // where its bytes are read to
     std::size_t bytes, ops;
     std::int64_t rowid;
+    std::uint64_t seed, checksum;
   };
   std::vector<Block> blocks;
 };
@@ -118,7 +114,8 @@ struct LaneWork {
 // SQLite reads stay on the calling thread (readLane(i) reads lane i's blocks, false when one
 // fails): it reads every lane in order while the helpers populate their lanes' columns and
 // decode each lane once it is read, then decodes its own share. Small runs stay on the calling
-// thread. False when a read fails or a block does not decode.
+// thread. False when a read fails, a block's bytes fail their checksum (a bit flip that still
+// decodes) or a block does not decode.
 bool decodeAll(std::vector<LaneWork>& lanes, std::size_t totalOps, std::size_t names,
                std::size_t opsPerThread, const std::function<bool(std::size_t)>& readLane) {
   const std::size_t threads =
@@ -143,7 +140,8 @@ bool decodeAll(std::vector<LaneWork>& lanes, std::size_t totalOps, std::size_t n
         break;
       }
       for (const LaneWork::Block& b : w.blocks)
-        if (!decodeOpBlock(b.data, b.bytes, b.ops, w.lane, names, *w.columns)) {
+        if (opCacheChecksum(b.data, b.bytes, b.seed) != b.checksum ||
+            !decodeOpBlock(b.data, b.bytes, b.ops, w.lane, names, *w.columns)) {
           ok[t] = 0;
           break;
         }
@@ -184,37 +182,46 @@ bool readBlob(SqliteDb& db, std::int64_t rowid, unsigned char* out, std::size_t 
 }
 
 // The cache's rows for one run, checked against the run's op rows; nullopt when the cache is
-// for other rows, another format, or its rows do not make sense.
+// for other rows, another format (a table without this format's columns included), or its rows
+// do not make sense.
 struct ListedBlock {
-  std::int64_t rank, lane, ops, rowid;
+  std::int64_t rank, lane, block, ops, rowid;
   std::size_t bytes;
+  std::uint64_t checksum;
+  std::uint64_t seed() const { return blockSeed(rank, lane, block, ops); }
 };
 struct BlockList {
   std::vector<ListedBlock> blocks;  // by rank, lane, block
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint64_t> opsPerLane;
-  std::int64_t namesRow = -1;
-  std::size_t namesBytes = 0;
+  std::optional<ListedBlock> names;
+  std::uint64_t rowsCheck = 0;  // the op rows' fingerprint when it was built (OpCacheProof.h)
 };
 using MaybeBlocks = std::optional<BlockList>;
 Result<MaybeBlocks> listBlocks(SqliteDb& db, std::int64_t runId, OpRowRange rows) {
   auto q = db.prepare(
-      "SELECT rank, lane, block, format, first_rowid, last_rowid, ops, rowid, length(data) "
-      "FROM op_cache WHERE run_id=? ORDER BY rank, lane, block");
-  if (!q) return std::move(q).takeError();
+      "SELECT rank, lane, block, format, first_rowid, last_rowid, ops, rowid, length(data), "
+      "checksum, rows_check FROM op_cache WHERE run_id=? ORDER BY rank, lane, block");
+  if (!q) return MaybeBlocks{};  // a table of an older format
   q->bind(1, runId);
   BlockList list;
-  for (;;) {
+  for (bool first = true;; first = false) {
     auto row = q->step();
     if (!row) return std::move(row).takeError();
     if (!*row) break;
+    const auto rowsCheck = static_cast<std::uint64_t>(q->int64(10));
     if (q->int64(3) != kOpCacheFormat || q->int64(4) != rows.first || q->int64(5) != rows.last ||
-        q->int64(8) < 0)
+        q->int64(8) < 0 || (!first && rowsCheck != list.rowsCheck))
       return MaybeBlocks{};
-    const ListedBlock b{q->int64(0), q->int64(1), q->int64(6), q->int64(7),
-                        static_cast<std::size_t>(q->int64(8))};
+    list.rowsCheck = rowsCheck;
+    const ListedBlock b{q->int64(0),
+                        q->int64(1),
+                        q->int64(2),
+                        q->int64(6),
+                        q->int64(7),
+                        static_cast<std::size_t>(q->int64(8)),
+                        static_cast<std::uint64_t>(q->int64(9))};
     if (b.rank == -1 && b.lane == -1) {
-      list.namesRow = b.rowid;
-      list.namesBytes = b.bytes;
+      list.names = b;
       continue;
     }
     if (b.rank < 0 || b.rank > kMaxCachedRank || b.lane < 0 || b.lane >= kLaneCount || b.ops < 0 ||
@@ -223,21 +230,11 @@ Result<MaybeBlocks> listBlocks(SqliteDb& db, std::int64_t runId, OpRowRange rows
     list.opsPerLane[{b.rank, b.lane}] += static_cast<std::uint64_t>(b.ops);
     list.blocks.push_back(b);
   }
-  if (list.namesRow < 0) return MaybeBlocks{};
+  if (!list.names) return MaybeBlocks{};
   return MaybeBlocks{std::move(list)};
 }
 
 }  // namespace
-
-Status healOpCache(SqliteDb& db) {
-  auto q = db.prepare(
-      "SELECT count(*) FROM sqlite_master WHERE type='trigger' AND name LIKE 'op_cache_stale_%'");
-  if (!q) return std::move(q).takeError();
-  auto row = q->step();
-  if (!row) return std::move(row).takeError();
-  if (q->int64(0) == 0) return {};
-  return db.exec(kCreate);
-}
 
 Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows, std::size_t opsPerThread) {
   auto exists = db.prepare("SELECT 1 FROM sqlite_master WHERE type='table' AND name='op_cache'");
@@ -249,9 +246,15 @@ Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows, std::size
   if (!listed) return std::move(listed).takeError();
   if (!*listed) return false;
   const BlockList& list = **listed;
+  // The rows it stands for are still the rows it was built from (OpCacheProof.h).
+  auto fingerprint = opRowsFingerprint(db, run.info.id, rows);
+  if (!fingerprint) return std::move(fingerprint).takeError();
+  if (*fingerprint != list.rowsCheck) return false;
   RunTrace decoded;
-  std::vector<unsigned char> names(list.namesBytes);
-  if (!readBlob(db, list.namesRow, names.data(), names.size())) return false;
+  std::vector<unsigned char> names(list.names->bytes);
+  if (!readBlob(db, list.names->rowid, names.data(), names.size()) ||
+      opCacheChecksum(names.data(), names.size(), list.names->seed()) != list.names->checksum)
+    return false;
   decoded.names = splitNames(names.data(), names.size());
   if (!list.blocks.empty())
     decoded.ranks.resize(static_cast<std::size_t>(list.blocks.back().rank) + 1);
@@ -277,7 +280,7 @@ Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows, std::size
   std::size_t at = 0;
   for (const ListedBlock& b : list.blocks) {  // (rank, lane, block) order: lanes in map order
     lanes[laneIndex[{b.rank, b.lane}]].blocks.push_back(
-        {data.get() + at, b.bytes, static_cast<std::size_t>(b.ops), b.rowid});
+        {data.get() + at, b.bytes, static_cast<std::size_t>(b.ops), b.rowid, b.seed(), b.checksum});
     at += b.bytes;
   }
   const auto readLane = [&db, &lanes](std::size_t i) {
@@ -297,19 +300,26 @@ Result<bool> readOpCache(SqliteDb& db, RunTrace& run, OpRowRange rows, std::size
 }
 
 Status writeOpCache(SqliteDb& db, const RunTrace& run, OpRowRange rows) {
-  PS_TRY(db.exec("BEGIN IMMEDIATE"));
+  // A savepoint inside the caller's read transaction: its first write upgrades that transaction,
+  // which WAL refuses (SQLITE_BUSY_SNAPSHOT) once another connection has committed since the
+  // rows were read. So the cache and the rows it stands for are one snapshot.
+  PS_TRY(db.exec("SAVEPOINT op_cache_write"));
   auto fail = [&](const std::string& message) -> Status {
-    (void)db.exec("ROLLBACK");
+    (void)db.exec("ROLLBACK TO op_cache_write");
+    (void)db.exec("RELEASE op_cache_write");
     return Error{message};
   };
-  if (auto s = db.exec(kCreate); !s) return fail(s.error());
+  if (auto s = prepareOpCacheTable(db); !s) return fail(s.error());
   auto del = db.prepare("DELETE FROM op_cache WHERE run_id=?");
   if (!del) return fail(del.error());
   del->bind(1, run.info.id);
   if (auto s = del->run(); !s) return fail(s.error());
+  // Taken after the triggers exist: the fingerprint covers them.
+  auto fingerprint = opRowsFingerprint(db, run.info.id, rows);
+  if (!fingerprint) return fail(fingerprint.error());
   auto ins = db.prepare(
       "INSERT INTO op_cache(run_id, rank, lane, block, format, first_rowid, last_rowid, ops, "
-      "data) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "data, checksum, rows_check) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!ins) return fail(ins.error());
   const auto insert = [&](std::int64_t rank, std::int64_t lane, std::int64_t block,
                           std::int64_t ops, const void* data, std::size_t bytes) {
@@ -322,6 +332,10 @@ Status writeOpCache(SqliteDb& db, const RunTrace& run, OpRowRange rows) {
     ins->bind(7, rows.last);
     ins->bind(8, ops);
     ins->bindStaticBlob(9, data, bytes);
+    const std::uint64_t checksum = opCacheChecksum(static_cast<const unsigned char*>(data), bytes,
+                                                   blockSeed(rank, lane, block, ops));
+    ins->bind(10, static_cast<std::int64_t>(checksum));
+    ins->bind(11, static_cast<std::int64_t>(*fingerprint));
     return ins->run();
   };
   const std::string names = joinNames(run.names);
@@ -338,7 +352,7 @@ Status writeOpCache(SqliteDb& db, const RunTrace& run, OpRowRange rows) {
           return fail(s.error());
       }
     }
-  if (auto s = db.exec("COMMIT"); !s) return fail(s.error());
+  if (auto s = db.exec("RELEASE op_cache_write"); !s) return fail(s.error());
   return {};
 }
 

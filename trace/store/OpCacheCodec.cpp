@@ -165,3 +165,58 @@ bool decodeOpBlock(const unsigned char* p, std::size_t size, std::size_t n, Lane
 }
 
 }  // namespace ps::trace
+
+namespace ps::trace {
+namespace {
+
+constexpr std::uint64_t kPrime1 = 0x9E3779B185EBCA87ull;
+constexpr std::uint64_t kPrime2 = 0xC2B2AE3D27D4EB4Full;
+constexpr std::uint64_t kPrime3 = 0x165667B19E3779F9ull;
+constexpr std::uint64_t kPrime4 = 0x85EBCA77C2B2AE63ull;
+constexpr std::uint64_t kPrime5 = 0x27D4EB2F165667C5ull;
+
+std::uint64_t rotl(std::uint64_t x, int r) {
+  return (x << r) | (x >> (64 - r));
+}
+std::uint64_t mixLane(std::uint64_t acc, std::uint64_t lane) {
+  return rotl(acc + lane * kPrime2, 31) * kPrime1;
+}
+std::uint64_t mergeLane(std::uint64_t h, std::uint64_t acc) {
+  return (h ^ mixLane(0, acc)) * kPrime1 + kPrime4;
+}
+std::uint64_t load64(const unsigned char* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+}  // namespace
+
+std::uint64_t opCacheChecksum(const unsigned char* p, std::size_t size, std::uint64_t seed) {
+  const unsigned char* const end = p + size;
+  std::uint64_t h = seed + kPrime5;
+  if (size >= 32) {
+    std::uint64_t a = seed + kPrime1 + kPrime2, b = seed + kPrime2, c = seed, d = seed - kPrime1;
+    for (; end - p >= 32; p += 32) {
+      a = mixLane(a, load64(p));
+      b = mixLane(b, load64(p + 8));
+      c = mixLane(c, load64(p + 16));
+      d = mixLane(d, load64(p + 24));
+    }
+    h = rotl(a, 1) + rotl(b, 7) + rotl(c, 12) + rotl(d, 18);
+    for (const std::uint64_t acc : {a, b, c, d})
+      h = mergeLane(h, acc);
+  }
+  h += size;
+  for (; end - p >= 8; p += 8)
+    h = rotl(h ^ mixLane(0, load64(p)), 27) * kPrime1 + kPrime4;
+  for (; p < end; ++p)
+    h = rotl(h ^ (*p * kPrime5), 11) * kPrime1;
+  h ^= h >> 33;
+  h *= kPrime2;
+  h ^= h >> 29;
+  h *= kPrime3;
+  return h ^ (h >> 32);
+}
+
+}  // namespace ps::trace

@@ -99,13 +99,16 @@ Result<RunTrace> loadRun(TraceStore& store, std::int64_t runId, const LoadOption
   Status s = options.withOps ? loadOps(store, run, options, counts) : Status{};
   if (s && options.withMemory) s = loadMemory(store, run, counts);
   if (s) s = loadSmallTables(store.db(), run);
-  (void)store.db().exec("COMMIT");
-  if (!s) return std::move(s).takeError();
-  // A large finished run read from its rows leaves a columnar copy for the next open (best
-  // effort: a busy or read-only file simply keeps reading rows).
-  if (counts.opRows && !counts.opsFromCache && !counts.opsRepaired() && !store.db().readOnly() &&
-      run.info.status != RunStatus::Running && run.opCount() >= options.cacheFromOps)
+  if (s && options.afterRowsRead) options.afterRowsRead();
+  // A large finished run read from its rows leaves a columnar copy for the next open, written in
+  // this same transaction so that it is stored only if no other connection changed the file
+  // since these rows were read (best effort: a busy or read-only file keeps reading rows).
+  if (s && counts.opRows && !counts.opsFromCache && !counts.opsRepaired() &&
+      !store.db().readOnly() && run.info.status != RunStatus::Running &&
+      run.opCount() >= options.cacheFromOps)
     (void)writeOpCache(store.db(), run, *counts.opRows);
+  if (!store.db().exec("COMMIT")) (void)store.db().exec("ROLLBACK");
+  if (!s) return std::move(s).takeError();
   // Without ops or memory loaded the rows seen are only the rank rows: trust the header then.
   if (options.withOps && options.withMemory) {
     addLoadWarnings(store.path(), run, counts, run.info.num_ranks);

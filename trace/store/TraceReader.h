@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,8 @@ struct LoadOptions {
   std::size_t cacheFromOps = 200'000;
   // false: read the rows even when the run has a valid cache (checks and benchmarks).
   bool readCache = true;
+  // Called once the rows are read, before the cache is written (tests race a writer there).
+  std::function<void()> afterRowsRead;
 };
 
 Result<RunTrace> loadRun(TraceStore& store, std::int64_t runId, const LoadOptions& options = {});
