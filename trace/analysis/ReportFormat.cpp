@@ -73,6 +73,13 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
   const auto coverage = importedBusyCoverage(a.run);
   w.key("compute_coverage").value(coverage ? coverage->ratio() : std::nullopt);
   w.key("steady_bubble_ratio").value(a.steady_bubble_ratio);
+  if (const auto& cut = a.incomplete_last_step) {  // only then: the usual report stays as it was
+    w.key("incomplete_last_step").beginObject();
+    w.key("step").value(cut->step);
+    w.key("compute_ops").value(cut->compute_ops);
+    w.key("fewest_compute_ops_before").value(cut->fewest_before);
+    w.endObject();
+  }
   w.key("steps").beginArray();
   for (const auto& s : a.steps) {
     w.beginObject();
@@ -239,6 +246,13 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
   out += line("ranks %d  stages %s  micro-batches %s  chunks %s  steps %zu\n", a.run.num_ranks,
               opt(a.run.num_stages).c_str(), opt(a.run.num_microbatches).c_str(),
               opt(a.chunks).c_str(), a.steps.size());
+  if (const auto& cut = a.incomplete_last_step)
+    out += line(
+        "  step %d left out: incomplete (%lld compute op%s of at least %lld in each step "
+        "before; the run is %s)\n",
+        cut->step, static_cast<long long>(cut->compute_ops), cut->compute_ops == 1 ? "" : "s",
+        static_cast<long long>(cut->fewest_before),
+        std::string(runStatusName(a.run.status)).c_str());
   out += line("step time      %s\n",
               a.step_time_ns ? formatDuration(*a.step_time_ns).c_str() : "- (no compute ops)");
   if (const auto rate = throughputPerSecond(a))

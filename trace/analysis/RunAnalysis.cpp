@@ -58,7 +58,9 @@ std::vector<StepStats> computeSteps(const RunTrace& run, const std::vector<int>&
   for (std::size_t r = 0; r < R; ++r) {
     const auto& lane = run.ranks[r].lane(Lane::Compute);
     for (std::size_t i = 0; i < lane.size(); ++i) {
-      const std::size_t k = index[lane.step[i]];
+      const auto found = index.find(lane.step[i]);
+      if (found == index.end()) continue;  // a step left out (incomplete_last_step)
+      const std::size_t k = found->second;
       if (!acc[k].open) touched.push_back(k);
       acc[k].add(lane.start[i], lane.end[i]);
       out[k].start_ns = std::min(out[k].start_ns, lane.start[i]);
@@ -158,7 +160,9 @@ RunAnalysis analyzeRun(const RunTrace& run) {
   RunAnalysis a;
   a.run = run.info;
   a.chunks = chunksOf(run.info);
-  const std::vector<int> steps = distinctComputeSteps(run);
+  std::vector<int> steps = distinctComputeSteps(run);
+  a.incomplete_last_step = incompleteLastStep(run, steps);
+  if (a.incomplete_last_step) steps.pop_back();
   const std::vector<bool> present = presentRankMask(run);
   a.run.num_ranks = static_cast<int>(std::count(present.begin(), present.end(), true));
   a.steps = computeSteps(run, steps, present);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "trace/RunTrace.h"
+#include "trace/analysis/IncompleteStep.h"
 #include "trace/analysis/Saturating.h"
 
 namespace ps::trace {
@@ -42,7 +43,10 @@ struct LinkSummary {
 struct RunAnalysis {
   RunInfo run;
   std::optional<int> chunks;
-  std::vector<StepStats> steps;
+  std::vector<StepStats> steps;  // without incomplete_last_step
+  // An unfinished run's partial last step, left out of steps and every figure made from them
+  // (IncompleteStep.h).
+  std::optional<IncompleteStep> incomplete_last_step;
   std::optional<std::int64_t> step_time_ns;   // mean step span
   std::optional<double> bubble_ratio;         // mean over steps
   std::optional<double> steady_bubble_ratio;  // DESIGN §4, needs >= 3 steps
