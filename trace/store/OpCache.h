@@ -12,7 +12,7 @@
 //  - the run's op rowid range it was built from (rows appended to the run move it);
 //  - a fingerprint of the op rows (OpCacheProof.h): the op table's definition with its indexes
 //    and the two triggers that delete a run's cache when any of its op rows is updated or
-//    deleted, and a sample of 1024 of the run's rows; a table rebuilt by CREATE AS SELECT / DROP
+//    deleted, and a sample of 256 of the run's rows; a table rebuilt by CREATE AS SELECT / DROP
 //    / RENAME or a dropped trigger fails it;
 //  - each row's checksum of its bytes (a bit flip that still decodes), then the decoding checks.
 // It is written in the same transaction that read the rows, so it is never older than they are.
