@@ -2,8 +2,8 @@
 //   [--rank FILE=N]... [--rules RULES.json] [--threads-as-ranks] [torch-csv cost flags]
 // FORMAT is any entry of trace/import/ImportFormats.h. Profiles: reads every file, recognises
 // pipeline ops, aligns the ranks' clocks, and only then appends one run to OUT. Schedules: the
-// plan is simulated (runtime::runPlan). Bad input or Ctrl-C leaves OUT as it was (and creates no
-// file).
+// plan is simulated (runtime::runPlan). Bad input or Ctrl-C leaves no run of ours in OUT, and a
+// file it created is removed again unless another process appended a run or opened it meanwhile.
 
 #include <CLI/CLI.hpp>
 
@@ -25,6 +25,7 @@
 #include "trace/import/ImportName.h"
 #include "trace/import/ImportPipeline.h"
 #include "trace/import/ImportReaders.h"
+#include "trace/store/AbandonedWrite.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
 
@@ -60,16 +61,17 @@ Result<std::map<std::string, int>> parseRankMapping(const std::vector<std::strin
   return out;
 }
 
-// A file we created for a run that was not written is removed again, with SQLite's side files.
-void removeIfCreated(const std::string& db, bool created) {
-  if (!created) return;
-  std::error_code ignored;
-  for (const char* suffix : {"", "-journal", "-wal", "-shm"})
-    std::filesystem::remove(db + suffix, ignored);
+// An import that did not finish takes back what it wrote: its run, and the file when it created
+// it and nobody else has added a run or opened it since (abandonWrite). Closes the store.
+void takeBack(trace::TraceStore store, std::optional<std::int64_t> runId, bool created) {
+  auto taken = trace::abandonWrite(std::move(store), runId, created);
+  if (!taken)
+    std::cerr << "pipescope-cli: warning: " << trace::terminalSafe(taken.error(), kErrorLineCap)
+              << '\n';
 }
 
-// What Ctrl-C during an import prints: the file was not touched (or the file we created is
-// gone again).
+// What Ctrl-C during an import prints: the file holds nothing of ours (a file we created is
+// gone again unless another writer uses it too).
 int cancelled(const ImportCliOptions& o) {
   return fail(o.db + ": no run written: import cancelled", kExitRunFailed);
 }
@@ -113,8 +115,8 @@ int importSchedule(const ImportCliOptions& o, const InterruptScope& interrupt) {
   for (const auto& note : result->built->notes)
     std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, kErrorLineCap) << '\n';
   if (result->status != trace::RunStatus::Complete) {
+    if (result->store) takeBack(std::move(*result->store), result->runId, created);
     result->store.reset();
-    removeIfCreated(o.db, created);
     if (interrupt.interrupted()) return cancelled(o);
     return fail(result->message, kExitRunFailed);
   }
@@ -164,8 +166,9 @@ int importProfiles(const ImportCliOptions& o, const InterruptScope& interrupt) {
   }
   auto runId = trace::import::writeImportedRun(*store, *run, control);
   if (!runId) {
-    store.reset();  // closed before its file is removed
-    removeIfCreated(o.db, created);
+    // writeImportedRun deleted its run already.
+    takeBack(std::move(*store), std::nullopt, created);
+    store.reset();
     return interrupt.interrupted() ? cancelled(o) : fail(runId.error(), kExitRunFailed);
   }
   if (const int rc = printRunLine(*store, *runId, run->header.info.name, interrupt); rc != kExitOk)

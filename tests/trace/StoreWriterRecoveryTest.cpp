@@ -68,10 +68,13 @@ TEST(StoreHardening, AKilledWritersRunIsMarkedFailedByTheNextWriter) {
   const pid_t child = startWriterThatWaits(path);
   ASSERT_GT(child, 0);
   kill9(child);
-  // Readers never change the file: the run still says running to them.
+  // Readers never change the file, but they tell that the writer is gone (issue 30, item 19).
+  const std::string before = test::readFile(path);
   auto runs = test::runsIn(path);
   ASSERT_EQ(runs.size(), 2u);
-  EXPECT_EQ(runs[1].status, RunStatus::Running);
+  EXPECT_EQ(runs[1].status, RunStatus::Failed);
+  EXPECT_EQ(runs[1].status_message, "writer gone");
+  EXPECT_EQ(test::readFile(path), before);
   {
     auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
     ASSERT_TRUE(store.ok()) << store.error();

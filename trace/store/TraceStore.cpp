@@ -8,7 +8,9 @@
 #include <limits>
 #include <thread>
 
+#include "trace/store/AbandonedWrite.h"
 #include "trace/store/OpCache.h"
+#include "trace/store/RunRow.h"
 #include "trace/store/Schema.h"
 
 namespace ps::trace {
@@ -48,43 +50,23 @@ std::string idList(const std::vector<RunInfo>& runs) {
   return text;
 }
 
-}  // namespace
-
-namespace {
-
-// Header counts are INTEGER in the file but int in memory: clamp rather than truncate, so a
-// hostile 2^40 stays huge (and is then checked against the data) instead of wrapping to 0.
-int clampToInt(std::int64_t v) {
-  constexpr std::int64_t lo = std::numeric_limits<int>::min();
-  constexpr std::int64_t hi = std::numeric_limits<int>::max();
-  return static_cast<int>(std::clamp(v, lo, hi));
-}
-
-constexpr std::string_view kBaseRunColumns =
-    "id, name, created_utc, source, schedule, num_ranks, num_stages, num_microbatches, "
-    "config_json, status";
-
 constexpr int kWalSwitchTries = 200;  // x 25 ms: 5 s on top of the busy timeout of each try
 
 }  // namespace
 
-RunInfo readRunRow(const SqliteStatement& s, bool withStatusMessage) {
-  RunInfo info;
-  info.id = s.int64(0);
-  info.name = std::string(s.text(1));
-  info.created_utc = std::string(s.text(2));
-  info.source = std::string(s.text(3));
-  info.schedule = s.optText(4);
-  info.num_ranks = clampToInt(s.int64(5));
-  if (auto v = s.optInt64(6)) info.num_stages = clampToInt(*v);
-  if (auto v = s.optInt64(7)) info.num_microbatches = clampToInt(*v);
-  info.config_json = std::string(s.text(8));
-  info.status = parseRunStatus(s.text(9)).value_or(RunStatus::Running);
-  if (withStatusMessage) info.status_message = std::string(s.text(10));
-  return info;
+Result<TraceStore> TraceStore::open(const std::string& path, Mode mode) {
+  // A writer that created the file and gave up may remove it while we open it, once it finds
+  // nobody else connected (abandonWrite): then we hold a file that is no longer there. Looked at
+  // before we switch it to WAL (no -wal made for a removed file) and after (from then on our
+  // shared lock keeps it there): open the path again.
+  for (int attempt = 0;; ++attempt) {
+    auto store = openOnce(path, mode);
+    if (!store || mode == Mode::ReadOnly || attempt == 3 || !openedFileMoved(store->db_))
+      return store;
+  }
 }
 
-Result<TraceStore> TraceStore::open(const std::string& path, Mode mode) {
+Result<TraceStore> TraceStore::openOnce(const std::string& path, Mode mode) {
   auto db = SqliteDb::open(
       path, mode == Mode::ReadOnly ? SqliteDb::Mode::ReadOnly : SqliteDb::Mode::ReadWriteCreate);
   if (!db) return std::move(db).takeError();
@@ -234,6 +216,7 @@ Status TraceStore::initWritable() {
                    ": is a SQLite database but not a PipeScope trace; refusing to write into it"};
     PS_TRY(checkOurs(*names));
   }
+  if (openedFileMoved(db_)) return {};  // removed meanwhile: open() opens the path again
   writable_ = true;
   PS_TRY(switchToWal());
   PS_TRY(readOptionalColumns());
@@ -258,7 +241,7 @@ Status TraceStore::addMissingColumns() {
 std::string TraceStore::runColumns() {
   // A writer of ours may have added the column since the open (its first write).
   if (!hasStatusMessage_) (void)readOptionalColumns();
-  return std::string(kBaseRunColumns) + (hasStatusMessage_ ? ", status_message" : "");
+  return std::string(kRunColumns) + (hasStatusMessage_ ? ", status_message" : "");
 }
 
 Status TraceStore::markStoppedRuns() {
@@ -302,37 +285,71 @@ Status TraceStore::markStoppedRuns() {
 }
 
 Result<std::vector<RunInfo>> TraceStore::listRuns() {
-  auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run ORDER BY id");
-  if (!stmt) return std::move(stmt).takeError();
   std::vector<RunInfo> runs;
-  for (;;) {
-    auto row = stmt->step();
-    if (!row) return std::move(row).takeError();
-    if (!*row) break;
-    runs.push_back(readRunRow(*stmt, hasStatusMessage_));
+  {
+    auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run ORDER BY id");
+    if (!stmt) return std::move(stmt).takeError();
+    for (;;) {
+      auto row = stmt->step();
+      if (!row) return std::move(row).takeError();
+      if (!*row) break;
+      runs.push_back(readRunRow(*stmt, hasStatusMessage_));
+    }
   }
+  for (RunInfo& info : runs)
+    PS_TRY(noteGoneWriter(info));
   return runs;
 }
 
+Result<std::optional<RunInfo>> TraceStore::selectRun(std::string_view tail,
+                                                     std::optional<std::int64_t> id,
+                                                     bool lookAtWriter) {
+  std::optional<RunInfo> info;
+  {
+    auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run " + std::string(tail));
+    if (!stmt) return std::move(stmt).takeError();
+    if (id) stmt->bind(1, *id);
+    auto row = stmt->step();
+    if (!row) return std::move(row).takeError();
+    if (*row) info = readRunRow(*stmt, hasStatusMessage_);
+  }  // its read ends here, before the probe
+  if (info && lookAtWriter) PS_TRY(noteGoneWriter(*info));
+  return info;
+}
+
+Status TraceStore::noteGoneWriter(RunInfo& info) {
+  // A writable store marked such runs in the file when it opened (markStoppedRuns).
+  if (!db_.readOnly() || info.status != RunStatus::Running ||
+      locks_.probe(info.id) != RunLocks::Probe::Free)
+    return {};
+  // Read again after the probe: a writer commits its final status before it lets go of its
+  // lock, so a row still 'running' now has no writer left (not one that just finished).
+  auto again = selectRun("WHERE id=?", info.id, false);
+  if (!again) return std::move(again).takeError();
+  if (!*again) return {};
+  info = std::move(**again);
+  if (info.status != RunStatus::Running) return {};
+  // What a writable open writes into the file (markStoppedRuns), said without writing: the
+  // file may be in a read-only folder or on read-only media.
+  info.status = RunStatus::Failed;
+  info.status_message = "writer gone";
+  return {};
+}
+
 Result<RunInfo> TraceStore::run(std::int64_t id) {
-  auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run WHERE id=?");
-  if (!stmt) return std::move(stmt).takeError();
-  stmt->bind(1, id);
-  auto row = stmt->step();
-  if (!row) return std::move(row).takeError();
-  if (*row) return readRunRow(*stmt, hasStatusMessage_);
+  auto info = selectRun("WHERE id=?", id, true);
+  if (!info) return std::move(info).takeError();
+  if (*info) return std::move(**info);
   auto runs = listRuns();
   if (!runs) return std::move(runs).takeError();
   return Error{path() + ": no run with id " + std::to_string(id) + " (" + idList(*runs) + ")"};
 }
 
 Result<RunInfo> TraceStore::latestRun() {
-  auto stmt = db_.prepare("SELECT " + runColumns() + " FROM run ORDER BY id DESC LIMIT 1");
-  if (!stmt) return std::move(stmt).takeError();
-  auto row = stmt->step();
-  if (!row) return std::move(row).takeError();
-  if (!*row) return Error{path() + ": the trace holds no runs"};
-  return readRunRow(*stmt, hasStatusMessage_);
+  auto info = selectRun("ORDER BY id DESC LIMIT 1", std::nullopt, true);
+  if (!info) return std::move(info).takeError();
+  if (!*info) return Error{path() + ": the trace holds no runs"};
+  return std::move(**info);
 }
 
 Result<std::vector<RankInfo>> TraceStore::ranks(std::int64_t runId) {

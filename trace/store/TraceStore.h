@@ -3,12 +3,15 @@
 // version we understand; read-only opens never modify the file.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace/Result.h"
 #include "trace/TraceRecords.h"
 #include "trace/store/RunLock.h"
+#include "trace/store/RunRow.h"
 #include "trace/store/Sqlite.h"
 
 namespace ps::trace {
@@ -28,7 +31,9 @@ class TraceStore {
   TraceStore& operator=(TraceStore&& other) noexcept;
   ~TraceStore();
 
-  // Every run in the file, by id.
+  // Every run in the file, by id. Read-only, these three say "failed: writer gone" for a run
+  // still 'running' in the file whose writer no longer holds its lock (killed); the file is not
+  // written (a writable open marks such runs in the file instead, "writer stopped").
   Result<std::vector<RunInfo>> listRuns();
   // One run; an error names the file and lists the ids it holds.
   Result<RunInfo> run(std::int64_t id);
@@ -54,11 +59,19 @@ class TraceStore {
 
  private:
   TraceStore(SqliteDb db, RunLocks locks) : locks_(std::move(locks)), db_(std::move(db)) {}
+  static Result<TraceStore> openOnce(const std::string& path, Mode mode);
   Status checkOurs(const std::vector<std::string>& names);
   Status initWritable();
   Status createIfEmpty(bool& created);
   Status switchToWal();
   Status markStoppedRuns();
+  // Read-only: a 'running' run whose writer is gone (its RunLocks byte free) becomes failed,
+  // "writer gone", in `info` only.
+  Status noteGoneWriter(RunInfo& info);
+  // The first run row of "SELECT <run columns> FROM run <tail>" (`id` bound to its ?), if any,
+  // its writer looked at (noteGoneWriter) when `lookAtWriter`.
+  Result<std::optional<RunInfo>> selectRun(std::string_view tail, std::optional<std::int64_t> id,
+                                           bool lookAtWriter);
   Status readOptionalColumns();
   void closeConnection();
   std::string runColumns();
@@ -71,8 +84,5 @@ class TraceStore {
   bool writable_ = false;  // set once a writable open has passed every check
   std::vector<std::string> warnings_;
 };
-
-// Reads a run row from a statement selecting the run columns (status_message last, optional).
-RunInfo readRunRow(const SqliteStatement& stmt, bool withStatusMessage = true);
 
 }  // namespace ps::trace
