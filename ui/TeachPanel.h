@@ -45,17 +45,23 @@ class TeachPanel : public QWidget {
     int inFlight = 0;         // forwards begun minus backwards (B or I) ended, by the op's start
     std::int64_t idleNs = 0;  // the rank's idle time from its step's start to the op's start
   };
-  // Per rank, at the current op (what the table shows).
+  // Per rank slot of the run, at the current op (what the table shows, for the ranks present).
   std::vector<RankState> rankStates() const;
+  // The table's columns: the ranks present (trace/analysis/PresentRanks.h), by number.
+  const std::vector<int>& columnRanks() const { return columns_; }
   QString currentText() const;
 
  private:
   // Shows op `position` in the panel and, with moveTimeline, selects it on the timeline.
   void show(std::size_t position, bool moveTimeline);
+  // One column per rank present, its items made once per run (show() only sets their text).
+  void buildTable();
 
   TimelineView* view_;
   std::shared_ptr<const trace::RunTrace> run_;
   std::vector<trace::OpRef> order_;  // compute ops by (start, rank)
+  std::vector<int> columns_;         // the rank of each table column
+  int highlighted_ = -1;             // the column shown highlighted
   std::size_t position_ = 0;
   QToolButton *back_, *play_, *forward_;
   QSlider* slider_;
