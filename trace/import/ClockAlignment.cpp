@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace ps::trace::import {
@@ -36,7 +37,10 @@ Result<ClockAlignment> alignWall(std::size_t n,
   out.offsetNs.assign(n, 0);
   for (std::size_t r = 1; r < n; ++r) {  // rank 0 is the reference clock
     if (wall[r] && wall[0]) {
-      out.offsetNs[r] = *wall[r] - *wall[0];
+      if (__builtin_sub_overflow(*wall[r], *wall[0], &out.offsetNs[r]))
+        return Error{"clock alignment (wall): rank " + std::to_string(r) + "'s wall-clock base (" +
+                     std::to_string(*wall[r]) + " ns) and rank 0's (" + std::to_string(*wall[0]) +
+                     " ns) lie too far apart: a corrupt baseTimeNanoseconds or session start?"};
     } else if (n > 1) {
       if (required)
         return Error{"--align wall: rank " + std::to_string(r) +
@@ -104,19 +108,29 @@ Result<ClockAlignment> alignP2p(const std::vector<RankOps>& ranks,
     edges.push_back(
         {key.first, key.second, static_cast<double>(median(d)), static_cast<double>(d.size())});
 
+  // Each rank's edges: the passes below are linear in the edges, not ranks x edges (threads as
+  // ranks makes thousands of ranks).
+  std::vector<std::vector<std::size_t>> edgesOf(n);
+  for (std::size_t i = 0; i < edges.size(); ++i) {
+    edgesOf[static_cast<std::size_t>(edges[i].a)].push_back(i);
+    edgesOf[static_cast<std::size_t>(edges[i].b)].push_back(i);
+  }
   // Connected component of rank 0 by breadth-first search gives the first guess.
   std::vector<bool> known(n, false);
   std::vector<double> o(n, 0.0);
   known[0] = true;
-  for (bool grew = true; grew;) {
-    grew = false;
-    for (const auto& e : edges) {
+  std::vector<std::size_t> queue{0};
+  for (std::size_t next = 0; next < queue.size(); ++next) {
+    for (const std::size_t i : edgesOf[queue[next]]) {
+      const Edge& e = edges[i];
       if (known[e.a] && !known[e.b]) {
         o[e.b] = o[e.a] + e.d;
-        known[e.b] = grew = true;
+        known[e.b] = true;
+        queue.push_back(static_cast<std::size_t>(e.b));
       } else if (known[e.b] && !known[e.a]) {
         o[e.a] = o[e.b] - e.d;
-        known[e.a] = grew = true;
+        known[e.a] = true;
+        queue.push_back(static_cast<std::size_t>(e.a));
       }
     }
   }
@@ -136,7 +150,8 @@ Result<ClockAlignment> alignP2p(const std::vector<RankOps>& ranks,
     for (std::size_t r = 1; r < n; ++r) {
       if (!known[r]) continue;
       double sum = 0, weight = 0;
-      for (const auto& e : edges) {
+      for (const std::size_t i : edgesOf[r]) {
+        const Edge& e = edges[i];
         if (e.b == static_cast<int>(r)) {
           sum += e.weight * (o[e.a] + e.d);
           weight += e.weight;
@@ -148,15 +163,22 @@ Result<ClockAlignment> alignP2p(const std::vector<RankOps>& ranks,
       if (weight > 0) o[r] = sum / weight;
     }
   }
+  // Clamped: offsets past +-2^62 ns only come from corrupt times, which the import then refuses
+  // (TimeBounds) instead of wrapping here.
+  constexpr double kMaxOffset = 4.6e18;
   for (std::size_t r = 0; r < n; ++r)
-    out.offsetNs[r] = std::llround(o[r]);
+    out.offsetNs[r] = std::llround(std::clamp(o[r], -kMaxOffset, kMaxOffset));
+  // Wide: a time plus an offset can pass 2^63 before the import refuses it (TimeBounds).
+  __extension__ typedef __int128 Wide;
   for (const auto& p : pairs) {
     const auto& send = ranks[p.sendRank].ops[p.sendOp];
     const auto& recv = ranks[p.recvRank].ops[p.recvOp];
-    const std::int64_t sendEnd = send.end_ns + out.offsetNs[p.sendRank];
-    const std::int64_t recvEnd = recv.end_ns + out.offsetNs[p.recvRank];
-    out.residualNs = std::max(out.residualNs, std::abs(sendEnd - recvEnd));
-    if (recvEnd < send.start_ns + out.offsetNs[p.sendRank]) ++out.causalityViolations;
+    const Wide sendEnd = Wide{send.end_ns} + out.offsetNs[p.sendRank];
+    const Wide recvEnd = Wide{recv.end_ns} + out.offsetNs[p.recvRank];
+    const Wide residual = sendEnd > recvEnd ? sendEnd - recvEnd : recvEnd - sendEnd;
+    out.residualNs = static_cast<std::int64_t>(std::min<Wide>(
+        std::max<Wide>(out.residualNs, residual), std::numeric_limits<std::int64_t>::max()));
+    if (recvEnd < Wide{send.start_ns} + out.offsetNs[p.sendRank]) ++out.causalityViolations;
   }
   out.matchedEvents = static_cast<std::int64_t>(pairs.size());
   if (out.causalityViolations > 0)

@@ -9,6 +9,7 @@
 #include "trace/Units.h"
 #include "trace/import/PeerWaits.h"
 #include "trace/import/ThreadRanks.h"
+#include "trace/import/TimeBounds.h"
 #include "trace/store/TraceStore.h"
 
 namespace ps::trace::import {
@@ -64,10 +65,10 @@ std::int64_t meanStepSpan(const std::vector<OpRecord>& ops) {
     }
   }
   if (spans.empty()) return 0;
-  std::int64_t total = 0;
+  double total = 0;  // each span is below 2^52 ns (TimeBounds), their sum need not be
   for (const auto& [step, span] : spans)
-    total += span.second - span.first;
-  return total / static_cast<std::int64_t>(spans.size());
+    total += static_cast<double>(span.second - span.first);
+  return static_cast<std::int64_t>(total / static_cast<double>(spans.size()));
 }
 
 // Warnings about what the headline numbers of this run mean (issue 12, case 11).
@@ -92,6 +93,8 @@ void warnAboutFigures(ImportedRun& run) {
 Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const ImportOptions& options,
                                    const ReadControl& control) {
   if (traces.empty()) return Error{"nothing to import: no files given"};
+  for (const auto& t : traces)
+    PS_TRY(checkTimeSpan(t));
   PS_TRY(checkSameRun(traces));
   ImportedRun run;
   std::vector<std::string> threadOrigins;  // how each split trace became a rank
@@ -149,25 +152,25 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
     return Error{files + ": nothing to import (no annotations, kernels, copies or memory events)"};
   }
 
+  std::vector<std::string> rankFiles(n);
+  for (std::size_t r = 0; r < n; ++r)
+    rankFiles[r] = traces[byStored[r]].file;
+  PS_TRY(checkClockWindow(ranks, rankFiles));
   auto alignment = alignClocks(ranks, wall, options.align);
   if (!alignment) return std::move(alignment).takeError();
   run.alignment = std::move(*alignment);
 
-  // Common axis: offsets applied, then the earliest event moved to 0.
+  // Common axis: offsets applied (checked: no time wraps), then the earliest event moved to 0.
+  PS_TRY(shiftByOffsets(ranks, run.alignment.offsetNs, rankFiles));
   std::int64_t origin = INT64_MAX;
   int minStep = INT32_MAX;
   for (std::size_t r = 0; r < n; ++r) {
-    const std::int64_t off = run.alignment.offsetNs[r];
-    for (auto& op : ranks[r].ops) {
-      op.start_ns += off;
-      op.end_ns += off;
+    for (const auto& op : ranks[r].ops) {
       origin = std::min(origin, op.start_ns);
       if (op.step >= 0) minStep = std::min(minStep, op.step);
     }
-    for (auto& m : ranks[r].memory) {
-      m.t_ns += off;
+    for (const auto& m : ranks[r].memory)
       origin = std::min(origin, m.t_ns);
-    }
   }
   run.peerWaits = splitPeerWaits(ranks);
   if (minStep == INT32_MAX) minStep = 0;

@@ -4,9 +4,9 @@
 #include <simdjson.h>
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
+#include "trace/FileText.h"
 #include "trace/import/OpRecognizer.h"
 
 namespace ps::trace::import {
@@ -155,11 +155,9 @@ Result<MappingRules> MappingRules::parse(std::string_view json, const std::strin
 }
 
 Result<MappingRules> MappingRules::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open the mapping rules file"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path);
+  auto text = readTextFile(path, kMaxFlagFileBytes, "mapping rules file");
+  if (!text) return std::move(text).takeError();
+  return parse(*text, path);
 }
 
 std::optional<RecognizedOp> MappingRules::apply(std::string_view label) const {

@@ -6,10 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <set>
+#include <map>
+#include <optional>
 
 namespace ps::trace::import {
 namespace {
+
+__extension__ typedef __int128 Wide;  // times plus clock bases, past int64 on corrupt input
 
 std::string_view baseName(std::string_view path) {
   const auto slash = path.find_last_of('/');
@@ -47,17 +50,16 @@ std::optional<int> rankFromFileName(std::string_view path) {
 Result<std::vector<RankSource>> assignRanks(const std::vector<RawRankTrace>& traces,
                                             const std::map<std::string, int>& explicitRanks) {
   std::vector<RankSource> out(traces.size());
-  std::set<std::string> files;
+  std::map<std::string, std::size_t> profilesOfFile;
   for (const auto& t : traces)
-    files.insert(t.file);
+    ++profilesOfFile[t.file];
+  const auto& files = profilesOfFile;
   std::map<std::string, int> nextInFile;  // consecutive ranks for several profiles per file
   for (std::size_t i = 0; i < traces.size(); ++i) {
     const RawRankTrace& t = traces[i];
     RankSource& s = out[i];
     const auto mapped = explicitRanks.find(t.file);
-    const bool sharedFile = std::count_if(traces.begin(), traces.end(), [&](const RawRankTrace& o) {
-                              return o.file == t.file;
-                            }) > 1;
+    const bool sharedFile = profilesOfFile[t.file] > 1;
     std::optional<int> base;
     if (mapped != explicitRanks.end()) {
       base = mapped->second;
@@ -88,19 +90,36 @@ Result<std::vector<RankSource>> assignRanks(const std::vector<RawRankTrace>& tra
     if (s.originalRank < 0)
       return Error{t.file + ": rank " + std::to_string(s.originalRank) + " is negative"};
   }
-  // Clashes and world sizes.
-  for (std::size_t i = 0; i < traces.size(); ++i)
-    for (std::size_t j = i + 1; j < traces.size(); ++j) {
-      if (out[i].originalRank == out[j].originalRank)
-        return Error{"ranks clash: " + traces[i].file + " and " + traces[j].file +
-                     " are both rank " + std::to_string(out[i].originalRank) + " (" + out[i].how +
-                     ", " + out[j].how + "); pass --rank FILE=N"};
-      if (traces[i].worldSize && traces[j].worldSize &&
-          *traces[i].worldSize != *traces[j].worldSize)
-        return Error{traces[i].file + " (world size " + std::to_string(*traces[i].worldSize) +
-                     ") and " + traces[j].file + " (world size " +
-                     std::to_string(*traces[j].worldSize) + ") are files of different runs"};
-    }
+  // Clashes and world sizes, the first pair (i, j) in file order that is wrong, as a pairwise
+  // scan would find it, in linear time: threads as ranks makes thousands of ranks of one file.
+  using Pair = std::pair<std::size_t, std::size_t>;
+  std::optional<Pair> clash;
+  std::map<int, std::size_t> firstWithRank;
+  for (std::size_t j = 0; j < traces.size(); ++j) {
+    const auto [it, fresh] = firstWithRank.try_emplace(out[j].originalRank, j);
+    if (!fresh && (!clash || it->second < clash->first)) clash = Pair{it->second, j};
+    if (!fresh) it->second = traces.size();  // only its first repeat counts
+  }
+  std::optional<Pair> worlds;
+  const auto firstWorld = std::find_if(
+      traces.begin(), traces.end(), [](const RawRankTrace& t) { return t.worldSize.has_value(); });
+  if (firstWorld != traces.end()) {
+    const auto i = static_cast<std::size_t>(firstWorld - traces.begin());
+    for (std::size_t j = i + 1; j < traces.size() && !worlds; ++j)
+      if (traces[j].worldSize && *traces[j].worldSize != *traces[i].worldSize) worlds = Pair{i, j};
+  }
+  if (clash && (!worlds || *clash <= *worlds)) {
+    const auto [i, j] = *clash;
+    return Error{"ranks clash: " + traces[i].file + " and " + traces[j].file + " are both rank " +
+                 std::to_string(out[i].originalRank) + " (" + out[i].how + ", " + out[j].how +
+                 "); pass --rank FILE=N"};
+  }
+  if (worlds) {
+    const auto [i, j] = *worlds;
+    return Error{traces[i].file + " (world size " + std::to_string(*traces[i].worldSize) +
+                 ") and " + traces[j].file + " (world size " +
+                 std::to_string(*traces[j].worldSize) + ") are files of different runs"};
+  }
   std::vector<std::size_t> order(traces.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     order[i] = i;
@@ -117,19 +136,20 @@ Status checkSameRun(const std::vector<RawRankTrace>& traces) {
   // Compared on UTC start times: local time origins differ by format.
   constexpr std::int64_t kApartNs = 3600LL * 1'000'000'000LL;
   const RawRankTrace* first = nullptr;
-  std::int64_t firstStart = 0;
+  Wide firstStart = 0;
   for (const auto& t : traces) {
     if (!t.wallClockOffsetNs || t.events.empty()) continue;
-    std::int64_t start = INT64_MAX;
+    std::int64_t earliest = INT64_MAX;
     for (const auto& e : t.events)
-      start = std::min(start, e.start_ns);
-    start += *t.wallClockOffsetNs;
+      earliest = std::min(earliest, e.start_ns);
+    // Wide: a corrupt base or timestamp must not wrap into "the same hour" (issue 30, item 9).
+    const Wide start = static_cast<Wide>(earliest) + *t.wallClockOffsetNs;
     if (!first) {
       first = &t;
       firstStart = start;
       continue;
     }
-    const std::int64_t apart = std::llabs(start - firstStart);
+    const Wide apart = start > firstStart ? start - firstStart : firstStart - start;
     if (apart > kApartNs) {
       char hours[32];
       std::snprintf(hours, sizeof hours, "%.1f", static_cast<double>(apart) / 3.6e12);

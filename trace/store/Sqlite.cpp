@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "trace/FileText.h"
+
 namespace ps::trace {
 
 Error sqliteError(const std::string& path, std::string_view what, int code, std::string_view msg) {
@@ -185,6 +187,8 @@ Result<SqliteDb> SqliteDb::open(const std::string& path, Mode mode) {
   std::error_code ec;
   if (mode == Mode::ReadOnly && !fs::exists(path, ec)) return Error{path + ": no such file"};
   if (fs::is_directory(path, ec)) return Error{path + ": is a directory, not a trace file"};
+  // A FIFO or a device would block SQLite's open or feed it forever (issue 30, item 16).
+  PS_TRY(checkRegularOrAbsent(path, "trace file"));
 
   SqliteDb db;
   db.path_ = path;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "trace/import/kineto/KinetoEvent.h"
+#include "trace/import/kineto/KinetoText.h"
 #include "trace/import/kineto/KinetoTraceBuilder.h"
 
 namespace ps::trace::import {
@@ -15,9 +16,9 @@ namespace od = simdjson::ondemand;
 
 namespace {
 
-constexpr std::string_view kProfilerStep = "ProfilerStep#";
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 
-bool isJsonSpace(char c) {
+bool isBlankInJson(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
@@ -114,7 +115,7 @@ struct KinetoEventParser::Impl {
   // character; remember the first one for the error message.
   std::string_view tokenOf(od::value& value) {
     std::string_view token = value.raw_json_token();
-    while (!token.empty() && isJsonSpace(token.back()))
+    while (!token.empty() && isBlankInJson(token.back()))
       token.remove_suffix(1);
     const char first = token.empty() ? ',' : token.front();
     if (first == ',' || first == '}' || first == ']' || first == ':') {
@@ -136,40 +137,6 @@ struct KinetoEventParser::Impl {
     if (doc.current_location().get(location) == simdjson::SUCCESS && location != nullptr)
       at = static_cast<std::size_t>(location - data);
     return malformed(at, simdjson::error_message(code));
-  }
-
-  // simdjson's first pass says only that a window holds a bad byte (invalid UTF-8, a control
-  // character inside a string); find which one for the message.
-  std::size_t locateBadByte(const char* data, std::size_t begin, std::size_t end) const {
-    bool inString = false;
-    for (std::size_t i = begin; i < end; ++i) {
-      const auto c = static_cast<unsigned char>(data[i]);
-      if (inString) {
-        if (c == '\\') {
-          ++i;
-          continue;
-        }
-        if (c == '"') inString = false;
-        if (c < 0x20) return i;
-      } else if (c == '"') {
-        inString = true;
-      }
-      if (c < 0x80) continue;
-      std::size_t extra = 0;
-      if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
-        extra = 1;
-      } else if ((c & 0xF0) == 0xE0) {
-        extra = 2;
-      } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-        extra = 3;
-      } else {
-        return i;
-      }
-      for (std::size_t k = 1; k <= extra; ++k)
-        if (i + k >= end || (static_cast<unsigned char>(data[i + k]) & 0xC0) != 0x80) return i;
-      i += extra;
-    }
-    return begin;
   }
 
   simdjson::error_code parseArgs(od::value& value, KinetoEvent& e) {
@@ -250,12 +217,16 @@ struct KinetoEventParser::Impl {
             const std::string_view token = tokenOf(value);
             std::string_view name = contentsOf(token);
             if (name.find('\\') != std::string_view::npos) {
-              if (value.get_string().get(name) != simdjson::SUCCESS) name = {};
+              // simdjson refuses a lone surrogate escape: decoded leniently (U+FFFD) instead.
+              if (value.get_string().get(name) != simdjson::SUCCESS) {
+                decodedName = decodeJsonStringLenient(name);
+                name = decodedName;
+              }
             } else if (name.empty() && !token.empty() && token.front() != '"') {
               name = token;  // a number or literal as a name: keep its text
             }
             e.name = name;
-            e.profilerStep = name.substr(0, kProfilerStep.size()) == kProfilerStep;
+            e.profilerStep = name.substr(0, kProfilerStepPrefix.size()) == kProfilerStepPrefix;
             haveName = true;
           }
           break;
@@ -313,8 +284,11 @@ struct KinetoEventParser::Impl {
     offset = windowOffset;
     od::document doc;
     const simdjson::padded_string_view view(data + begin, end - begin, available - begin);
-    if (auto error = parser.iterate(view).get(doc))
-      return malformed(locateBadByte(data, begin, end), simdjson::error_message(error));
+    if (auto error = parser.iterate(view).get(doc)) {
+      if (error == simdjson::UTF8_ERROR && !repairing)
+        return parseRepaired(data, begin, end, windowOffset, builder);
+      return malformed(firstBadByte(data, begin, end), simdjson::error_message(error));
+    }
     od::array array;
     if (auto error = doc.get_array().get(array)) return errorAt(error, doc, data, begin);
     for (auto elementResult : array) {
@@ -343,8 +317,28 @@ struct KinetoEventParser::Impl {
     return {};
   }
 
+  // A window with invalid UTF-8 (Perfetto reads such files): parsed again from a copy with each
+  // bad byte replaced by U+FFFD. Byte positions in its messages are then the copy's.
+  Status parseRepaired(const char* data, std::size_t begin, std::size_t end,
+                       std::uint64_t windowOffset, KinetoTraceBuilder& builder) {
+    repairedWindow.clear();
+    replacedBytes +=
+        replaceInvalidUtf8(std::string_view(data + begin, end - begin), repairedWindow);
+    const std::size_t size = repairedWindow.size();
+    repairedWindow.append(simdjson::SIMDJSON_PADDING, ' ');
+    repairing = true;
+    Status status = parseWindow(repairedWindow.data(), 0, size, repairedWindow.size(),
+                                windowOffset + begin, builder);
+    repairing = false;
+    return status;
+  }
+
   std::string label;
   const ReadControl& control;
+  std::string repairedWindow;  // views into it live until the window's events are added
+  std::string decodedName;     // a name decoded leniently, until its event is added
+  std::size_t replacedBytes = 0;
+  bool repairing = false;
   od::parser parser;
   od::parser lateParser;
   std::string_view pendingArgs;
@@ -367,6 +361,10 @@ Status KinetoEventParser::parseWindow(const char* data, std::size_t begin, std::
 
 std::size_t KinetoEventParser::eventsSeen() const {
   return impl_->events;
+}
+
+std::size_t KinetoEventParser::replacedBytes() const {
+  return impl_->replacedBytes;
 }
 
 }  // namespace ps::trace::import

@@ -34,6 +34,8 @@ class KinetoEventParser {
                                    KinetoTraceBuilder& builder);
 
   std::size_t eventsSeen() const;
+  // Invalid UTF-8 bytes replaced by U+FFFD so far (the reader warns once).
+  std::size_t replacedBytes() const;
 
  private:
   struct Impl;

@@ -93,6 +93,9 @@ class KinetoFileWalker {
     if (rest != input_.size())
       return malformed(scanner_.errorHere(rest, "unexpected data after the end of the trace"));
     RawRankTrace trace = builder_.finish(meta_);
+    if (const std::size_t bad = parser_.replacedBytes(); bad > 0)
+      trace.warnings.push_back(std::to_string(bad) + (bad == 1 ? " byte" : " bytes") +
+                               " of invalid UTF-8 replaced by U+FFFD");
     if (lastPercent_ < 100) control_.report(1.0);
     return trace;
   }
