@@ -5,7 +5,10 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/cost/Partitioner.h"
+#include "runtime/plan/PlanLimits.h"
 #include "runtime/run/DeviceMapping.h"
+#include "runtime/run/MappingSearch.h"
+#include "runtime/run/PlanSize.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/Simulator.h"
 
@@ -24,8 +27,8 @@ bool takesChunks(const std::string& schedule) {
 }
 
 // Step time, bubble and peaks of one built candidate.
-Result<ExploreCandidate> measure(const BuiltPlan& built) {
-  auto sim = simulate(built.plan, built.graph, built.cost);
+Result<ExploreCandidate> measure(const BuiltPlan& built, const std::atomic<bool>* cancel) {
+  auto sim = simulate(built.plan, built.graph, built.cost, cancel);
   if (!sim) return std::move(sim).takeError();
   PS_TRY(checkMemoryCaps(built.cost, sim->peakMemory));
   ExploreCandidate c;
@@ -46,6 +49,55 @@ Result<ExploreCandidate> measure(const BuiltPlan& built) {
   c.throughputPerS =
       c.stepTimeNs > 0 ? c.microbatches * 1e9 / static_cast<double>(c.stepTimeNs) : 0;
   return c;
+}
+
+// One point of the sweep; each is tried with three cuts.
+struct Point {
+  std::string schedule;
+  int d = 1, m = 0, v = 1;
+  std::string mapping;
+};
+
+PlanSpec pointSpec(const PlanSpec& base, const Point& point, int p, int layers) {
+  PlanSpec s = base;
+  s.schedule = point.schedule;
+  s.scheduleFile.clear();
+  s.stages = p / point.d;
+  s.dataParallel = point.d;
+  s.mapping = point.mapping;
+  s.microbatches = point.m;
+  s.chunks = point.v;
+  s.layers = layers;
+  s.steps = 1;
+  s.boundaries.clear();  // the partitioner's cut, or the even one
+  return s;
+}
+
+// The sweep's work before any of it is done (issue 30, item 17: p = 256 with m up to 4096 and
+// V up to 8 ran 9 minutes at 3.6 GB without a line of output).
+Status checkSweepSize(const ExploreSpec& sweep, const std::vector<Point>& points, int p) {
+  int gpusPerNode = 0;
+  if (!sweep.base.topology.empty())
+    if (auto shape = parseTopology(sweep.base.topology)) gpusPerNode = shape->gpusPerNode;
+  double actions = 0;
+  int searches = 0;
+  for (const Point& point : points) {
+    const PlanSpec s = pointSpec(sweep.base, point, p, 0);
+    double simulations = 3;  // the three cuts
+    if (point.mapping == "auto") {
+      simulations *= 1 + mappingSearchEvaluations(p, gpusPerNode);
+      ++searches;
+    }
+    actions += estimatedPlanActions(s) * simulations;
+  }
+  if (actions <= kMaxExploreActions) return {};
+  return Error{"explore: the sweep would simulate about " + formatCount(actions) + " actions (" +
+               std::to_string(points.size()) + " candidates × 3 cuts" +
+               (searches > 0 ? ", " + std::to_string(searches) + " with a --mappings auto search"
+                             : std::string()) +
+               "; limit " + formatCount(kMaxExploreActions) +
+               "): narrow it with fewer or smaller --microbatches, --chunks, --schedules or --dp, "
+               "or drop auto from --mappings"};
 }
 
 }  // namespace
@@ -72,7 +124,8 @@ PlanSpec candidateSpec(const ExploreSpec& spec, const ExploreCandidate& c, int l
   return s;
 }
 
-Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bool>* cancel) {
+Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bool>* cancel,
+                                   const ExploreProgress& progress) {
   const int p = spec.base.stages.value_or(4);
   std::vector<std::string> schedules = spec.schedules;
   if (schedules.empty())
@@ -121,64 +174,61 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
   if (dps.empty()) dps = {1};
   std::vector<std::string> mappings = spec.mappings;
   if (mappings.empty()) mappings = {spec.base.mapping};
-  // schedule, D, m, V, mapping, boundaries: the even cut is often the balanced one
-  std::set<std::string> seen;
+  std::vector<Point> points;  // schedule, D, m, V, mapping
   for (const auto& name : schedules)
     for (int d : dps)
       for (int m : ms)
         for (int v : takesChunks(name) ? vs : std::vector<int>{1})
           for (const auto& mapping : mappings)
-            for (bool balancedRefused = false;
-                 const char* partition : {"balanced", "memory", "even"}) {
-              if (cancel && cancel->load()) return Error{"explore cancelled"};
-              // The memory cut is the balanced one's refinement: refused with it, not again.
-              if (balancedRefused && std::string(partition) == "memory") continue;
-              if (d < 1 || p % d != 0 || m % d != 0) continue;
-              const int pp = p / d;
-              PlanSpec s = sweep.base;
-              s.schedule = name;
-              s.scheduleFile.clear();
-              s.stages = pp;
-              s.dataParallel = d;
-              s.mapping = mapping;
-              s.microbatches = m;
-              s.chunks = v;
-              s.layers = out.layers;
-              s.steps = 1;
-              s.boundaries.clear();  // the partitioner's cut, or the even one below
-              // DawnPiper's: as fast as the balanced cut, the largest stage memory least.
-              s.partition = std::string(partition) == "memory" ? "memory" : "time";
-              const std::string what =
-                  name + (d > 1 ? " dp=" + std::to_string(d) : "") + " m=" + std::to_string(m) +
-                  (v > 1 ? " v=" + std::to_string(v) : "") +
-                  (mapping.empty() ? "" : " mapping " + mapping) + " " + partition;
-              if (std::string(partition) == "even") {
-                auto shape = generateSchedule(name, {pp, m / d, v, 1});
-                if (!shape) continue;  // refused once already, as "balanced"
-                if (shape->numStages > out.layers) continue;
-                s.boundaries = boundariesText(evenBoundaries(out.layers, shape->numStages));
-              }
-              auto built = buildPlan(s);
-              if (!built) {
-                balancedRefused = std::string(partition) == "balanced";
-                out.refused.push_back({what, built.error()});
-                continue;
-              }
-              auto c = measure(*built);
-              if (!c) {
-                out.refused.push_back({what, c.error()});
-                continue;
-              }
-              c->schedule = name;
-              c->partition = partition;
-              c->dataParallel = d;
-              const std::string key = name + "/" + std::to_string(d) + "/" +
-                                      std::to_string(c->microbatches) + "/" +
-                                      std::to_string(c->chunks) + "/" + c->mapping + "/" +
-                                      boundariesText(c->boundaries);
-              if (!seen.insert(key).second) continue;
-              out.ranked.push_back(std::move(*c));
-            }
+            if (d >= 1 && p % d == 0 && m % d == 0) points.push_back({name, d, m, v, mapping});
+  PS_TRY(checkSweepSize(sweep, points, p));
+
+  // Per point: the balanced cut, DawnPiper's memory cut, the even cut (often the balanced one).
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& [name, d, m, v, mapping] = points[i];
+    if (progress) progress(static_cast<int>(i), static_cast<int>(points.size()));
+    for (bool balancedRefused = false; const char* partition : {"balanced", "memory", "even"}) {
+      if (cancel && cancel->load()) return Error{"explore cancelled"};
+      // The memory cut is the balanced one's refinement: refused with it, not again.
+      if (balancedRefused && std::string(partition) == "memory") continue;
+      PlanSpec s = pointSpec(sweep.base, points[i], p, out.layers);
+      // DawnPiper's: as fast as the balanced cut, the largest stage memory least.
+      s.partition = std::string(partition) == "memory" ? "memory" : "time";
+      const std::string what = name + (d > 1 ? " dp=" + std::to_string(d) : "") +
+                               " m=" + std::to_string(m) +
+                               (v > 1 ? " v=" + std::to_string(v) : "") +
+                               (mapping.empty() ? "" : " mapping " + mapping) + " " + partition;
+      if (std::string(partition) == "even") {
+        auto shape = generateSchedule(name, {p / d, m / d, v, 1});
+        if (!shape) continue;  // refused once already, as "balanced"
+        if (shape->numStages > out.layers) continue;
+        s.boundaries = boundariesText(evenBoundaries(out.layers, shape->numStages));
+      }
+      auto built = buildPlan(s, cancel);
+      if (cancel && cancel->load()) return Error{"explore cancelled"};
+      if (!built) {
+        balancedRefused = std::string(partition) == "balanced";
+        out.refused.push_back({what, built.error()});
+        continue;
+      }
+      auto c = measure(*built, cancel);
+      if (cancel && cancel->load()) return Error{"explore cancelled"};
+      if (!c) {
+        out.refused.push_back({what, c.error()});
+        continue;
+      }
+      c->schedule = name;
+      c->partition = partition;
+      c->dataParallel = d;
+      const std::string key = name + "/" + std::to_string(d) + "/" +
+                              std::to_string(c->microbatches) + "/" + std::to_string(c->chunks) +
+                              "/" + c->mapping + "/" + boundariesText(c->boundaries);
+      if (!seen.insert(key).second) continue;
+      out.ranked.push_back(std::move(*c));
+    }
+  }
+  if (progress) progress(static_cast<int>(points.size()), static_cast<int>(points.size()));
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [](const ExploreCandidate& a, const ExploreCandidate& b) {
                      if (a.throughputPerS != b.throughputPerS)

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,10 +54,22 @@ struct ExploreResult {
   int layers = 0;  // the model's, the same for every candidate
 };
 
+// What a sweep may simulate, summed over its candidates before any is built: each candidate's
+// actions (PlanSize.h's estimate) × its 3 partitions × the simulations of its mapping search
+// (up to kMaxAssignments + kMaxSwapEvaluations under --mapping auto). ~2·10^8 actions is a few
+// minutes of simulation; past it a sweep is refused with its size and how to narrow it.
+inline constexpr double kMaxExploreActions = 2e8;
+
+// Called after each candidate with how many are done of how many (the command-line's progress).
+using ExploreProgress = std::function<void(int done, int total)>;
+
 // Candidates are compared per micro-batch (throughput), so that plans with different m rank
 // fairly; the model (its layer count) is fixed: --layers, the cost file's, or P × the largest V.
+// `cancel` is polled between candidates and inside each build (a mapping search) and simulation:
+// the error is then "explore cancelled". A sweep estimated past kMaxExploreActions is refused.
 [[nodiscard]] Result<ExploreResult> explorePlans(const ExploreSpec& spec,
-                                                 const std::atomic<bool>* cancel = nullptr);
+                                                 const std::atomic<bool>* cancel = nullptr,
+                                                 const ExploreProgress& progress = {});
 
 // "3,6,9": boundaries as --boundaries takes them.
 std::string boundariesText(const std::vector<int>& boundaries);

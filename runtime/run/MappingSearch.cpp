@@ -1,6 +1,7 @@
 #include "runtime/run/MappingSearch.h"
 
 #include <numeric>
+#include <string>
 #include <utility>
 
 namespace ps::runtime {
@@ -13,7 +14,8 @@ constexpr int kMaxSwapEvaluations = 4000;
 
 class Search {
  public:
-  Search(int ranks, int gpus, const MappingCost& cost) : ranks_(ranks), gpus_(gpus), cost_(cost) {}
+  Search(int ranks, int gpus, const MappingCost& cost, const std::atomic<bool>* cancel)
+      : ranks_(ranks), gpus_(gpus), cost_(cost), cancel_(cancel) {}
 
   Result<MappingSearchResult> run() {
     std::vector<int> identity(static_cast<std::size_t>(ranks_));
@@ -28,11 +30,20 @@ class Search {
       assignNodes(0, 0, nodeOf, used);
     }
     swapPairs();
+    if (cancelled_)
+      return Error{"cancelled after " + std::to_string(best_.evaluated) + " mappings"};
     return best_;
   }
 
  private:
+  // True once the cancel flag was seen set: every loop below stops at its next turn.
+  bool stopped() {
+    if (!cancelled_ && cancel_ && cancel_->load()) cancelled_ = true;
+    return cancelled_;
+  }
+
   void consider(const std::vector<int>& deviceOf) {
+    if (stopped()) return;
     ++best_.evaluated;
     auto step = cost_(deviceOf);
     if (step && *step < best_.stepNs) {
@@ -44,7 +55,7 @@ class Search {
   // Every way of giving ranks r.. nodes with room left; a new node is opened only in order
   // (node labels are interchangeable), so each sharing-out is tried once.
   void assignNodes(int r, int opened, std::vector<int>& nodeOf, std::vector<int>& used) {
-    if (assignments_ >= kMaxAssignments) return;
+    if (assignments_ >= kMaxAssignments || stopped()) return;
     if (r == ranks_) {
       ++assignments_;
       std::vector<int> deviceOf(static_cast<std::size_t>(ranks_));
@@ -69,11 +80,11 @@ class Search {
   void swapPairs() {
     int spent = 0;
     bool improved = true;
-    while (improved && spent < kMaxSwapEvaluations) {
+    while (improved && spent < kMaxSwapEvaluations && !stopped()) {
       improved = false;
       const std::vector<int> from = best_.deviceOf;
       const std::int64_t before = best_.stepNs;
-      for (int a = 0; a < ranks_ && spent < kMaxSwapEvaluations; ++a)
+      for (int a = 0; a < ranks_ && spent < kMaxSwapEvaluations && !stopped(); ++a)
         for (int b = a + 1; b < ranks_ && spent < kMaxSwapEvaluations; ++b) {
           std::vector<int> swapped = from;
           std::swap(swapped[a], swapped[b]);
@@ -86,6 +97,8 @@ class Search {
 
   int ranks_, gpus_;
   const MappingCost& cost_;
+  const std::atomic<bool>* cancel_;
+  bool cancelled_ = false;
   MappingSearchResult best_;
   int assignments_ = 0;
 };
@@ -93,8 +106,16 @@ class Search {
 }  // namespace
 
 Result<MappingSearchResult> searchDeviceMapping(int ranks, int gpusPerNode,
-                                                const MappingCost& stepTime) {
-  return Search(ranks, gpusPerNode, stepTime).run();
+                                                const MappingCost& stepTime,
+                                                const std::atomic<bool>* cancel) {
+  return Search(ranks, gpusPerNode, stepTime, cancel).run();
+}
+
+int mappingSearchEvaluations(int ranks, int gpusPerNode) {
+  if (ranks < 1) return 0;
+  const MappingCost constant = [](const std::vector<int>&) -> Result<std::int64_t> { return 1; };
+  auto found = Search(ranks, gpusPerNode, constant, nullptr).run();
+  return found ? found->evaluated : 1;
 }
 
 }  // namespace ps::runtime

@@ -5,6 +5,7 @@
 // best mapping by swapping pairs of devices while a swap shortens the step (any size, and
 // devices of unequal speed).
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -22,9 +23,17 @@ struct MappingSearchResult {
 
 // stepTime(deviceOf): the simulated step under that mapping, or an error for a mapping that
 // cannot run (memory over a cap). The rank order's error is the search's; never returns a
-// mapping slower than the rank order. gpusPerNode 0 = no topology.
+// mapping slower than the rank order. gpusPerNode 0 = no topology. `cancel` (Ctrl-C, the app's
+// Stop) is polled before every evaluation: once set, the search stops with the error
+// "cancelled after N mappings" (a large search runs for minutes; issue 30, item 12).
 using MappingCost = std::function<Result<std::int64_t>(const std::vector<int>&)>;
 Result<MappingSearchResult> searchDeviceMapping(int ranks, int gpusPerNode,
-                                                const MappingCost& stepTime);
+                                                const MappingCost& stepTime,
+                                                const std::atomic<bool>* cancel = nullptr);
+
+// The simulations a search of `ranks` ranks makes when no swap helps (each node assignment,
+// then one round of pair swaps): a lower bound of what searchDeviceMapping costs, read off the
+// search itself with a constant step time (explore sums it over its candidates).
+int mappingSearchEvaluations(int ranks, int gpusPerNode);
 
 }  // namespace ps::runtime

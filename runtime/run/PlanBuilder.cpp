@@ -163,18 +163,19 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
 
 // --mapping: empty = rank order, a device list, or "auto" (searched by simulated step time).
 Result<std::vector<int>> deviceMapping(const PlanSpec& spec, const Plan& generated,
-                                       const CostModel& cost, std::vector<std::string>& notes) {
+                                       const CostModel& cost, std::vector<std::string>& notes,
+                                       const std::atomic<bool>* cancel) {
   if (spec.mapping.empty() || spec.mapping == "rank") return std::vector<int>{};
   if (spec.mapping != "auto") return parseDeviceOrder(spec.mapping, generated.numRanks);
   const MappingCost stepTime = [&](const std::vector<int>& deviceOf) -> Result<std::int64_t> {
     auto finished = finishPlan(spec, generated, cost, deviceOf);
     if (!finished) return std::move(finished).takeError();
-    auto sim = simulate(finished->plan, finished->graph, cost);
+    auto sim = simulate(finished->plan, finished->graph, cost, cancel);
     if (!sim) return std::move(sim).takeError();
     PS_TRY(checkMemoryCaps(cost, sim->peakMemory));
     return sim->makespan;
   };
-  auto found = searchDeviceMapping(generated.numRanks, cost.topology.gpusPerNode, stepTime);
+  auto found = searchDeviceMapping(generated.numRanks, cost.topology.gpusPerNode, stepTime, cancel);
   if (!found) return Error{"--mapping auto: " + found.error()};
   notes.push_back("--mapping auto: devices " + deviceOrderText(found->deviceOf) + " (" +
                   trace::formatDuration(found->stepNs) + " a step, against " +
@@ -218,7 +219,7 @@ std::optional<OptimizerSync> parseOptimizerSync(const std::string& name) {
   return std::nullopt;
 }
 
-Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
+Result<BuiltPlan> buildPlan(const PlanSpec& spec, const std::atomic<bool>* cancel) {
   if (spec.steps <= 0)
     return Error{"--steps must be positive (got " + std::to_string(spec.steps) + ")"};
   PS_TRY(checkPlanSize(spec));
@@ -252,7 +253,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec) {
   PS_TRY(addCommLaneWork(spec, *plan, *cost));
   PS_TRY(checkFrozenFlags(spec));
   cost->frozenFwdNs = spec.frozenUs * 1e3;
-  auto deviceOf = deviceMapping(spec, *plan, *cost, built.notes);
+  auto deviceOf = deviceMapping(spec, *plan, *cost, built.notes, cancel);
   if (!deviceOf) return std::move(deviceOf).takeError();
   auto finished = finishPlan(spec, *plan, *cost, *deviceOf);
   if (!finished) return std::move(finished).takeError();

@@ -2,6 +2,7 @@
 // Everything a user sets to get a runnable plan (DESIGN §5's PLAN flags), turned into a validated
 // plan, its cost model and the config_json that reruns it. Shared by pipescope-cli and the app.
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -123,7 +124,9 @@ struct BuiltPlan {
 };
 
 // Generates (or reads), places layers, repeats steps, validates. Errors name the flag/file.
-Result<BuiltPlan> buildPlan(const PlanSpec& spec);
+// `cancel` stops the long parts (--mapping auto's search and its simulations) with an error;
+// the caller tells a cancel from a refusal by the flag.
+Result<BuiltPlan> buildPlan(const PlanSpec& spec, const std::atomic<bool>* cancel = nullptr);
 
 // A short name for a run, e.g. "1f1b p=4 m=8".
 std::string planRunName(const Plan& plan);

@@ -102,13 +102,17 @@ std::string planConfigJson(const PlanSpec& spec, const Plan& plan, const CostMod
   }
   // The mapping used, not "auto": a rerun places the ranks the same way without searching.
   if (!isRankOrder(deviceOf)) w.key("mapping").value(deviceOrderText(deviceOf));
-  w.key("fwd_us").value(spec.uniform.fwdUs);
-  w.key("bwd_us").value(spec.uniform.bwdUs);
-  w.key("wgrad_us").value(spec.uniform.wgradUs);
-  w.key("act_mb").value(spec.uniform.actMb);
-  w.key("param_mb").value(spec.uniform.paramMb);
-  w.key("link_gbps").value(spec.uniform.linkGbps);
-  w.key("link_latency_us").value(spec.uniform.linkLatencyUs);
+  // The uniform flags only when they made the costs: under a cost file or a given model they
+  // were not used, and "costs" below holds what was (issue 30, item 10).
+  if (!spec.costs && spec.costsFile.empty()) {
+    w.key("fwd_us").value(spec.uniform.fwdUs);
+    w.key("bwd_us").value(spec.uniform.bwdUs);
+    w.key("wgrad_us").value(spec.uniform.wgradUs);
+    w.key("act_mb").value(spec.uniform.actMb);
+    w.key("param_mb").value(spec.uniform.paramMb);
+    w.key("link_gbps").value(spec.uniform.linkGbps);
+    w.key("link_latency_us").value(spec.uniform.linkLatencyUs);
+  }
   if (!spec.costsFile.empty()) w.key("costs_file").value(spec.costsFile);
   // Costs given as a model (a prediction's calibrated costs) rather than by flags or a file:
   // a rerun must take the embedded "costs", not rebuild them from the uniform flags.

@@ -13,6 +13,17 @@ namespace ps::runtime {
 // (limit 2.0e7)".
 [[nodiscard]] Status checkPlanSize(const PlanSpec& spec);
 
+// A plan whose micro-batch count its variant has just set (--seq-lengths' grouping, --token-
+// slices' slices): checked before it is generated. `how` opens the message and names the flags,
+// e.g. "--seq-lengths: 1000 sequences in 1000 micro-batches: ". Also counts --a2a-mb's and
+// --fetch-mb's copies, as checkPlanSize does.
+[[nodiscard]] Status checkVariantPlanSize(const PlanSpec& spec, int microbatches,
+                                          const std::string& how);
+
+// The actions checkPlanSize counts for a generated plan (with --a2a-mb's and --fetch-mb's
+// copies): what simulating it costs, for a caller that sums many plans (explore).
+double estimatedPlanActions(const PlanSpec& spec);
+
 // A plan already read (a torch CSV) repeated over `steps` steps.
 [[nodiscard]] Status checkPlanActions(const Plan& oneStep, int steps, const std::string& source);
 

@@ -1,5 +1,6 @@
 #include "runtime/run/PlanVariants.h"
 
+#include "runtime/run/PlanSize.h"
 #include "runtime/schedules/StageGraph.h"
 #include "runtime/schedules/TokenSlices.h"
 #include "runtime/schedules/VariableMicrobatches.h"
@@ -40,6 +41,10 @@ Result<Plan> variableMicrobatchPlan(const PlanSpec& spec, ScheduleParams params,
   }();
   if (!groups) return std::move(groups).takeError();
   params.microbatches = static_cast<int>(groups->scales.size());
+  PS_TRY(checkVariantPlanSize(spec, params.microbatches,
+                              "--seq-lengths: " + std::to_string(lengths->size()) +
+                                  " sequences in " + std::to_string(params.microbatches) +
+                                  " micro-batches: "));
   auto plan = generateSchedule(spec.schedule, params);
   if (!plan) return plan;
   PS_TRY(applyMicrobatchScales(*plan, groups->scales));
@@ -68,6 +73,9 @@ Result<Plan> slicedPlan(const PlanSpec& spec, ScheduleParams params, SequencePla
   if (static_cast<long long>(params.microbatches) * K > (1 << 20))
     return Error{flag + std::to_string(params.microbatches) + " sequences × " + std::to_string(K) +
                  " slices is too many micro-batches"};
+  PS_TRY(checkVariantPlanSize(spec, params.microbatches * K,
+                              "--token-slices: " + std::to_string(params.microbatches) +
+                                  " sequences × " + std::to_string(K) + " slices: "));
   params.microbatches *= K;
   auto plan = generateSchedule(spec.schedule, params);
   if (!plan) return plan;

@@ -240,7 +240,11 @@ Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& ta
   if (request.built) {
     result.built = request.built;
   } else {
-    auto built = buildPlan(request.spec);
+    auto built = buildPlan(request.spec, control.cancel);
+    // --mapping auto's search stops on the flag with an error: a cancel, not a refusal.
+    if (!built && cancelRequested(control))
+      return endedAs(std::move(result), trace::RunStatus::Cancelled,
+                     "cancelled while building the plan");
     if (!built) return std::move(built).takeError();
     result.built = std::make_shared<const BuiltPlan>(std::move(*built));
   }

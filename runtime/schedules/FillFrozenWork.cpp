@@ -1,6 +1,8 @@
 #include "runtime/schedules/FillFrozenWork.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -53,16 +55,23 @@ void apply(Plan& plan, std::vector<Insertion> insertions) {
 }
 
 // Step `step`'s FILLs before its pipeline, on the ranks given (m's rank by default m mod P).
-void placeBefore(const Plan& plan, int step, const std::vector<int>& micro, std::vector<int> load,
-                 const CostModel& cost, std::vector<Insertion>& out) {
+// Each rank's load is int64 ns: frozen work passes 2^31 ns (2.1 s) on a rank easily (issue 30,
+// item 8: an int wrapped there, and the rank then looked idle and took every further FILL).
+void placeBefore(const Plan& plan, int step, const std::vector<int>& micro,
+                 std::vector<std::int64_t> load, const CostModel& cost,
+                 std::vector<Insertion>& out) {
   for (int m : micro) {
     const Action fill = fillOf(m, step, 0);
     // The rank whose FILLs of this step end first.
     int best = 0;
     for (int r = 1; r < plan.numRanks; ++r)
       if (load[r] < load[best]) best = r;
-    load[best] +=
-        static_cast<int>(std::min<std::int64_t>(opDurationNs(plan, cost, fill, best), 1 << 30));
+    // Saturating: a slow rank's FILL may take up to 1e18 ns (--frozen-us 1e9 at speed 1e-6);
+    // the simulator refuses such a plan with its numbers, this only must not wrap first.
+    const std::int64_t d = opDurationNs(plan, cost, fill, best);
+    load[best] = d > std::numeric_limits<std::int64_t>::max() - load[best]
+                     ? std::numeric_limits<std::int64_t>::max()
+                     : load[best] + d;
     out.push_back({best, stepBegin(plan.programs[best], step), fill});
   }
 }
@@ -124,7 +133,7 @@ Status fillFrozenWork(Plan& plan, const CostModel& cost, FillPlacement placement
   std::vector<int> all(static_cast<std::size_t>(plan.numMicrobatches()));
   for (int m = 0; m < plan.numMicrobatches(); ++m)
     all[m] = m;
-  const std::vector<int> idle(static_cast<std::size_t>(plan.numRanks), 0);
+  const std::vector<std::int64_t> idle(static_cast<std::size_t>(plan.numRanks), 0);
   std::vector<Insertion> insertions;
   if (placement == FillPlacement::Before) {
     for (int k = 0; k < plan.steps; ++k)

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "runtime/schedules/CommaList.h"
 #include "runtime/schedules/ListScheduler.h"
 
 namespace ps::runtime {
@@ -12,9 +13,9 @@ Result<std::vector<std::vector<int>>> parseStageGraph(const std::string& text, i
   const std::string flag = "--stage-graph " + text + ": ";
   std::vector<std::vector<int>> preds(static_cast<std::size_t>(stages));
   std::vector<bool> hasSucc(static_cast<std::size_t>(stages), false);
-  std::stringstream in(text);
-  std::string edge;
-  while (std::getline(in, edge, ',')) {
+  auto edges = splitCommaList(text, "--stage-graph");  // "0>1,,1>2" refused by name
+  if (!edges) return std::move(edges).takeError();
+  for (const std::string& edge : *edges) {
     const auto gt = edge.find('>');
     int a = -1, b = -1;
     char tail = 0;

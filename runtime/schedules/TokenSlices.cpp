@@ -1,5 +1,6 @@
 #include "runtime/schedules/TokenSlices.h"
 
+#include "runtime/schedules/CommaList.h"
 #include "runtime/schedules/LatencyPartition.h"
 
 #include <algorithm>
@@ -48,9 +49,9 @@ Result<std::vector<int>> parseTokenSlices(const std::string& text, const TokenSl
         "the whole sequence's)"};
   if (text == "auto") return bestSliceLengths(s, stages, sequences);
   std::vector<int> lengths;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  auto items = splitCommaList(text, "--token-slices");  // "512,,512" refused, not 2 slices
+  if (!items) return std::move(items).takeError();
+  for (const std::string& item : *items) {
     char* end = nullptr;
     const long v = std::strtol(item.c_str(), &end, 10);
     if (item.empty() || *end != '\0' || v <= 0 || v > s.tokens)

@@ -16,7 +16,7 @@
 namespace ps::runtime {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kReplicaMiB = 1024.0 * 1024.0;
 
 PlanSpec chimera(double paramMb) {
   PlanSpec spec;
@@ -44,7 +44,7 @@ TEST(ReplicaAllReduce, EveryRankExchangesItsTwoStagesWithTheirTwinsBeforeOpt) {
   ASSERT_TRUE(built.ok()) << built.error();
   // Rank r holds stage r of the down pipeline and stage 3 − r of the up one, one layer each; the
   // twin of both is rank 3 − r: 2 × (4 MiB at 1 byte/ns + 5 µs).
-  const std::int64_t expected = 2 * (static_cast<std::int64_t>(4 * kMiB) + 5000);
+  const std::int64_t expected = 2 * (static_cast<std::int64_t>(4 * kReplicaMiB) + 5000);
   EXPECT_EQ(sim::replicaAllReduceNs(built->plan, built->cost), expected);
   const SimResult sim = simulated(*built);
   std::map<int, SimRecord> ar, opt;
@@ -71,7 +71,7 @@ TEST(ReplicaAllReduce, TheStepGrowsByTheExchangeAndNotAtAllWithoutParameters) {
   const SimResult a = simulated(*none), b = simulated(*some);
   // Only the latency is left without parameters: 2 × 5 µs.
   EXPECT_EQ(sim::replicaAllReduceNs(none->plan, none->cost), 10000);
-  EXPECT_EQ(b.makespan - a.makespan, 2 * static_cast<std::int64_t>(4 * kMiB));
+  EXPECT_EQ(b.makespan - a.makespan, 2 * static_cast<std::int64_t>(4 * kReplicaMiB));
   // One pipeline has no twins, and no AR.
   PlanSpec one = chimera(4);
   one.schedule = "1f1b";
