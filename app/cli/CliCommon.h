@@ -2,6 +2,7 @@
 // Shared pieces of the pipescope-cli subcommands: exit codes and error printing (DESIGN §5).
 
 #include <cstddef>
+#include <functional>
 #include <string_view>
 
 namespace ps::cli {
@@ -19,5 +20,11 @@ int fail(std::string_view message, int code = kExitBadInput);
 // The same for a message already made safe to print (names and paths in it passed through
 // trace::terminalSafe, which caps them at their own length): printed as it is.
 int failPrintable(std::string_view safeMessage, int code = kExitBadInput);
+
+// Runs `body` (main's work) and turns any exception that escapes it, std::bad_alloc included,
+// into one "pipescope-cli: error: ..." line and kExitRunFailed: never an abort (issue 30,
+// item 16). Also installs a terminate handler that does the same for an exception escaping a
+// thread, which no catch in main can see.
+int runGuarded(const std::function<int()>& body);
 
 }  // namespace ps::cli

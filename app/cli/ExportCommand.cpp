@@ -17,6 +17,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
 #include "runtime/plan/TorchCsv.h"
+#include "runtime/plan/Validator.h"
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/run/RunConfig.h"
 #include "trace/TerminalText.h"
@@ -177,6 +178,16 @@ Action addExportCommand(CLI::App& app) {
         overlapped += a.overlapNext ? 1 : 0;
     }
     const std::string text = runtime::writeTorchCsvComms(programs);
+    // Only what `import torch-csv` reads back (issue 30, item 19): a run of an import can hold
+    // what no schedule does (two threads running the same stage on one rank).
+    auto back = runtime::parseTorchCsv(text, "the exported schedule");
+    std::string refused = back ? "" : back.error();
+    if (back)
+      if (auto graph = runtime::validatePlan(back->plan); !graph) refused = graph.error();
+    if (!refused.empty())
+      return fail("run " + std::to_string(run->info.id) +
+                  " is not a schedule torch-csv can hold (" + refused + "); " + opt->out +
+                  " not written");
     if (auto s = runtime::writeTorchCsvFile(opt->out, text); !s) return fail(s.error());
     std::cout << "wrote " << actions << " actions on " << programs.size() << " ranks";
     if (overlapped) std::cout << " (" << overlapped << " overlapped pairs)";

@@ -9,7 +9,9 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCli(int argc, char** argv) {
   CLI::App app{"PipeScope: plan, run and measure pipeline-parallel training schedules",
                "pipescope-cli"};
   app.set_version_flag("--version", std::string("pipescope-cli ") + PIPESCOPE_VERSION);
@@ -48,4 +50,10 @@ int main(int argc, char** argv) {
   for (auto& [sub, action] : commands)
     if (sub->parsed()) return action();
   return ps::cli::fail("no command given");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ps::cli::runGuarded([&] { return runCli(argc, argv); });
 }

@@ -10,6 +10,7 @@
 
 #include "runtime/cost/JsonFields.h"
 #include "runtime/cost/JsonSyntax.h"
+#include "trace/FileText.h"
 #include "trace/JsonWriter.h"
 
 namespace ps::runtime {
@@ -174,11 +175,9 @@ Result<CostModel> parseCostJson(std::string_view json, std::string_view sourceNa
 }
 
 Result<CostModel> loadCostJson(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open for reading"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseCostJson(text.str(), path);
+  auto text = trace::readTextFile(path, trace::kMaxFlagFileBytes, "cost file");
+  if (!text) return std::move(text).takeError();
+  return parseCostJson(*text, path);
 }
 
 std::string writeCostJson(const CostModel& m, std::string_view source) {

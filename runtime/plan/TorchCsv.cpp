@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "runtime/plan/TorchCsvCell.h"
+#include "trace/FileText.h"
 
 namespace ps::runtime {
 namespace {
@@ -238,11 +239,9 @@ Result<TorchCsvSchedule> parseTorchCsv(std::string_view text, std::string_view s
 }
 
 Result<TorchCsvSchedule> readTorchCsv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open for reading"};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseTorchCsv(text.str(), path);
+  auto text = trace::readTextFile(path, trace::kMaxScheduleFileBytes, "schedule file");
+  if (!text) return std::move(text).takeError();
+  return parseTorchCsv(*text, path);
 }
 
 std::string torchCellText(const std::vector<Action>& unit) {

@@ -1,13 +1,13 @@
 #include "runtime/run/Presets.h"
 
 #include <algorithm>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <utility>
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/cost/JsonFields.h"
+#include "trace/FileText.h"
 
 namespace ps::runtime {
 namespace {
@@ -233,11 +233,9 @@ const PresetList& builtinPresets() {
 
 Result<Preset> findPreset(const std::string& nameOrPath) {
   if (nameOrPath.size() > 5 && nameOrPath.ends_with(".json")) {
-    std::ifstream in(nameOrPath, std::ios::binary);
-    if (!in) return Error{nameOrPath + ": cannot open for reading"};
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parsePreset(text.str(), nameOrPath);
+    auto text = trace::readTextFile(nameOrPath, trace::kMaxFlagFileBytes, "preset file");
+    if (!text) return std::move(text).takeError();
+    return parsePreset(*text, nameOrPath);
   }
   std::string names;
   for (const Preset& p : builtinPresets().presets) {
