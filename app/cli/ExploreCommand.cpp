@@ -8,6 +8,8 @@
 #include <iostream>
 #include <memory>
 
+#include <unistd.h>
+
 #include "app/cli/CliCommon.h"
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
@@ -100,25 +102,19 @@ Action addExploreCommand(CLI::App& app) {
   cmd->add_option("--layers", o->plan.spec.layers, "Model layers (default: the costs', or P·V)")
       ->check(CLI::Range(1, runtime::kMaxLayers));
   addCostOptions(*cmd, o->plan);
-  cmd->add_option("--schedules", o->schedules,
-                  "Schedules to try, e.g. gpipe,1f1b,zb-h1 (default: every synchronous one)")
-      ->delimiter(',');
-  cmd->add_option("--microbatches", o->microbatches,
-                  "Micro-batch counts to try, e.g. 8,16,32 (default: 2P,4P)")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 4096));
-  cmd->add_option("--chunks", o->chunks,
-                  "V to try for interleaved-1f1b and looped-bfs, e.g. 1,2,4 (default: 1,2)")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 64));
-  cmd->add_option("--dp", o->dataParallel,
-                  "Data-parallel replicas D to try, e.g. 1,2 (each a pipeline of P/D ranks; "
-                  "default 1)")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 64));
-  cmd->add_option("--mappings", o->mappings,
-                  "Device mappings to try, e.g. rank,auto (default: --mapping's)")
-      ->delimiter(',');
+  addTextListOption(*cmd, "--schedules", o->schedules,
+                    "Schedules to try, e.g. gpipe,1f1b,zb-h1 (default: every synchronous one)");
+  addIntListOption(*cmd, "--microbatches", o->microbatches,
+                   "Micro-batch counts to try, e.g. 8,16,32 (default: 2P,4P)", 1, 4096);
+  addIntListOption(*cmd, "--chunks", o->chunks,
+                   "V to try for interleaved-1f1b and looped-bfs, e.g. 1,2,4 (default: 1,2)", 1,
+                   64);
+  addIntListOption(*cmd, "--dp", o->dataParallel,
+                   "Data-parallel replicas D to try, e.g. 1,2 (each a pipeline of P/D ranks; "
+                   "default 1)",
+                   1, 64);
+  addTextListOption(*cmd, "--mappings", o->mappings,
+                    "Device mappings to try, e.g. rank,auto (default: --mapping's)");
   cmd->add_flag("--json", o->json, "Print the ranked candidates as a JSON array, best first");
   cmd->add_option("--top", o->top, "Rows of the table (default 20)")->check(CLI::Range(1, 100000));
   cmd->add_option("--db", o->db, "Also simulate the best candidate and append it to this file");
@@ -133,7 +129,18 @@ Action addExploreCommand(CLI::App& app) {
     spec.chunks = o->chunks;
     spec.dataParallel = o->dataParallel;
     spec.mappings = o->mappings;
-    auto result = runtime::explorePlans(spec, interrupt.flag());
+    // Progress on a terminal only (a pipe or a test reads stderr for errors): one line,
+    // rewritten after each candidate, cleared at the end.
+    runtime::ExploreProgress progress;
+    if (isatty(STDERR_FILENO))
+      progress = [](int done, int total) {
+        if (done < total)
+          std::fprintf(stderr, "\rexplore: %d/%d candidates", done, total);
+        else
+          std::fprintf(stderr, "\r%40s\r", "");
+        std::fflush(stderr);
+      };
+    auto result = runtime::explorePlans(spec, interrupt.flag(), progress);
     if (!result) return fail(result.error());
     if (result->ranked.empty())
       return fail("explore: no candidate fits" +

@@ -2,8 +2,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "runtime/cost/CostJson.h"
 #include "runtime/cost/CostModel.h"
+#include "runtime/run/CostOverrides.h"
 #include "runtime/run/Presets.h"
+#include "runtime/schedules/CommaList.h"
 
 namespace ps::cli {
 
@@ -23,6 +26,27 @@ Copy uniformField(T runtime::UniformCostFlags::*member) {
   };
 }
 
+// A list option: every value given, split and converted by `parse` (which throws CLI11's
+// ValidationError, so the message comes out as any other usage error).
+template <class T, class Parse>
+CLI::Option* listOption(CLI::App& cmd, const std::string& name, std::vector<T>& into,
+                        const std::string& help, Parse parse) {
+  auto* option = cmd.add_option(
+      name,
+      [&into, name, parse](const CLI::results_t& values) {
+        into.clear();
+        for (const std::string& value : values) {
+          auto items = parse(value, name);
+          if (!items) throw CLI::ValidationError(items.error(), CLI::ExitCodes::ValidationError);
+          into.insert(into.end(), items->begin(), items->end());
+        }
+        return true;
+      },
+      help);
+  option->type_name("LIST")->expected(1, CLI::detail::expected_max_vector_size);
+  return option;
+}
+
 // Records how the flag copies its value over a preset's spec (planSpec), and returns it.
 CLI::Option* kept(PlanOptions& o, CLI::Option* option, Copy copy) {
   o.plans.emplace_back(option, std::move(copy));
@@ -30,6 +54,31 @@ CLI::Option* kept(PlanOptions& o, CLI::Option* option, Copy copy) {
 }
 
 }  // namespace
+
+CLI::Option* addNumberListOption(CLI::App& cmd, const std::string& name, std::vector<double>& into,
+                                 const std::string& help) {
+  return listOption(cmd, name, into, help, runtime::parseNumberList);
+}
+
+CLI::Option* addIntListOption(CLI::App& cmd, const std::string& name, std::vector<int>& into,
+                              const std::string& help, int lo, int hi) {
+  return listOption(
+      cmd, name, into, help,
+      [lo, hi](const std::string& text, const std::string& flag) -> Result<std::vector<int>> {
+        auto items = runtime::parseIntList(text, flag);
+        if (!items) return items;
+        for (int v : *items)
+          if (v < lo || v > hi)
+            return Error{flag + " " + text + ": " + std::to_string(v) + " is outside " +
+                         std::to_string(lo) + ".." + std::to_string(hi)};
+        return items;
+      });
+}
+
+CLI::Option* addTextListOption(CLI::App& cmd, const std::string& name,
+                               std::vector<std::string>& into, const std::string& help) {
+  return listOption(cmd, name, into, help, runtime::splitCommaList);
+}
 
 // The cost, link and device flags (shared with `explore`).
 void addCostOptions(CLI::App& cmd, PlanOptions& o) {
@@ -56,15 +105,13 @@ void addCostOptions(CLI::App& cmd, PlanOptions& o) {
        [](Spec& d, const PlanOptions& f) {
          d.uniform.linkLatencyUs = f.spec.uniform.linkLatencyUs;
        });
-  keep(cmd.add_option("--rank-speed", s.rankSpeed,
-                      "Per-rank speed factors, e.g. 1,1,2,1 (2 = twice as fast); the partitioner "
-                      "balances by them")
-           ->delimiter(','),
+  keep(addNumberListOption(cmd, "--rank-speed", s.rankSpeed,
+                           "Per-rank speed factors, e.g. 1,1,2,1 (2 = twice as fast); the "
+                           "partitioner balances by them"),
        field(&Spec::rankSpeed));
-  keep(cmd.add_option("--rank-memory-gb", s.rankMemoryGb,
-                      "Per-rank memory capacity in GiB, e.g. 80,80,40,40; the partitioner fits "
-                      "each stage's peak in it")
-           ->delimiter(','),
+  keep(addNumberListOption(cmd, "--rank-memory-gb", s.rankMemoryGb,
+                           "Per-rank memory capacity in GiB, e.g. 80,80,40,40; the partitioner "
+                           "fits each stage's peak in it"),
        field(&Spec::rankMemoryGb));
   keep(cmd.add_option("--topology", s.topology,
                       "Nodes x devices, e.g. 2x4: within a node the --link flags, between nodes "
@@ -245,16 +292,61 @@ void addPlanOptions(CLI::App& cmd, PlanOptions& o) {
   cmd.add_option("--name", o.name, "Run name (default: schedule and sizes)");
 }
 
+namespace {
+
+bool given(const PlanOptions& o, const std::string& longName) {
+  for (const auto& [option, copy] : o.plans)
+    if (option->count() > 0 && option->check_lname(longName)) return true;
+  return false;
+}
+
+// The uniform cost flags given on the command line, over a per-layer model (a preset's "costs"
+// or a --costs file): each overrides its field of every layer (runtime/run/CostOverrides.h). A
+// --costs file given with a preset replaces the preset's model. Without such a model the flags
+// are the uniform model's already.
+Result<runtime::PlanSpec> withCostFlags(runtime::PlanSpec spec, const PlanOptions& o) {
+  if (!o.preset.empty() && given(o, "costs")) spec.costs.reset();
+  const runtime::UniformCostFlags& u = o.spec.uniform;
+  runtime::CostOverrides over;
+  const auto take = [&](const char* name, double value, std::optional<double>& into) {
+    if (given(o, name)) into = value;
+  };
+  take("fwd-us", u.fwdUs, over.fwdUs);
+  take("bwd-us", u.bwdUs, over.bwdUs);
+  take("wgrad-us", u.wgradUs, over.wgradUs);
+  take("act-mb", u.actMb, over.actMb);
+  take("param-mb", u.paramMb, over.paramMb);
+  if (given(o, "link-gbps")) over.linkGbps = u.linkGbps;
+  take("link-latency-us", u.linkLatencyUs, over.linkLatencyUs);
+  if (!over.any() || (!spec.costs && spec.costsFile.empty())) return spec;
+  runtime::CostModel model;
+  if (spec.costs) {
+    model = *spec.costs;
+  } else {
+    auto file = runtime::loadCostJson(spec.costsFile);
+    if (!file) return std::move(file).takeError();
+    model = std::move(*file);
+  }
+  auto overridden = runtime::overrideCosts(std::move(model), over);
+  if (!overridden) return std::move(overridden).takeError();
+  // The costs used, embedded in config_json; costs_file (when given) still names their source.
+  spec.costs = std::make_shared<const runtime::CostModel>(std::move(*overridden));
+  spec.uniform = runtime::UniformCostFlags{};
+  return spec;
+}
+
+}  // namespace
+
 Result<runtime::PlanSpec> planSpec(PlanOptions& o) {
   o.spec.optimizerSync =
       runtime::parseOptimizerSync(o.optimizerSync).value_or(runtime::OptimizerSync::Barrier);
-  if (o.preset.empty()) return o.spec;
+  if (o.preset.empty()) return withCostFlags(o.spec, o);
   auto preset = runtime::findPreset(o.preset);
   if (!preset) return std::move(preset).takeError();
   runtime::PlanSpec spec = preset->spec;
   for (const auto& [option, copy] : o.plans)
     if (option->count() > 0) copy(spec, o);
-  return spec;
+  return withCostFlags(std::move(spec), o);
 }
 
 Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& o) {

@@ -39,6 +39,17 @@ Result<runtime::PlanSpec> planSpec(PlanOptions& options);
 // adds them too; `explore` takes only these and its own sweep flags).
 void addCostOptions(CLI::App& cmd, PlanOptions& options);
 
+// A comma-list flag (--rank-speed 1,1,2,1; explore's --microbatches 8,16): each value given
+// split by runtime::splitCommaList into `into`, so that an empty item ("1,,1,1") is a usage
+// error naming the flag and the value instead of being dropped (CLI11's delimiter drops it). Int
+// lists check each item against [lo, hi].
+CLI::Option* addNumberListOption(CLI::App& cmd, const std::string& name, std::vector<double>& into,
+                                 const std::string& help);
+CLI::Option* addIntListOption(CLI::App& cmd, const std::string& name, std::vector<int>& into,
+                              const std::string& help, int lo, int hi);
+CLI::Option* addTextListOption(CLI::App& cmd, const std::string& name,
+                               std::vector<std::string>& into, const std::string& help);
+
 // planSpec, built.
 Result<runtime::BuiltPlan> buildPlanFromOptions(PlanOptions& options);
 
