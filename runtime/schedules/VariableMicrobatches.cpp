@@ -1,10 +1,10 @@
 #include "runtime/schedules/VariableMicrobatches.h"
 
 #include "runtime/schedules/LatencyPartition.h"
+#include "trace/FileText.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -46,11 +46,9 @@ Result<std::vector<int>> parseSequenceLengths(const std::string& text, int rowTo
   std::string where = "--seq-lengths " + text;
   std::string body = text;
   if (!text.empty() && text[0] == '@') {
-    std::ifstream file(text.substr(1));
-    if (!file) return Error{"--seq-lengths: cannot read " + text.substr(1)};
-    std::stringstream all;
-    all << file.rdbuf();
-    body = all.str();
+    auto file = trace::readTextFile(text.substr(1), trace::kMaxFlagFileBytes, "lengths file");
+    if (!file) return Error{"--seq-lengths: cannot read " + file.error()};
+    body = std::move(*file);
     where = text.substr(1);
   }
   std::replace_if(
