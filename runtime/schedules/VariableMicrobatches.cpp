@@ -1,5 +1,6 @@
 #include "runtime/schedules/VariableMicrobatches.h"
 
+#include "runtime/schedules/CommaList.h"
 #include "runtime/schedules/LatencyPartition.h"
 #include "trace/FileText.h"
 
@@ -50,6 +51,18 @@ Result<std::vector<int>> parseSequenceLengths(const std::string& text, int rowTo
     if (!file) return Error{"--seq-lengths: cannot read " + file.error()};
     body = std::move(*file);
     where = text.substr(1);
+  }
+  // An empty item between commas ("512,,96", a trailing comma) is refused, not dropped (issue
+  // 30, item 19). A file's lines may end in a comma (its items run on over the line break).
+  if (!text.empty() && text[0] != '@') {
+    auto items = splitCommaList(text, "--seq-lengths");
+    if (!items) return std::move(items).takeError();
+  } else {
+    for (std::size_t c = body.find(','); c != std::string::npos; c = body.find(',', c + 1)) {
+      const std::size_t next = body.find_first_not_of(" \t\r\n", c + 1);
+      if (next != std::string::npos && body[next] == ',')
+        return Error{where + ": an empty item between two commas (give a length between them)"};
+    }
   }
   std::replace_if(
       body.begin(), body.end(),
