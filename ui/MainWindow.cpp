@@ -183,7 +183,9 @@ bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
   const QString format = guessImportFormat({path});
   if (const QString what = importFormatNoun(format); !what.isEmpty()) {
     auto probe = trace::TraceStore::open(path.toStdString(), trace::TraceStore::Mode::ReadOnly);
-    if (!probe) {
+    // A SQLite file of ours that does not open (a newer schema) keeps the store's own message.
+    if (!probe &&
+        (format != "nsys" || probe.error().find("not a PipeScope trace") != std::string::npos)) {
       fail(QString("%1 is %2, not a PipeScope trace: use File → Import traces… to bring it "
                    "into a trace file")
                .arg(path, what),
@@ -215,7 +217,7 @@ bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
   rebuildRecentMenu();
   watch_->setPath(path);
   fileGone_ = false;
-  return showRun(history_->currentRun());
+  return showLoadableRun();
 }
 
 bool MainWindow::listRuns(bool showErrorDialog, qint64 current) {
@@ -336,15 +338,35 @@ bool MainWindow::openScratchSession() {
     fail("cannot create the scratch session's folder in the user's data location", true);
     return false;
   }
-  if (QFileInfo(path).isFile() && openTrace(path, false)) {
-    statusBar()->showMessage(QString("scratch session reopened: %1 run(s) from earlier (%2)")
-                                 .arg(history_->count())
-                                 .arg(path),
-                             8000);
+  if (!QFileInfo::exists(path)) return openDemo(path);
+  lastError_.clear();
+  if (openTrace(path, false)) {
+    // A run the loader refused was skipped with its own message; keep that one on screen.
+    if (lastError_.isEmpty())
+      statusBar()->showMessage(QString("scratch session reopened: %1 run(s) from earlier (%2)")
+                                   .arg(history_->count())
+                                   .arg(path),
+                               8000);
     return true;
   }
-  QFile::remove(path);  // a scratch file that does not open holds nothing to keep
-  return openDemo(path);
+  // It holds the user's runs of earlier sessions (or a newer PipeScope's): never deleted, moved
+  // aside under a dated name, and a new session starts.
+  const QString why = lastError_;
+  const QString aside = moveAsideUnreadable(path);
+  if (aside.isEmpty()) {
+    fail(QString("the scratch session %1 does not open (%2) and cannot be moved aside; it was "
+                 "left as it is")
+             .arg(path, why),
+         true);
+    return false;
+  }
+  if (!openDemo(path)) return false;
+  fail(QString("the scratch session did not open (%1); it was kept as %2 and a new session "
+               "started")
+           .arg(why, aside),
+       false);
+  statusBar()->showMessage(lastError_);
+  return true;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -94,6 +94,10 @@ class MainWindow : public QMainWindow {
   // `dialogs` false (tests) shows no modal error box.
   void importTraces(const ImportRequest& request, bool dialogs = true);
   bool importBusy() const;
+  // File → Save as… without the dialog: a copy of the open file made through SQLite (runs still
+  // in its -wal included, trace/store/TraceCopy.h), then opened. Saving onto the open file itself
+  // changes nothing and says so.
+  bool saveTraceAs(const QString& to, bool showErrorDialog = true);
   QString lastImportSummary() const { return importSummary_; }
 
  protected:
@@ -121,6 +125,9 @@ class MainWindow : public QMainWindow {
   QWidget* buildPlanDock();
   void showKnobsOf(const LoadedRun& run);
   void onRunFinished(qint64 id);
+  // Shows the current (newest) run, or when the loader refuses it the newest one it does not,
+  // with a message naming the refused run: one bad run does not hide the others.
+  bool showLoadableRun();
   // MainWindowLive.cpp: the run on screen followed while it is written.
   bool followsLive() const;
   // Reads the steps committed since the last call and shows the run grown; false when the run

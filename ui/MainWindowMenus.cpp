@@ -14,6 +14,7 @@
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/analysis/StatsCsv.h"
+#include "trace/store/TraceCopy.h"
 #include "ui/DarkPalette.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
@@ -42,12 +43,7 @@ void MainWindow::buildMenus() {
   file->addAction("&Save as…", QKeySequence::SaveAs, this, [this] {
     const QString to =
         QFileDialog::getSaveFileName(this, "Save trace", {}, "PipeScope traces (*.sqlite)");
-    if (to.isEmpty() || path_.isEmpty()) return;
-    QFile::remove(to);
-    if (!QFile::copy(path_, to))
-      fail(to + ": cannot write the file", true);
-    else
-      openTrace(to);
+    if (!to.isEmpty()) saveTraceAs(to);
   });
   file->addSeparator();
   file->addAction("Export timeline (PNG/SVG)…", this, [this] {
@@ -85,6 +81,20 @@ void MainWindow::buildMenus() {
   for (QDockWidget* dock : {planDock_, historyDock_, statsDock_, linksDock_, compareDock_,
                             detailsDock_, teachDock_, exploreDock_})
     view->addAction(dock->toggleViewAction());
+}
+
+bool MainWindow::saveTraceAs(const QString& to, bool showErrorDialog) {
+  if (path_.isEmpty()) {
+    fail("no trace file is open: nothing to save", showErrorDialog);
+    return false;
+  }
+  if (Status saved = trace::saveTraceCopy(path_.toStdString(), to.toStdString()); !saved) {
+    fail(QString::fromStdString(saved.error()), showErrorDialog);
+    return false;
+  }
+  if (!openTrace(to, showErrorDialog)) return false;
+  statusBar()->showMessage(QString("saved as %1").arg(to), 8000);
+  return true;
 }
 
 void MainWindow::buildPapersMenu() {

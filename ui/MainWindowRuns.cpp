@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "runtime/run/RunConfig.h"
+#include "trace/store/TraceStore.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
 #include "ui/PlanPanel.h"
@@ -109,6 +110,28 @@ void MainWindow::onRunFailed(const QString& message) {
   lastError_ = message;
   plan_->showRunError(message);
   statusBar()->showMessage(message, 10000);
+}
+
+}  // namespace ps::ui
+
+namespace ps::ui {
+
+bool MainWindow::showLoadableRun() {
+  const qint64 first = history_->currentRun();
+  if (showRun(first)) return true;
+  const QString refused = lastError_;
+  auto store = trace::TraceStore::open(path_.toStdString(), trace::TraceStore::Mode::ReadOnly);
+  if (!store) return false;
+  auto runs = store->listRuns();
+  if (!runs) return false;
+  for (auto it = runs->rbegin(); it != runs->rend(); ++it) {
+    if (it->id == first || !showRun(it->id)) continue;
+    fail(QString("run %1 not shown: %2; the other runs load").arg(first).arg(refused), false);
+    statusBar()->showMessage(lastError_);
+    return true;
+  }
+  fail(refused, false);
+  return false;
 }
 
 }  // namespace ps::ui

@@ -1,6 +1,8 @@
 #include "ui/SessionFiles.h"
 
+#include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QSettings>
 #include <QStandardPaths>
@@ -27,6 +29,22 @@ QString scratchSessionPath() {
 bool isScratchSession(const QString& path) {
   const QString scratch = scratchSessionPath();
   return !scratch.isEmpty() && !path.isEmpty() && canonical(path) == canonical(scratch);
+}
+
+QString moveAsideUnreadable(const QString& path) {
+  const QFileInfo info(path);
+  const QString stem =
+      info.dir().filePath(info.completeBaseName() + ".unreadable-" +
+                          QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss"));
+  const QString suffix = info.suffix().isEmpty() ? QString() : "." + info.suffix();
+  QString aside = stem + suffix;
+  for (int n = 2; QFileInfo::exists(aside) && n < 100; ++n)
+    aside = stem + "-" + QString::number(n) + suffix;
+  if (!QFile::rename(path, aside)) return {};
+  // SQLite finds a file's side files by its name: they move with it.
+  for (const char* side : {"-wal", "-shm", "-journal"})
+    if (QFileInfo::exists(path + side)) QFile::rename(path + side, aside + side);
+  return aside;
 }
 
 QStringList recentFiles() {

@@ -15,6 +15,11 @@ namespace ps::ui {
 QString scratchSessionPath();
 bool isScratchSession(const QString& path);
 
+// Moves a session file that does not open aside, never deleting it: to
+// "<name>.unreadable-YYYYMMDD-HHMMSS.<suffix>" in its folder, with its -wal, -shm and -journal
+// (which belong to it). The new path, or empty when it could not be moved.
+QString moveAsideUnreadable(const QString& path);
+
 // The recently opened files that still exist, newest first (at most 8).
 QStringList recentFiles();
 // Puts `path` first in the list (the scratch session is never listed).

@@ -9,6 +9,7 @@
 #include "trace/import/ImportFormats.h"
 #include "trace/import/ImportPipeline.h"
 #include "trace/import/ImportReaders.h"
+#include "trace/store/AbandonedWrite.h"
 #include "trace/store/TraceStore.h"
 
 namespace ps::ui {
@@ -49,7 +50,12 @@ Outcome importSchedule(const ImportRequest& request, const std::string& tracePat
   control.cancel = cancel;
   auto result = runtime::runPlan(job, {tracePath}, control);
   if (!result) return failure(result.error());
-  if (result->status != trace::RunStatus::Complete) return failure(result->message);
+  if (result->status != trace::RunStatus::Complete) {
+    // As a profile import does, and the CLI: a cancelled or failed import leaves no run of its
+    // own in the file (the file itself is the user's and stays).
+    if (result->store) (void)trace::abandonWrite(std::move(*result->store), result->runId, false);
+    return failure(result->message);
+  }
   const runtime::Plan& plan = result->built->plan;
   std::ostringstream s;
   s << plan.numRanks << " rank(s), " << plan.numStages << " stage(s), " << plan.numMicrobatches()
