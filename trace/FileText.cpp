@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "trace/Units.h"
@@ -94,6 +95,33 @@ Result<std::string> readTextFile(const std::string& path, std::uint64_t maxBytes
   text.resize(got);
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   return text;
+}
+
+Status writeTextFile(const std::string& path, std::string_view text, std::string_view what) {
+  PS_TRY(checkRegularOrAbsent(path, what));
+  std::string tmp = path + ".tmp-XXXXXX";
+  Descriptor file{::mkstemp(tmp.data())};
+  if (file.fd < 0)
+    return Error{path + ": cannot open for writing: " + std::string(std::strerror(errno))};
+  auto failed = [&](const char* doing) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Error{path + ": " + doing + ": " + why};
+  };
+  ::fchmod(file.fd, 0644);  // mkstemp's 0600 would hide a shared result from its readers
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(file.fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return failed("write failed");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(file.fd) != 0) {
+    file.fd = -1;
+    return failed("write failed");
+  }
+  file.fd = -1;
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return failed("cannot replace the file");
+  return {};
 }
 
 }  // namespace ps::trace

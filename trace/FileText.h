@@ -30,6 +30,11 @@ Result<std::string> readTextFile(const std::string& path, std::uint64_t maxBytes
 // created). For files handed to a library that would block or read forever on them (SQLite).
 Status checkRegularOrAbsent(const std::string& path, std::string_view what);
 
+// Writes `text` as the file `path`, whole or not at all: into a temporary file beside it, then
+// renamed over it. A path that exists but is not a regular file is refused as above (opening a
+// FIFO for writing blocks until a reader comes: `run --calibrate-out FIFO` hung).
+Status writeTextFile(const std::string& path, std::string_view text, std::string_view what);
+
 // `text` without a leading UTF-8 byte order mark (EF BB BF).
 std::string_view withoutBom(std::string_view text);
 

@@ -361,9 +361,9 @@ bool MainWindow::openScratchSession() {
     return false;
   }
   if (!openDemo(path)) return false;
-  fail(QString("the scratch session did not open (%1); it was kept as %2 and a new session "
-               "started")
-           .arg(why, aside),
+  // Where the runs went first: a status bar cuts a long message at the window's edge.
+  fail(QString("new scratch session started; the old one did not open and was kept as %1 (%2)")
+           .arg(aside, why),
        false);
   statusBar()->showMessage(lastError_);
   return true;

@@ -239,9 +239,9 @@ void TeachPanel::show(std::size_t position, bool moveTimeline) {
   }
   for (std::size_t col = 0; col < columns_.size(); ++col) {
     const RankState& state = states[static_cast<std::size_t>(columns_[col])];
-    const int c = static_cast<int>(col);
-    table_->item(0, c)->setText(QString::number(state.inFlight));
-    table_->item(1, c)->setText(QString::fromStdString(trace::formatDuration(state.idleNs)));
+    const int cell = static_cast<int>(col);
+    table_->item(0, cell)->setText(QString::number(state.inFlight));
+    table_->item(1, cell)->setText(QString::fromStdString(trace::formatDuration(state.idleNs)));
   }
   if (moveTimeline && view_ && view_->run() == run_.get())
     view_->centerOn({op.rank, Lane::Compute, op.index});

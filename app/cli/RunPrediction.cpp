@@ -12,6 +12,7 @@
 #include "runtime/exec/Calibrate.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
+#include "trace/FileText.h"
 #include "trace/JsonWriter.h"
 #include "trace/TerminalText.h"
 #include "trace/Units.h"
@@ -55,6 +56,9 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
                                                           const PredictionRequest& request) {
   if (!request.calibrate || (!request.compareSim && request.calibrateOut.empty()))
     return std::optional<runtime::CostModel>{};
+  // Refused before calibrating, not after: a FIFO or a folder fails in a second, not minutes.
+  if (!request.calibrateOut.empty())
+    PS_TRY(trace::checkRegularOrAbsent(request.calibrateOut, "--calibrate-out file"));
   runtime::ModelConfig model = options.model;
   model.layers = built.plan.numLayers;
   Result<runtime::CostModel> cost = Error{""};

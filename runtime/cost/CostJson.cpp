@@ -3,7 +3,6 @@
 #include <simdjson.h>
 
 #include <cmath>
-#include <fstream>
 #include <initializer_list>
 #include <optional>
 #include <sstream>
@@ -233,11 +232,7 @@ std::string writeCostJson(const CostModel& m, std::string_view source) {
 }
 
 Status saveCostJson(const CostModel& model, const std::string& path, std::string_view source) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{path + ": cannot open for writing"};
-  out << writeCostJson(model, source);
-  if (!out) return Error{path + ": write failed"};
-  return {};
+  return trace::writeTextFile(path, writeCostJson(model, source), "cost file");
 }
 
 }  // namespace ps::runtime

@@ -1,7 +1,6 @@
 #include "runtime/plan/TorchCsv.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -286,11 +285,7 @@ std::string writeTorchCsvComms(const std::vector<std::vector<Action>>& programs)
 }
 
 Status writeTorchCsvFile(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{path + ": cannot open for writing"};
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!out) return Error{path + ": write failed"};
-  return {};
+  return trace::writeTextFile(path, text, "torch schedule CSV");
 }
 
 }  // namespace ps::runtime

@@ -157,5 +157,51 @@ TEST(CliFlagFiles, AByteOrderMarkIsSkipped) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+// Files a command writes (found by scripts/hostile-sweep): opening a FIFO for writing blocks until
+// a reader comes, so `run --calibrate-out FIFO` hung after calibrating. Refused before any work,
+// the FIFO left as it was; a regular file is written whole.
+TEST(CliFlagFiles, OutputFilesRefuseFifoAndFolder) {
+  TempDir dir;
+  const std::string fifo = dir.file("out.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::vector<std::string> run = {"run",
+                                        "--schedule",
+                                        "1f1b",
+                                        "--stages",
+                                        "2",
+                                        "--microbatches",
+                                        "2",
+                                        "--steps",
+                                        "1",
+                                        "--backend",
+                                        "cpu",
+                                        "--db",
+                                        dir.file("r.sqlite"),
+                                        "--calibrate-out"};
+  for (const std::string& target : {fifo, dir.path().string()}) {
+    SCOPED_TRACE(target);
+    std::vector<std::string> args = run;
+    args.push_back(target);
+    const Outcome o = runBounded(args);
+    ASSERT_TRUE(o.exitCode.has_value()) << "still running after 60 s";
+    EXPECT_NE(*o.exitCode, 0) << o.err;
+    EXPECT_LT(*o.exitCode, 128) << o.err;
+    EXPECT_THAT(o.err, HasSubstr(target + ": is a ")) << o.err;
+    EXPECT_THAT(o.err, Not(HasSubstr("calibrating"))) << "refused only after the work: " << o.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("r.sqlite")));
+
+  const std::string good = dir.file("good.sqlite");
+  ASSERT_EQ(cli({"demo", "--db", good}).exit_code, 0);
+  const Outcome o = runBounded({"export", "torch-csv", good, "--out", fifo});
+  ASSERT_TRUE(o.exitCode.has_value()) << "export still running after 60 s";
+  EXPECT_NE(*o.exitCode, 0) << o.err;
+  EXPECT_THAT(o.err, HasSubstr(fifo + ": is a FIFO (named pipe), not a regular file")) << o.err;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  const auto written = cli({"export", "torch-csv", good, "--out", dir.file("x.csv")});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_THAT(test::readFile(dir.file("x.csv")), HasSubstr("0F0"));
+}
+
 }  // namespace
 }  // namespace ps
