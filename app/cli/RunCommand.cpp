@@ -124,6 +124,11 @@ int runModel(RunOptions& o) {
       static_cast<unsigned>(built->plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << built->plan.numRanks << " ranks on " << cores
               << " cores: measured times include contention between ranks\n";
+  // Emulated links wait for real: a latency meant for the simulator would look like a hang.
+  if (root && backend == runtime::Backend::Cpu && options->linkLatencyUs >= 1e6)
+    std::cerr << "pipescope-cli: warning: --link-latency-us: every transfer between ranks waits "
+              << trace::formatDuration(static_cast<std::int64_t>(options->linkLatencyUs * 1e3))
+              << " for real on the cpu backend (Ctrl-C cancels)\n";
   if (root && backend == runtime::Backend::Cpu) {
     // Which kernels the numbers come from: the BLAS's set for this CPU and the vector width of
     // our own elementwise kernels.

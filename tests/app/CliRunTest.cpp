@@ -23,6 +23,7 @@ namespace {
 
 using test::TempDir;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Clock = std::chrono::steady_clock;
 
 using test::kSanitized;
@@ -267,6 +268,23 @@ TEST(CliRun, AKilledRunLeavesEveryCompletedStepReadable) {
     EXPECT_EQ(ops, 18) << "step " << step;
   }
   EXPECT_EQ(state->lossMetrics, static_cast<std::int64_t>(state->opsPerStep.size()));
+}
+
+// Emulated links wait for real on the cpu backend: a latency of seconds looked like a hang to
+// scripts/hostile-sweep. The run says so up front, and waits it (1 s a transfer here, 2 transfers).
+TEST(CliRun, ALatencyOfSecondsIsAnnouncedAndWaitedFor) {
+  TempDir dir;
+  const auto r =
+      cli({"run", "--schedule", "1f1b", "--stages", "2", "--microbatches", "1", "--steps", "1",
+           "--backend", "cpu", "--link-latency-us", "1000000", "--db", dir.file("t.sqlite")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("--link-latency-us: every transfer between ranks waits 1.000 s "
+                               "for real on the cpu backend (Ctrl-C cancels)"));
+  const auto quiet =
+      cli({"run", "--schedule", "1f1b", "--stages", "2", "--microbatches", "1", "--steps", "1",
+           "--backend", "cpu", "--link-latency-us", "999999", "--db", dir.file("t.sqlite")});
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_THAT(quiet.err, Not(HasSubstr("for real on the cpu backend")));
 }
 
 }  // namespace
