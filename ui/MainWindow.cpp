@@ -352,6 +352,15 @@ bool MainWindow::openScratchSession() {
   // It holds the user's runs of earlier sessions (or a newer PipeScope's): never deleted, moved
   // aside under a dated name, and a new session starts.
   const QString why = lastError_;
+  // Busy is not unreadable: another writer holds it for now, and it keeps its file.
+  if (why.contains("locked by another process")) {
+    fail(QString("the scratch session %1 is in use (%2); it was left as it is: open it again once "
+                 "the other program is done (File → Open scratch session)")
+             .arg(path, why),
+         false);
+    statusBar()->showMessage(lastError_);
+    return false;
+  }
   const QString aside = moveAsideUnreadable(path);
   if (aside.isEmpty()) {
     fail(QString("the scratch session %1 does not open (%2) and cannot be moved aside; it was "

@@ -11,6 +11,8 @@
 #include <QFileInfo>
 #include <QListWidget>
 
+#include <sqlite3.h>
+
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
 #include "tests/ui/WindowTestUtil.h"
@@ -94,6 +96,30 @@ TEST(ScratchSessionKept, AFileThatIsNoDatabaseIsMovedAsideToo) {
   ASSERT_EQ(aside.size(), 1);
   const QString kept = QFileInfo(scratchSessionPath()).dir().filePath(aside.first());
   EXPECT_EQ(test::readFile(kept.toStdString()), std::string(8192, 'x'));
+}
+
+// A transient lock is no reason to set a file aside: another process writing the session (a long
+// transaction holds SQLite's exclusive lock) would lose its file under it. Left in place, said so.
+TEST(ScratchSessionKept, AFileLockedByAnotherWriterIsLeftInPlace) {
+  const std::string path = scratchWithTwoRuns();
+  sqlite3* holder = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &holder), SQLITE_OK);
+  // Exclusive locking mode: readers are shut out in WAL mode too (the file may still be in WAL
+  // mode while the session's last store closes), not only in rollback mode.
+  ASSERT_EQ(sqlite3_exec(holder, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE", nullptr, nullptr,
+                         nullptr),
+            SQLITE_OK);
+  MainWindow w;
+  EXPECT_FALSE(w.openScratchSession());
+  EXPECT_THAT(w.lastError().toStdString(), HasSubstr("locked by another process"));
+  EXPECT_THAT(w.lastError().toStdString(), HasSubstr("left as it is"));
+  EXPECT_TRUE(setAside().isEmpty()) << setAside().join(", ").toStdString();
+  sqlite3_exec(holder, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(holder);
+  EXPECT_EQ(test::runsIn(path).size(), 2u);  // bytes may differ: closing checkpoints a -wal
+  MainWindow again;
+  ASSERT_TRUE(again.openScratchSession()) << again.lastError().toStdString();
+  EXPECT_EQ(listed(again), 2);
 }
 
 TEST(SaveAs, OntoTheOpenFileItselfKeepsIt) {
