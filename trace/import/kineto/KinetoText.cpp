@@ -84,19 +84,12 @@ std::size_t firstBadByte(const char* data, std::size_t begin, std::size_t end) {
       inString = true;
     }
     if (c < 0x80) continue;
-    std::size_t extra = 0;
-    if ((c & 0xE0) == 0xC0 && c >= 0xC2) {
-      extra = 1;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-    } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-      extra = 3;
-    } else {
-      return i;
-    }
-    for (std::size_t k = 1; k <= extra; ++k)
-      if (i + k >= end || (static_cast<unsigned char>(data[i + k]) & 0xC0) != 0x80) return i;
-    i += extra;
+    // The same rules simdjson applies (no overlong forms, surrogates or values past U+10FFFF).
+    std::uint32_t codePoint = 0;
+    const std::size_t length =
+        utf8SequenceAt(std::string_view(data + begin, end - begin), i - begin, codePoint);
+    if (length == 0) return i;
+    i += length - 1;
   }
   return begin;
 }
