@@ -1,4 +1,4 @@
-// pipescope-cli report FILE [--run ID] [--json]
+// pipescope-cli report FILE [--run ID] [--json] [--sensitivity] [--steps]
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +15,7 @@
 #include "trace/analysis/ReportFormat.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/analysis/RunExplanation.h"
+#include "trace/analysis/StepsFormat.h"
 #include "trace/store/TraceReader.h"
 
 namespace ps::cli {
@@ -25,6 +26,7 @@ struct ReportOptions {
   std::optional<std::int64_t> run;
   bool json = false;
   bool sensitivity = false;
+  bool steps = false;
 };
 
 // The run's plan rebuilt from its config_json and re-simulated stage by stage and kind by kind.
@@ -58,6 +60,9 @@ Action addReportCommand(CLI::App& app) {
   cmd->add_flag("--sensitivity", opt->sensitivity,
                 "Re-simulate the run's plan with each op kind of each stage 10 % faster and "
                 "rank what shortens the step most (sim, cpu and cuda runs)");
+  cmd->add_flag("--steps", opt->steps,
+                "Per step: time, bubble and idle causes (median / p90 / max over steps), and "
+                "the straggler table: who finished last, culprits and victims");
   return [opt]() {
     trace::LoadOptions load;
     auto run = trace::loadRunFromFile(opt->file, opt->run, load);
@@ -79,8 +84,29 @@ Action addReportCommand(CLI::App& app) {
     const trace::RunAnalysis analysis = trace::analyzeRun(*run);
     const trace::RunExplanation why = trace::explainRun(*run);
     const auto* sensitivity = opt->sensitivity ? &table : nullptr;
-    std::cout << (opt->json ? trace::reportJson(analysis, &why, sensitivity)
-                            : trace::reportText(analysis, &why, sensitivity));
+    // Who is slow: always judged, so that a plain report names a rank that is often the culprit.
+    std::vector<int> steps;
+    for (const auto& s : analysis.steps)
+      steps.push_back(s.step);
+    const trace::StepGraph graph(*run);
+    const auto stragglers = trace::findStragglers(graph, why.bubbles, steps);
+    if (opt->json) {
+      std::string out = trace::reportJson(analysis, &why, sensitivity);
+      std::string flagged = "[";
+      for (int r : stragglers.flaggedRanks())
+        flagged += (flagged.size() > 1 ? ", " : "") + std::to_string(r);
+      out = trace::withJsonMember(out, "straggler_ranks", flagged + "]");
+      if (opt->steps)
+        out = trace::withJsonMember(
+            out, "steps_detail",
+            trace::stepsJson(trace::buildStepTable(analysis, why.bubbles), stragglers));
+      std::cout << out;
+      return kExitOk;
+    }
+    std::cout << trace::reportText(analysis, &why, sensitivity)
+              << trace::flaggedStragglersLine(stragglers);
+    if (opt->steps)
+      std::cout << trace::stepsText(trace::buildStepTable(analysis, why.bubbles), stragglers);
     return kExitOk;
   };
 }
