@@ -97,8 +97,24 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
     PS_TRY(checkTimeSpan(t));
   PS_TRY(checkSameRun(traces));
   ImportedRun run;
+  // Ranks split from one file on one clock (PipeScope's own export): no offsets to fit, and
+  // their transfers are the recorded ones, waits included.
+  const bool oneClock = std::all_of(traces.begin(), traces.end(), [&](const RawRankTrace& t) {
+    return t.sharedClock && t.file == traces.front().file;
+  });
+  AlignMode align = options.align;
+  if (oneClock && align == AlignMode::Auto) {
+    align = AlignMode::Wall;
+    if (traces.size() > 1)
+      run.notes.push_back(std::to_string(traces.size()) +
+                          " ranks of one file (one process each) "
+                          "share its clock: no clock offsets fitted");
+  }
   std::vector<std::string> threadOrigins;  // how each split trace became a rank
-  if (options.threadsAsRanks && traces.size() == 1) {
+  if (oneClock) {
+    if (options.threadsAsRanks)
+      run.notes.push_back("threads as ranks: not applied, the file's processes are its ranks");
+  } else if (options.threadsAsRanks && traces.size() == 1) {
     ThreadSplit split = splitThreadsAsRanks(std::move(traces.front()), options.recognizer);
     traces = std::move(split.traces);
     if (traces.size() > 1) threadOrigins = std::move(split.origins);
@@ -156,7 +172,7 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
   for (std::size_t r = 0; r < n; ++r)
     rankFiles[r] = traces[byStored[r]].file;
   PS_TRY(checkClockWindow(ranks, rankFiles));
-  auto alignment = alignClocks(ranks, wall, options.align);
+  auto alignment = alignClocks(ranks, wall, align);
   if (!alignment) return std::move(alignment).takeError();
   run.alignment = std::move(*alignment);
 
@@ -172,7 +188,7 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
     for (const auto& m : ranks[r].memory)
       origin = std::min(origin, m.t_ns);
   }
-  run.peerWaits = splitPeerWaits(ranks);
+  if (!oneClock) run.peerWaits = splitPeerWaits(ranks);
   if (minStep == INT32_MAX) minStep = 0;
   int maxStage = -1, maxMb = -1;
   for (auto& rank : ranks) {

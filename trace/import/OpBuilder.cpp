@@ -89,7 +89,7 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
   for (std::size_t i = 0; i < raw.events.size(); ++i) {
     if (i % kPollEvery == 0 && control.cancelled()) return Error{"import cancelled"};
     const RawEvent& e = raw.events[i];
-    if (!isAnnotation(e.source) || e.name < 0) continue;
+    if (!isAnnotation(e.source) || e.name < 0 || e.stated >= 0) continue;
     if (!isLabel[e.name]) {
       isLabel[e.name] = true;
       const std::string& name = raw.names[e.name];
@@ -122,16 +122,21 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
   std::vector<CommLabel> commLabels;
   for (const auto& e : raw.events) {
     if (!isAnnotation(e.source) || e.name < 0) continue;
+    std::optional<RecognizedOp> stated;
+    if (e.stated >= 0) {  // the file states the op (PipeScope's export): no recognition
+      const StatedOp& s = raw.statedOps[static_cast<std::size_t>(e.stated)];
+      stated = RecognizedOp{.kind = s.kind, .stage = s.stage, .microbatch = s.microbatch};
+    }
     const LabelInfo& info = labels[e.name];
-    if (info.stepMarker) continue;
+    if (!stated && info.stepMarker) continue;
     if (e.source == EventSource::CpuAnnotation && hasGpuVersion.count(e.name)) continue;
-    if (!info.op) {
+    if (!stated && !info.op) {
       ++stats.unknownLabels[raw.names[e.name]];
       out.ops.push_back(makeOp(e, OpKind::OTHER));
       continue;
     }
     ++stats.recognisedLabels;
-    const RecognizedOp& r = *info.op;
+    const RecognizedOp& r = stated ? *stated : *info.op;
     OpRecord op = makeOp(e, r.kind);
     if (r.stage >= 0)
       op.stage = r.stage;

@@ -18,6 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/OpKind.h"
+
 namespace ps::trace::import {
 
 // Where an event came from. Annotations are the user's labels (NVTX ranges, torch
@@ -56,11 +58,21 @@ struct RawEvent {
   std::int32_t name = -1;  // index into RawRankTrace::names
   EventSource source = EventSource::Kernel;
   CommOp comm = CommOp::None;
-  std::int32_t track = 0;   // thread or stream (a GPU stream and a host thread never share one)
-  std::int32_t peer = -1;   // NCCL src/dst rank, or the peer of a p2p copy; -1 unknown
-  std::int64_t bytes = -1;  // -1 unknown
-  std::int32_t depth = 0;   // nesting depth of annotations on their track (0 = outermost)
-  std::int32_t step = -1;   // ProfilerStep / payload step when the file says; -1 unknown
+  std::int32_t track = 0;    // thread or stream (a GPU stream and a host thread never share one)
+  std::int32_t peer = -1;    // NCCL src/dst rank, or the peer of a p2p copy; -1 unknown
+  std::int64_t bytes = -1;   // -1 unknown
+  std::int32_t depth = 0;    // nesting depth of annotations on their track (0 = outermost)
+  std::int32_t step = -1;    // ProfilerStep / payload step when the file says; -1 unknown
+  std::int32_t stated = -1;  // index into RawRankTrace::statedOps when the file states the op
+};
+
+// An op the file states outright instead of naming it in a label (PipeScope's own Chrome export:
+// args kind, stage, microbatch): taken as it is, not recognised.
+struct StatedOp {
+  OpKind kind = OpKind::OTHER;
+  std::int32_t stage = -1;
+  std::int32_t microbatch = -1;
+  friend bool operator==(const StatedOp&, const StatedOp&) = default;
 };
 
 // A step marker: ProfilerStep#N in Kineto, an NVTX range named like it in nsys.
@@ -96,6 +108,15 @@ struct RawRankTrace {
   // (Kineto's "tid", the thread of an nsys globalTid). Orders the ranks of threads-as-ranks
   // (ImportOptions::threadsAsRanks); without it they follow the track numbers.
   std::map<std::int32_t, std::int64_t> threadIds;
+  std::vector<StatedOp> statedOps;  // see RawEvent::stated
+  // A file of several ranks on one clock (PipeScope's Chrome export: one process per rank): the
+  // rank of each track holding stated ops, and each rank's memory samples (sorted by time). The
+  // reader splits such a trace per rank (splitProcessesAsRanks); empty for one rank's profile.
+  std::map<std::int32_t, int> rankOfTrack;
+  std::map<int, std::vector<RawMemorySample>> memoryOfRank;
+  // Set on the ranks split from one file: their times are on that file's one clock already, so
+  // the import fits no clock offsets (0 for each) and splits no peer waits off.
+  bool sharedClock = false;
   // Things the reader could not import and why, one line each, e.g.
   // "no CUPTI_ACTIVITY_KIND_KERNEL table: kernels not imported".
   std::vector<std::string> warnings;

@@ -9,7 +9,7 @@
 
 namespace ps::trace::import {
 
-enum class KinetoPhase : std::uint8_t { Other, Complete, Begin, End, Instant };
+enum class KinetoPhase : std::uint8_t { Other, Complete, Begin, End, Instant, Counter };
 
 enum class KinetoCategory : std::uint8_t {
   Missing,            // no "cat": PiPPy's visualizer and other hand-made files
@@ -19,6 +19,9 @@ enum class KinetoCategory : std::uint8_t {
   Memcpy,
   Memset,
   CpuOp,  // only ProfilerStep#N matters among these
+  // An op kind's name ("F", "SEND_B", ...): PipeScope's own Chrome export, whose args state
+  // the op (kind, stage, microbatch, step, bytes, peer) and whose processes are ranks.
+  StatedOp,
   Other,  // cuda_runtime, python_function, ac2g flows, ...: ignored
 };
 
@@ -46,6 +49,12 @@ struct KinetoEvent {
   std::string_view dstRank;         // NCCL "Dst Rank"
   std::string_view totalAllocated;  // [memory] "Total Allocated"
   std::string_view memoryDevice;    // [memory] "Device Id"
+  // PipeScope's export (StatedOp events; "bytes" above also serves its memory counter)
+  std::string_view kind;  // "kind" (string contents)
+  std::string_view stage;
+  std::string_view microbatch;
+  std::string_view step;
+  std::string_view peer;
 };
 
 }  // namespace ps::trace::import

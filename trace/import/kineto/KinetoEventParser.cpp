@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "trace/OpKind.h"
 #include "trace/import/kineto/KinetoEvent.h"
 #include "trace/import/kineto/KinetoText.h"
 #include "trace/import/kineto/KinetoTraceBuilder.h"
@@ -17,6 +18,8 @@ namespace od = simdjson::ondemand;
 namespace {
 
 constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+// The counter PipeScope's Chrome export writes a rank's device memory in (args.bytes).
+constexpr std::string_view kPipeScopeMemoryCounter = "memory in use";
 
 bool isBlankInJson(char c) {
   return c == ' ' || c == '\n' || c == '\r' || c == '\t';
@@ -51,6 +54,8 @@ KinetoPhase phaseOf(std::string_view ph) {
     case 'i':
     case 'I':
       return KinetoPhase::Instant;
+    case 'C':
+      return KinetoPhase::Counter;
     default:
       return KinetoPhase::Other;
   }
@@ -82,13 +87,15 @@ KinetoCategory categoryOf(std::string_view cat) {
     default:
       break;
   }
+  // PipeScope's own export files each op under its kind's name.
+  if (cat.size() <= 7 && parseOpKind(cat)) return KinetoCategory::StatedOp;
   return KinetoCategory::Other;
 }
 
 bool needsArgs(const KinetoEvent& e) {
-  if (e.phase == KinetoPhase::Instant) return true;  // [memory]
+  if (e.phase == KinetoPhase::Instant || e.phase == KinetoPhase::Counter) return true;  // memory
   return e.category == KinetoCategory::Kernel || e.category == KinetoCategory::Memcpy ||
-         e.category == KinetoCategory::Memset;
+         e.category == KinetoCategory::Memset || e.category == KinetoCategory::StatedOp;
 }
 
 // True once nothing more in the event can matter, so the rest of it is skipped unread. Needs
@@ -97,6 +104,7 @@ bool isUninteresting(const KinetoEvent& e, bool haveName) {
   if (e.phase == KinetoPhase::Other) return true;
   if (e.phase == KinetoPhase::Begin || e.phase == KinetoPhase::End) return false;
   if (e.phase == KinetoPhase::Instant) return haveName && e.name != "[memory]";
+  if (e.phase == KinetoPhase::Counter) return haveName && e.name != kPipeScopeMemoryCounter;
   // Complete: ignored categories matter only when they are a ProfilerStep.
   if (e.category == KinetoCategory::Other) return true;
   if (e.category == KinetoCategory::CpuOp) return haveName && !e.profilerStep;
@@ -179,6 +187,18 @@ struct KinetoEventParser::Impl {
         e.srcRank = tokenOf(v);
       } else if (key.unsafe_is_equal("Dst Rank")) {
         e.dstRank = tokenOf(v);
+      } else if (e.category != KinetoCategory::StatedOp) {
+        continue;
+      } else if (key.unsafe_is_equal("kind")) {
+        e.kind = contentsOf(tokenOf(v));
+      } else if (key.unsafe_is_equal("stage")) {
+        e.stage = tokenOf(v);
+      } else if (key.unsafe_is_equal("microbatch")) {
+        e.microbatch = tokenOf(v);
+      } else if (key.unsafe_is_equal("step")) {
+        e.step = tokenOf(v);
+      } else if (key.unsafe_is_equal("peer")) {
+        e.peer = tokenOf(v);
       }
     }
     return simdjson::SUCCESS;

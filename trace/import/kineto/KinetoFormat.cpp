@@ -1,6 +1,7 @@
 #include "trace/import/kineto/KinetoFormat.h"
 
 #include "trace/import/GzipInput.h"
+#include "trace/import/ProcessRanks.h"
 #include "trace/import/kineto/KinetoReader.h"
 
 namespace ps::trace::import {
@@ -21,9 +22,8 @@ Result<std::vector<RawRankTrace>> readKinetoFormat(const std::string& path,
                                                    const ReadControl& control) {
   auto trace = readKinetoFile(path, control);
   if (!trace) return std::move(trace).takeError();
-  std::vector<RawRankTrace> out;
-  out.push_back(std::move(*trace));
-  return out;
+  // PipeScope's own Chrome export holds every rank, one process each.
+  return splitProcessesAsRanks(std::move(*trace));
 }
 
 }  // namespace

@@ -26,26 +26,26 @@ std::optional<std::int64_t> integerOf(od::value& value) {
 }
 
 // The value being read: its window (`data`, content offset `offset`) and where in it it starts.
-struct Where {
+struct MetadataValueAt {
   const char* data;
   std::size_t begin;
   std::uint64_t offset;
 };
 
-Error jsonError(simdjson::error_code code, const char* location, const Where& where) {
+Error jsonError(simdjson::error_code code, const char* location, const MetadataValueAt& where) {
   const std::size_t at =
       location != nullptr ? static_cast<std::size_t>(location - where.data) : where.begin;
   return KinetoScanner::errorAt(where.offset + at, simdjson::error_message(code));
 }
 
 template <typename Doc>
-Error docError(simdjson::error_code code, Doc& doc, const Where& where) {
+Error docError(simdjson::error_code code, Doc& doc, const MetadataValueAt& where) {
   const char* location = nullptr;
   if (doc.current_location().get(location) != simdjson::SUCCESS) location = nullptr;
   return jsonError(code, location, where);
 }
 
-Status readDistributedInfo(od::document& doc, const Where& where, KinetoMetadata& meta) {
+Status readDistributedInfo(od::document& doc, const MetadataValueAt& where, KinetoMetadata& meta) {
   od::object object;
   if (doc.get_object().get(object) != simdjson::SUCCESS) return {};  // not an object: ignore
   for (auto fieldResult : object) {
@@ -61,7 +61,7 @@ Status readDistributedInfo(od::document& doc, const Where& where, KinetoMetadata
   return {};
 }
 
-Status readDeviceProperties(od::document& doc, const Where& where, KinetoMetadata& meta) {
+Status readDeviceProperties(od::document& doc, const MetadataValueAt& where, KinetoMetadata& meta) {
   od::array array;
   if (doc.get_array().get(array) != simdjson::SUCCESS) return {};
   for (auto elementResult : array) {
@@ -102,7 +102,7 @@ bool isKinetoMetadataKey(std::string_view key) {
 Status readKinetoMetadataValue(std::string_view key, const char* data, std::size_t begin,
                                std::size_t end, std::size_t available, std::uint64_t offset,
                                KinetoMetadata& meta) {
-  const Where where{data, begin, offset};
+  const MetadataValueAt where{data, begin, offset};
   const std::string_view text(data + begin, end - begin);
   if (key == "baseTimeNanoseconds") {
     meta.baseTimeNs = parseInteger(text);

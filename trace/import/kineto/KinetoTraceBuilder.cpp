@@ -24,9 +24,17 @@ bool mayHoldSteps(KinetoCategory c) {
          c == KinetoCategory::Missing;
 }
 
-// Whether events of this category are imported (ProfilerStep aside).
+// Whether events of this category are imported (ProfilerStep aside). Stated ops are read from
+// complete events only (addStated): PipeScope's export writes no others.
 bool isImported(KinetoCategory c) {
-  return c != KinetoCategory::CpuOp && c != KinetoCategory::Other;
+  return c != KinetoCategory::CpuOp && c != KinetoCategory::Other && c != KinetoCategory::StatedOp;
+}
+
+constexpr std::string_view kPipeScopeMemoryCounter = "memory in use";
+
+std::int32_t int32OrMinusOne(std::string_view text) {
+  const auto v = parseInteger(text);
+  return v && *v >= 0 && *v <= INT32_MAX ? static_cast<std::int32_t>(*v) : -1;
 }
 
 std::int64_t orMinusOne(std::optional<std::int64_t> v) {
@@ -83,7 +91,8 @@ void KinetoTraceBuilder::add(const KinetoEvent& event) {
   switch (event.phase) {
     case KinetoPhase::Complete: {
       const bool step = event.profilerStep && mayHoldSteps(event.category);
-      if (!step && (!isImported(event.category) || event.profilerStep)) return;
+      const bool stated = event.category == KinetoCategory::StatedOp;
+      if (!step && !stated && (!isImported(event.category) || event.profilerStep)) return;
       const auto start = parseMicrosAsNanos(event.ts);
       if (!start) {
         ++badTimes_;
@@ -94,6 +103,8 @@ void KinetoTraceBuilder::add(const KinetoEvent& event) {
           *start > std::numeric_limits<std::int64_t>::max() - dur ? *start : *start + dur;
       if (step) {
         addStep(event.name, *start, end);
+      } else if (event.category == KinetoCategory::StatedOp) {
+        addStated(event, *start, end);
       } else {
         addRange(event, *start, end);
       }
@@ -151,6 +162,9 @@ void KinetoTraceBuilder::add(const KinetoEvent& event) {
     case KinetoPhase::Instant:
       if (event.name == "[memory]") addMemory(event);
       return;
+    case KinetoPhase::Counter:
+      if (event.name == kPipeScopeMemoryCounter) addRankMemory(event);
+      return;
     case KinetoPhase::Other:
       return;
   }
@@ -188,6 +202,7 @@ void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs
       raw.bytes = orMinusOne(parseInteger(event.bytes));
       break;
     case KinetoCategory::CpuOp:
+    case KinetoCategory::StatedOp:
     case KinetoCategory::Other:
       return;
   }
@@ -195,6 +210,53 @@ void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs
   raw.track = trackOf(gpu, event.pid, event.tid);
   minStartNs_ = std::min(minStartNs_, startNs);
   trace_.events.push_back(raw);
+}
+
+void KinetoTraceBuilder::addStated(const KinetoEvent& event, std::int64_t startNs,
+                                   std::int64_t endNs) {
+  const auto kind = parseOpKind(event.kind);
+  const std::int32_t rank = int32OrMinusOne(event.pid);
+  if (!kind || rank < 0) {  // an op kind's name as "cat", but no op stated: a plain label
+    KinetoEvent label = event;
+    label.category = KinetoCategory::Missing;
+    addRange(label, startNs, endNs);
+    return;
+  }
+  const StatedOp op{*kind, int32OrMinusOne(event.stage), int32OrMinusOne(event.microbatch)};
+  auto [it, fresh] = statedIndex_.try_emplace(
+      (static_cast<std::uint64_t>(op.kind) << 56) ^
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(op.stage)) << 28) ^
+          static_cast<std::uint32_t>(op.microbatch),
+      static_cast<std::int32_t>(trace_.statedOps.size()));
+  if (fresh || trace_.statedOps[static_cast<std::size_t>(it->second)] != op) {
+    it->second = static_cast<std::int32_t>(trace_.statedOps.size());
+    trace_.statedOps.push_back(op);
+  }
+  RawEvent raw;
+  raw.start_ns = startNs;
+  raw.end_ns = endNs;
+  raw.name = intern(event.name);
+  raw.source = EventSource::CpuAnnotation;
+  raw.stated = it->second;
+  raw.step = int32OrMinusOne(event.step);
+  raw.peer = int32OrMinusOne(event.peer);
+  raw.bytes = orMinusOne(parseInteger(event.bytes));
+  raw.track = trackOf(false, event.pid, event.tid);
+  trace_.rankOfTrack[raw.track] = rank;
+  minStartNs_ = std::min(minStartNs_, startNs);
+  trace_.events.push_back(raw);
+}
+
+void KinetoTraceBuilder::addRankMemory(const KinetoEvent& event) {
+  const std::int32_t rank = int32OrMinusOne(event.pid);
+  const auto bytes = parseInteger(event.bytes);
+  const auto t = parseMicrosAsNanos(event.ts);
+  if (rank < 0 || !bytes || !t) {
+    ++badTimes_;
+    return;
+  }
+  trace_.memoryOfRank[rank].push_back({*t, *bytes});
+  minStartNs_ = std::min(minStartNs_, *t);
 }
 
 void KinetoTraceBuilder::fillNccl(const KinetoEvent& event, RawEvent& raw) {

@@ -47,6 +47,10 @@ class KinetoTraceBuilder {
   };
 
   void addRange(const KinetoEvent& event, std::int64_t startNs, std::int64_t endNs);
+  // PipeScope's own export: an op stated in args, on the rank its process id names; a memory
+  // counter of that rank.
+  void addStated(const KinetoEvent& event, std::int64_t startNs, std::int64_t endNs);
+  void addRankMemory(const KinetoEvent& event);
   void addStep(std::string_view name, std::int64_t startNs, std::int64_t endNs);
   void addMemory(const KinetoEvent& event);
   void fillNccl(const KinetoEvent& event, RawEvent& raw);
@@ -73,7 +77,8 @@ class KinetoTraceBuilder {
   std::unordered_map<std::string, std::vector<PendingBegin>> openBegins_;
   std::vector<NcclPeer> ncclPeers_;
   std::vector<CopyPeer> copyPeers_;
-  std::map<std::int64_t, std::size_t> deviceUse_;  // device id -> GPU events on it
+  std::unordered_map<std::uint64_t, std::int32_t> statedIndex_;  // StatedOp key -> its index
+  std::map<std::int64_t, std::size_t> deviceUse_;                // device id -> GPU events on it
   std::map<std::int64_t, std::vector<RawMemorySample>> memoryByDevice_;
   std::int64_t minStartNs_ = INT64_MAX;
   std::size_t badTimes_ = 0;

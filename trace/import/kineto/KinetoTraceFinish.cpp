@@ -42,9 +42,13 @@ RawRankTrace KinetoTraceBuilder::finish(const KinetoMetadata& meta) {
   if (unmatchedEnds_ > 0)
     trace_.warnings.push_back(std::to_string(unmatchedEnds_) +
                               " \"E\" events without a matching \"B\" were ignored");
-  if (trace_.events.empty() && trace_.memory.empty()) {
+  for (auto& [rank, samples] : trace_.memoryOfRank)
+    std::stable_sort(
+        samples.begin(), samples.end(),
+        [](const RawMemorySample& a, const RawMemorySample& b) { return a.t_ns < b.t_ns; });
+  if (trace_.events.empty() && trace_.memory.empty() && trace_.memoryOfRank.empty()) {
     trace_.warnings.push_back("no annotations, kernels or memory events");
-  } else if (!trace_.events.empty() &&
+  } else if (!trace_.events.empty() && trace_.statedOps.empty() &&
              std::none_of(trace_.events.begin(), trace_.events.end(), [](const RawEvent& e) {
                return e.source == EventSource::Kernel || e.source == EventSource::NcclKernel;
              })) {
