@@ -35,6 +35,9 @@ struct CpuRunOptions {
   OptimizerConfig optimizer;
   std::optional<double> linkGbps;  // emulated bandwidth; none = as fast as memory
   double linkLatencyUs = 0;
+  // cpu backend, --rank-speed: per rank, how many times its measured compute each compute op
+  // lasts (computeStretchOf: the fastest rank's speed over its own); empty = as measured.
+  std::vector<double> computeStretch;
   // cuda backend only: GEMM input precision (the cpu backend refuses bf16) and whether ranks
   // sharing one GPU each get their own share of its SMs (green contexts) where the driver can.
   kernels::DType dtype = kernels::DType::Fp32;

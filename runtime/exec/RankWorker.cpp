@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "runtime/exec/ActionMessages.h"
+#include "runtime/exec/ComputeStretch.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/exec/OpRange.h"
 
@@ -103,6 +104,11 @@ StageModel* RankWorker::stage(int replica, int st) const {
 
 void RankWorker::record(OpKind kind, const Action& a, std::int64_t start, std::int64_t end,
                         int peer, std::int64_t bytes) {
+  // --rank-speed on the host clock (the cpu backend): the op's real work is done; wait out the
+  // rest of its stretched time before anything else runs on this rank.
+  const auto& stretch = s_.options->computeStretch;
+  if (!clock_ && trace::isCompute(kind) && static_cast<std::size_t>(rank_) < stretch.size())
+    end = stretchCompute(start, end, stretch[rank_], [this] { return s_.nowNs(); });
   trace::OpRecord op;
   op.rank = rank_;
   op.kind = kind;

@@ -39,12 +39,14 @@ Result<CostModel> modelCostModel(const BuiltPlan& built, const CpuRunOptions& op
     }
     cost.optimizerNsPerParamByte = built.cost.optimizerNsPerParamByte;
   }
-  // What the backend emulates: every rank at its real speed, one link setting for all pairs.
+  // What the backend emulates: every rank at its real speed (stretched, on the cpu backend, by
+  // --rank-speed), one link setting for all pairs.
   cost.ranks.clear();
   cost.links.clear();
-  for (const auto& rank : built.cost.ranks) {
+  for (std::size_t i = 0; i < built.cost.ranks.size(); ++i) {
     RankCost r;
-    r.memoryCapacityBytes = rank.memoryCapacityBytes;
+    r.memoryCapacityBytes = built.cost.ranks[i].memoryCapacityBytes;
+    if (i < options.computeStretch.size()) r.speed = 1.0 / options.computeStretch[i];
     cost.ranks.push_back(r);
   }
   cost.defaultLink = {};
@@ -85,6 +87,13 @@ std::string modelRunConfigJson(const std::string& planJson, Backend backend,
   w.key("emulated_link_gbps").value(options.linkGbps);
   w.key("emulated_link_latency_us").value(options.linkLatencyUs);
   w.key("event_timing").value(options.eventTiming);
+  if (!options.computeStretch.empty()) {  // --rank-speed, really applied (the cpu backend)
+    w.key("rank_speed_applied").value("stretched compute to max(speed)/speed of its measured time");
+    w.key("compute_stretch").beginArray();
+    for (double s : options.computeStretch)
+      w.value(s);
+    w.endArray();
+  }
   if (backend == Backend::Cpu) {  // what the cpu backend's numbers were computed with
     w.key("cpu_kernels").beginObject();
     w.key("blas").value(kernels::blasCoreName());

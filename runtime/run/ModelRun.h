@@ -19,7 +19,8 @@ namespace ps::runtime {
 [[nodiscard]] Status checkModelOptions(Backend backend, const CpuRunOptions& options);
 
 // The cost model of the model a cpu or cuda run trains: its own sizes (cpuModelSizes) with the
-// plan's times, or its calibrated costs; each rank at speed 1 with the plan's memory cap; the
+// plan's times, or its calibrated costs; each rank at speed 1 (1 / options.computeStretch where
+// the cpu backend stretches it) with the plan's memory cap; the
 // emulated link (options.linkGbps, linkLatencyUs) between every pair of ranks.
 [[nodiscard]] Result<CostModel> modelCostModel(const BuiltPlan& built, const CpuRunOptions& options,
                                                const CostModel* calibrated = nullptr);
@@ -31,7 +32,8 @@ struct CudaPlacementNote;
 // "mb_size", "heads", "seed", "optimizer", "lr", "dtype", "sm_split"}, plus for a cuda run
 // "cuda": {"transport", "sm_split"} saying which transport and SM split were used, then
 // "ffn_multiplier", "momentum", "beta1", "beta2", "eps", "emulated_link_gbps" (null: as fast as
-// memory), "emulated_link_latency_us", "event_timing". requestFromConfigJson reads it back.
+// memory), "emulated_link_latency_us", "event_timing", and with --rank-speed on the cpu backend
+// "rank_speed_applied" (how) and "compute_stretch" (per rank). requestFromConfigJson reads it back.
 std::string modelRunConfigJson(const std::string& planJson, Backend backend,
                                const CpuRunOptions& options,
                                const CudaPlacementNote* cuda = nullptr);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/cuda/CudaBackend.h"
+#include "runtime/exec/ComputeStretch.h"
 #include "runtime/run/BackendRefusals.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/TokenLayoutsOf.h"
@@ -109,6 +110,9 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   const Plan& plan = built.plan;
   CpuRunOptions options = request.exec;
   options.model.layers = plan.numLayers;
+  // --rank-speed: the cpu backend stretches a slow rank's compute (the cuda one cannot).
+  if (request.backend == Backend::Cpu)
+    options.computeStretch = computeStretchOf(built.cost, plan.numRanks);
   // DynaPipe's groups and TeraPipe's slices: micro-batches of their own shapes.
   auto tokens = tokenLayoutsOf(built, options.model);
   if (!tokens) return Error{tokens.error()};
