@@ -5,6 +5,9 @@
 #include <limits>
 #include <map>
 
+#include "trace/Units.h"
+#include "trace/import/ClockCausality.h"
+
 namespace ps::trace::import {
 namespace {
 
@@ -83,6 +86,48 @@ Result<ClockAlignment> alignCollective(const std::vector<RankOps>& ranks) {
   }
   out.matchedEvents = static_cast<std::int64_t>(k);
   return out;
+}
+
+// Host-side transfers: replaces the "ends together" offsets in `out` (kept as the estimate
+// where causality bounds a rank on one side only) by the causality fit and says how well it
+// knows each; false, with a note, when causality cannot be met (the estimate then stays).
+bool fitCausally(const std::vector<RankOps>& ranks, const std::vector<P2pPair>& pairs,
+                 ClockAlignment& out) {
+  const CausalFit fit = fitByCausality(ranks, pairs, out.offsetNs);
+  if (fit.outcome != CausalFit::Outcome::Fitted) {
+    out.notes.push_back(
+        fit.outcome == CausalFit::Outcome::Infeasible
+            ? "the transfers are host-side, but no clock offsets let every receive end after "
+              "its send starts (pairs mismatched?): offsets fitted on send and receive ends"
+            : "the transfers are host-side, but their causality constraints are too many to "
+              "solve: offsets fitted on send and receive ends");
+    return false;
+  }
+  out.offsetNs = fit.offsetNs;
+  out.offsetLowNs = fit.lowNs;
+  out.offsetHighNs = fit.highNs;
+  out.notes.push_back(
+      "p2p on host-side transfers (CPU ranges: a send may be a post that ends "
+      "long before its receive): offsets fitted by causality over " +
+      std::to_string(pairs.size()) +
+      " pairs, each in the middle of what keeps every receive ending after its "
+      "send starts");
+  for (std::size_t r = 1; r < ranks.size(); ++r) {
+    const std::int64_t lo = fit.lowNs[r], hi = fit.highNs[r];
+    const std::string rank = "rank " + std::to_string(r) + ": offset ";
+    if (lo != kUnboundedBelow && hi != kUnboundedAbove) {
+      out.residualNs = std::max(out.residualNs, (hi - lo) / 2);
+      out.notes.push_back(rank + "known within ±" + formatDuration((hi - lo) / 2) + " (" +
+                          formatDuration(lo) + " to " + formatDuration(hi) + ")");
+    } else if (lo != kUnboundedBelow || hi != kUnboundedAbove) {
+      out.notes.push_back(rank +
+                          (lo != kUnboundedBelow ? "at least " + formatDuration(lo)
+                                                 : "at most " + formatDuration(hi)) +
+                          ": no transfer the other way bounds it; " +
+                          formatDuration(fit.offsetNs[r]) + " taken");
+    }
+  }
+  return true;
 }
 
 Result<ClockAlignment> alignP2p(const std::vector<RankOps>& ranks,
@@ -168,6 +213,7 @@ Result<ClockAlignment> alignP2p(const std::vector<RankOps>& ranks,
   constexpr double kMaxOffset = 4.6e18;
   for (std::size_t r = 0; r < n; ++r)
     out.offsetNs[r] = std::llround(std::clamp(o[r], -kMaxOffset, kMaxOffset));
+  const bool causal = hostSideTransfers(ranks, pairs) && fitCausally(ranks, pairs, out);
   // Wide: a time plus an offset can pass 2^63 before the import refuses it (TimeBounds).
   __extension__ typedef __int128 Wide;
   for (const auto& p : pairs) {
@@ -176,8 +222,9 @@ Result<ClockAlignment> alignP2p(const std::vector<RankOps>& ranks,
     const Wide sendEnd = Wide{send.end_ns} + out.offsetNs[p.sendRank];
     const Wide recvEnd = Wide{recv.end_ns} + out.offsetNs[p.recvRank];
     const Wide residual = sendEnd > recvEnd ? sendEnd - recvEnd : recvEnd - sendEnd;
-    out.residualNs = static_cast<std::int64_t>(std::min<Wide>(
-        std::max<Wide>(out.residualNs, residual), std::numeric_limits<std::int64_t>::max()));
+    if (!causal)
+      out.residualNs = static_cast<std::int64_t>(std::min<Wide>(
+          std::max<Wide>(out.residualNs, residual), std::numeric_limits<std::int64_t>::max()));
     if (recvEnd < Wide{send.start_ns} + out.offsetNs[p.sendRank]) ++out.causalityViolations;
   }
   out.matchedEvents = static_cast<std::int64_t>(pairs.size());

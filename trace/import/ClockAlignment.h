@@ -7,7 +7,11 @@
 //   p2p         the k-th send from a to b and the k-th receive on b from a end together (NCCL
 //               send/recv kernels complete when the data has landed); offsets are the least-
 //               squares fit over all rank pairs, then checked against causality (a receive
-//               cannot finish before its send starts).
+//               cannot finish before its send starts). Host-side transfers (CPU ranges, e.g.
+//               gloo with isend posts that end in microseconds) do not end together: for them
+//               the offsets are fitted by causality alone, the middle of the interval that
+//               keeps every receive ending after its send starts (ClockCausality.h), and that
+//               interval is reported.
 // Auto picks p2p when every rank has matched pairs, else collective, else wall.
 
 #include <cstdint>
@@ -33,7 +37,11 @@ struct ClockAlignment {
   std::int64_t residualNs = 0;
   std::int64_t matchedEvents = 0;        // collectives or send/recv pairs used
   std::int64_t causalityViolations = 0;  // p2p: receives that end before their send starts
-  std::vector<std::string> notes;        // e.g. "rank 3 has no matched pairs: wall clock used"
+  // p2p fitted by causality (host-side transfers): per rank, the offsets causality allows,
+  // offsetLowNs[r] <= offsetNs[r] <= offsetHighNs[r] (INT64_MIN / INT64_MAX where nothing bounds
+  // that side). residualNs is then the largest half-width of a bounded interval. Empty otherwise.
+  std::vector<std::int64_t> offsetLowNs, offsetHighNs;
+  std::vector<std::string> notes;  // e.g. "rank 3 has no matched pairs: wall clock used"
 };
 
 // `wallOffsetNs[r]`: the rank's local->UTC offset when its file says. Errors name what is

@@ -23,6 +23,8 @@ std::string configJson(const ImportedRun& run, const ImportOptions& options) {
   j.key("align_requested").value(alignModeName(options.align));
   j.key("residual_skew_ns").value(run.alignment.residualNs);
   j.key("matched_events").value(run.alignment.matchedEvents);
+  // Host-side transfers: offsets from causality, residual_skew_ns is how well it knows them.
+  if (!run.alignment.offsetLowNs.empty()) j.key("align_fit").value("causality");
   // Read back by `report` (importedBusyCoverage) to say when compute covers little.
   j.key("recognised_busy_ns").value(run.coverage.computeBusyNs);
   j.key("raw_busy_ns").value(run.coverage.busyNs);
@@ -276,6 +278,10 @@ std::string formatImportSummary(const ImportedRun& run, std::size_t maxUnknownLa
                          std::int64_t{0},
                          [](std::int64_t a, const auto& kv) { return a + kv.second; })
       << " unknown (" << run.stats.unknownLabels.size() << " distinct)\n";
+  if (run.stats.nestedTransfers > 0)
+    out << run.stats.nestedTransfers
+        << " communication ranges (c10d / gloo / nccl calls) inside labelled transfers are part "
+           "of them, not ops\n";
   if (!run.stats.unknownLabels.empty()) {
     std::vector<std::pair<std::string, std::int64_t>> top(run.stats.unknownLabels.begin(),
                                                           run.stats.unknownLabels.end());
@@ -287,14 +293,20 @@ std::string formatImportSummary(const ImportedRun& run, std::size_t maxUnknownLa
     if (top.size() > maxUnknownLabels) out << ", ...";
     out << '\n';
   }
-  out << "clock alignment: " << alignModeName(run.alignment.used) << ", residual skew "
-      << formatDuration(run.alignment.residualNs) << " over " << run.alignment.matchedEvents
-      << " matched events\n";
-  for (const auto& f : run.files)
+  const ClockAlignment& align = run.alignment;
+  const bool causal = !align.offsetLowNs.empty();  // host-side p2p: fitted by causality
+  out << "clock alignment: " << alignModeName(align.used)
+      << (causal ? " (causality), offsets known within ±" : ", residual skew ")
+      << formatDuration(align.residualNs) << " over " << align.matchedEvents << " matched events\n";
+  for (const auto& f : run.files) {
+    const auto r = static_cast<std::size_t>(f.rank.storedRank);
     out << "  rank " << f.rank.storedRank << " <- " << terminalSafe(f.file) << " (rank "
         << f.rank.originalRank << " from " << f.rank.how << "), clock offset "
-        << formatDuration(run.alignment.offsetNs[static_cast<std::size_t>(f.rank.storedRank)])
-        << '\n';
+        << formatDuration(align.offsetNs[r]);
+    if (causal && r > 0 && align.offsetLowNs[r] != INT64_MIN && align.offsetHighNs[r] != INT64_MAX)
+      out << " ±" << formatDuration((align.offsetHighNs[r] - align.offsetLowNs[r]) / 2);
+    out << '\n';
+  }
   if (run.peerWaits > 0) out << run.peerWaits << " send/receive waits for the peer split off\n";
   if (const auto ratio = run.coverage.ratio())
     out << "busy time " << formatDuration(run.coverage.busyNs) << " over all ranks, "

@@ -4,6 +4,9 @@
 #include <optional>
 #include <unordered_set>
 
+#include "trace/import/NestedTransfers.h"
+#include "trace/import/OrderedMicrobatches.h"
+
 namespace ps::trace::import {
 namespace {
 
@@ -61,6 +64,7 @@ int guessedPeer(OpKind kind, int rank, int numRanks) {
 
 struct LabelInfo {
   bool stepMarker = false;
+  bool backendCall = false;  // "gloo:send", "c10d::recv_": OpRecognizer::isBackendCall
   std::optional<RecognizedOp> op;
 };
 
@@ -72,6 +76,7 @@ void RecognitionStats::merge(const RecognitionStats& other) {
   for (const auto& [label, n] : other.unknownLabels)
     unknownLabels[label] += n;
   recognisedLabels += other.recognisedLabels;
+  nestedTransfers += other.nestedTransfers;
 }
 
 Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
@@ -94,6 +99,7 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
       isLabel[e.name] = true;
       const std::string& name = raw.names[e.name];
       labels[e.name].stepMarker = OpRecognizer::isStepMarker(name);
+      labels[e.name].backendCall = OpRecognizer::isBackendCall(name);
       if (!labels[e.name].stepMarker) labels[e.name].op = recognizer.recognize(name);
     }
     if (e.source == EventSource::GpuAnnotation) hasGpuVersion.insert(e.name);
@@ -112,6 +118,21 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     return op;
   };
 
+  // A transfer is its outermost labelled range: the c10d / backend calls inside a labelled send
+  // or receive are part of it, not ops of their own (NestedTransfers.h).
+  std::vector<std::uint8_t> sides(raw.events.size(), 0);
+  for (std::size_t i = 0; i < raw.events.size(); ++i) {
+    const RawEvent& e = raw.events[i];
+    if (!isAnnotation(e.source) || e.name < 0 || e.stated >= 0) continue;
+    const LabelInfo& info = labels[e.name];
+    if (!info.op || (e.source == EventSource::CpuAnnotation && hasGpuVersion.count(e.name)))
+      continue;
+    sides[i] = transferSides(*info.op);
+  }
+  const std::vector<bool> nested = nestedTransfers(raw.events, sides);
+  std::vector<std::size_t> unindexed;  // ops to number by order (OrderedMicrobatches.h)
+  std::vector<std::size_t> hostOps;    // recognised ops timed by a host thread's range
+
   // 1. Annotations. Recognised compute ops on the GPU side cover their kernels; recognised
   //    comm ops on the GPU side absorb the NCCL kernels inside them.
   IntervalSet computeCover;
@@ -120,7 +141,8 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     std::int64_t start, end;
   };
   std::vector<CommLabel> commLabels;
-  for (const auto& e : raw.events) {
+  for (std::size_t i = 0; i < raw.events.size(); ++i) {
+    const RawEvent& e = raw.events[i];
     if (!isAnnotation(e.source) || e.name < 0) continue;
     std::optional<RecognizedOp> stated;
     if (e.stated >= 0) {  // the file states the op (PipeScope's export): no recognition
@@ -136,6 +158,10 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
       continue;
     }
     ++stats.recognisedLabels;
+    if (nested[i]) {
+      ++stats.nestedTransfers;
+      continue;
+    }
     const RecognizedOp& r = stated ? *stated : *info.op;
     OpRecord op = makeOp(e, r.kind);
     if (r.stage >= 0)
@@ -144,11 +170,25 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
       op.stage = r.chunk * numRanks + rank;
     if (r.microbatch >= 0) op.microbatch = r.microbatch;
     if (op.step < 0 && r.step >= 0) op.step = r.step;
+    const bool byOrder = !stated && numberedByOrder(r, info.backendCall);
+    if (byOrder) op.stage = rank;  // one stage per rank: an unindexed label names no chunk
     if (isCompute(r.kind) && isGpuSide(e.source)) computeCover.add(op.start_ns, op.end_ns);
-    // Labelled transfers and collectives absorb the NCCL kernels that do their work.
-    if ((isComm(r.kind) || r.kind == OpKind::AR || r.kind == OpKind::A2A) && isGpuSide(e.source))
-      commLabels.push_back({out.ops.size(), op.start_ns, op.end_ns});
-    out.ops.push_back(std::move(op));
+    // A batched send+receive label is two ops over one range (RecognizedOp::alsoReceives).
+    std::optional<OpRecord> receiveHalf;
+    if (!stated && r.alsoReceives != OpKind::OTHER) {
+      receiveHalf = op;
+      receiveHalf->kind = r.alsoReceives;
+    }
+    for (OpRecord* half : {&op, receiveHalf ? &*receiveHalf : nullptr}) {
+      if (half == nullptr) continue;
+      // Labelled transfers and collectives absorb the NCCL kernels that do their work.
+      if ((isComm(half->kind) || half->kind == OpKind::AR || half->kind == OpKind::A2A) &&
+          isGpuSide(e.source))
+        commLabels.push_back({out.ops.size(), half->start_ns, half->end_ns});
+      if (byOrder) unindexed.push_back(out.ops.size());
+      if (e.source == EventSource::CpuAnnotation) hostOps.push_back(out.ops.size());
+      out.ops.push_back(std::move(*half));
+    }
   }
   computeCover.seal();
   std::sort(commLabels.begin(), commLabels.end(),
@@ -235,6 +275,12 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
         op.step = static_cast<int>(std::prev(it)->number);
     }
   }
+
+  // 4. Micro-batches of unindexed labels from their order in each step (OrderedMicrobatches.h).
+  numberByOrder(out.ops, unindexed);
+  out.hostTimed.assign(out.ops.size(), false);
+  for (const std::size_t i : hostOps)
+    out.hostTimed[i] = true;
 
   for (const auto& op : out.ops)
     ++stats.opsByKind[static_cast<int>(op.kind)];

@@ -1,7 +1,9 @@
 #pragma once
 // Builds one rank's ops (schema v1 rows, still on the file's own clock) from its raw events:
 //  - recognised annotations become pipeline ops; the GPU projection of a label wins over its
-//    CPU range when the file has both;
+//    CPU range when the file has both; a transfer is its outermost labelled range (the c10d /
+//    gloo calls inside are part of it: NestedTransfers.h); a batched send+receive label is two
+//    ops; labels without micro-batch numbers get them from their order (OrderedMicrobatches.h);
 //  - NCCL kernels become SEND/RECV/AR/A2A ops; one inside a recognised SEND/RECV range is
 //    folded into that op (its peer and bytes fill in what the label lacks);
 //  - kernels inside a recognised compute op are part of it; every other kernel, copy and
@@ -23,6 +25,11 @@ namespace ps::trace::import {
 struct RankOps {
   int rank = 0;
   std::vector<OpRecord> ops;  // rank set; times on the file's clock; step = the file's number
+  // Per op: its times are a host thread's range (a CPU annotation), not device work or a GPU
+  // projection. A host-side send is often only a post (isend) that ends long before its receive,
+  // so clock alignment cannot assume that the two end together (ClockAlignment.h). Empty when
+  // not known (ops made elsewhere): every op then counts as device-timed.
+  std::vector<bool> hostTimed;
   std::vector<MemorySample> memory;
 };
 
@@ -31,6 +38,9 @@ struct RecognitionStats {
   std::array<std::int64_t, kOpKindCount> opsByKind{};
   std::map<std::string, std::int64_t> unknownLabels;  // label -> occurrences
   std::int64_t recognisedLabels = 0;                  // occurrences of recognised labels
+  // Recognised ranges inside a labelled transfer of the same side, folded into it
+  // (NestedTransfers.h): the gloo:send / c10d::send calls of a labelled send.
+  std::int64_t nestedTransfers = 0;
   void merge(const RecognitionStats& other);
 };
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <tuple>
 #include <utility>
 
 namespace ps::trace::import {
@@ -53,6 +54,14 @@ std::optional<OpKind> computeKindOfLetter(char letter) {
   }
 }
 
+// The communication backend a call's range names: "nccl:", "gloo:", "mpi:" (c10d's
+// record_function) or "c10d::" (the dispatcher op).
+std::optional<std::string_view> backendOf(std::string_view label) {
+  for (const std::string_view backend : {"nccl:", "gloo:", "mpi:", "c10d::"})
+    if (label.starts_with(backend)) return backend.substr(0, backend.find(':'));
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<RecognizedOp> recognizeTorchPipelining(std::string_view label) {
@@ -79,15 +88,24 @@ std::optional<RecognizedOp> recognizeTorchPipelining(std::string_view label) {
 
 std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
   // Named phases: Megatron-LM's timers and zero-bubble's p2p names.
-  static constexpr std::array<std::pair<std::string_view, OpKind>, 16> kNamed{{
-      {"SEND_FORWARD_RECV_BACKWARD", OpKind::SEND_F},
-      {"SEND_BACKWARD_RECV_FORWARD", OpKind::SEND_B},
+  // Megatron's batched pairs send one way and receive the other: two ops over one range.
+  static constexpr std::array<std::tuple<std::string_view, OpKind, OpKind>, 4> kPairs{{
+      {"SEND_FORWARD_RECV_BACKWARD", OpKind::SEND_F, OpKind::RECV_B},
+      {"SEND_BACKWARD_RECV_FORWARD", OpKind::SEND_B, OpKind::RECV_F},
+      {"forward-send-backward-recv", OpKind::SEND_F, OpKind::RECV_B},
+      {"backward-send-forward-recv", OpKind::SEND_B, OpKind::RECV_F},
+  }};
+  for (const auto& [text, kind, receives] : kPairs)
+    if (label == text) {
+      RecognizedOp op{kind};
+      op.alsoReceives = receives;
+      return op;
+    }
+  static constexpr std::array<std::pair<std::string_view, OpKind>, 12> kNamed{{
       {"SEND_FORWARD", OpKind::SEND_F},
       {"RECV_FORWARD", OpKind::RECV_F},
       {"SEND_BACKWARD", OpKind::SEND_B},
       {"RECV_BACKWARD", OpKind::RECV_B},
-      {"forward-send-backward-recv", OpKind::SEND_F},
-      {"backward-send-forward-recv", OpKind::SEND_B},
       {"forward-compute", OpKind::F},
       {"backward-compute", OpKind::B},
       {"forward-send", OpKind::SEND_F},
@@ -101,22 +119,25 @@ std::optional<RecognizedOp> recognizeMegatron(std::string_view label) {
     if (label == text) return RecognizedOp{kind};
   // torch's optimizer hook label, e.g. "Optimizer.step#Adam.step".
   if (label.starts_with("Optimizer.step#")) return RecognizedOp{OpKind::OPT};
-  // torch.distributed's record_function names for c10d calls: "nccl:all_reduce", "gloo:send".
-  if (auto colon = label.find(':'); colon != std::string_view::npos && colon <= 5) {
-    const std::string_view backend = label.substr(0, colon), op = label.substr(colon + 1);
-    if (backend == "nccl" || backend == "gloo" || backend == "mpi") {
-      if (op == "send") return RecognizedOp{OpKind::SEND_F};
-      if (op == "recv" || op == "recv_any_source") return RecognizedOp{OpKind::RECV_F};
-      if (op == "all_to_all" || op == "all_to_all_base" || op == "alltoall" ||
-          op == "alltoall_base")
-        return RecognizedOp{OpKind::A2A};
-      if (op.find("all_reduce") != std::string_view::npos ||
-          op.find("allreduce") != std::string_view::npos ||
-          op.find("reduce_scatter") != std::string_view::npos ||
-          op.find("all_gather") != std::string_view::npos ||
-          op.find("allgather") != std::string_view::npos || op == "broadcast" || op == "reduce")
-        return RecognizedOp{OpKind::AR};
-    }
+  // torch.distributed's record_function names for c10d calls: "nccl:all_reduce", "gloo:send",
+  // and the dispatcher's ops "c10d::send", "c10d::recv_", "c10d::allreduce_" (the trailing
+  // underscore marks an in-place op). Their direction is unknown: a send is SEND_F until a
+  // labelled transfer around it says otherwise.
+  if (auto backend = backendOf(label)) {
+    std::string_view op = label.substr(backend->size() + (*backend == "c10d" ? 2 : 1));
+    if (op.ends_with('_')) op.remove_suffix(1);
+    if (op == "send" || op == "isend") return RecognizedOp{OpKind::SEND_F};
+    if (op == "recv" || op == "irecv" || op == "recv_any_source")
+      return RecognizedOp{OpKind::RECV_F};
+    if (op == "all_to_all" || op == "all_to_all_base" || op == "alltoall" || op == "alltoall_base")
+      return RecognizedOp{OpKind::A2A};
+    if (op.find("all_reduce") != std::string_view::npos ||
+        op.find("allreduce") != std::string_view::npos ||
+        op.find("reduce_scatter") != std::string_view::npos ||
+        op.find("all_gather") != std::string_view::npos ||
+        op.find("allgather") != std::string_view::npos || op == "broadcast" || op == "reduce")
+      return RecognizedOp{OpKind::AR};
+    return std::nullopt;
   }
 
   // "F3", "B3.1", "W12.0": kind letter, micro-batch, optional chunk.
@@ -152,6 +173,10 @@ std::optional<RecognizedOp> recognizePippy(std::string_view label) {
   op.stage = *stage;
   op.microbatch = *mb;
   return op;
+}
+
+bool OpRecognizer::isBackendCall(std::string_view label) {
+  return backendOf(label).has_value();
 }
 
 bool OpRecognizer::isStepMarker(std::string_view label) {

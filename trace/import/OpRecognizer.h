@@ -1,7 +1,8 @@
 #pragma once
 // Turns an imported label into a pipeline op (DESIGN §6): torch pipelining / PipeScope
 // `PP:{stage}{KIND}{mb}`, Megatron and zero-bubble style `F<mb>.<chunk>` / `SEND_FORWARD` /
-// `forward-compute`, PiPPy's `F_<stage>,<mb>`, and user rules (MappingRules.h) tried first.
+// `forward-compute`, PiPPy's `F_<stage>,<mb>`, communication calls (`gloo:send`, `c10d::recv_`),
+// and user rules (MappingRules.h) tried first.
 // Labels are recognised once per distinct name, so the cost is per name, not per event.
 
 #include <optional>
@@ -19,6 +20,9 @@ struct RecognizedOp {
   int microbatch = -1;  // when the label says
   int chunk = -1;       // Megatron/zero-bubble chunk (model part on this rank) when the label says
   int step = -1;        // when the label says
+  // A label naming a send and a receive done together (Megatron's forward-send-backward-recv):
+  // the kind of the receive, which becomes an op of its own over the same range; OTHER otherwise.
+  OpKind alsoReceives = OpKind::OTHER;
   friend bool operator==(const RecognizedOp&, const RecognizedOp&) = default;
 };
 
@@ -34,6 +38,11 @@ class OpRecognizer {
   std::optional<RecognizedOp> recognize(std::string_view label) const;
   // ProfilerStep#N and similar step ranges are steps, not ops.
   static bool isStepMarker(std::string_view label);
+  // A communication library's own range ("gloo:send", "nccl:all_reduce", "c10d::recv_"): the
+  // call that does a transfer, not a pipeline label. It names no direction, stage or micro-batch,
+  // so it is never numbered by order (OrderedMicrobatches.h); inside a labelled transfer it is
+  // part of that transfer (NestedTransfers.h).
+  static bool isBackendCall(std::string_view label);
 
  private:
   MappingRules userRules_;

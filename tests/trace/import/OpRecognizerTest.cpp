@@ -18,6 +18,13 @@ RecognizedOp op(OpKind kind, int stage = -1, int mb = -1, int chunk = -1) {
   return r;
 }
 
+// A batched send+receive label: the send, with the receive as its second half.
+RecognizedOp sendRecv(OpKind send, OpKind receive) {
+  RecognizedOp r{send};
+  r.alsoReceives = receive;
+  return r;
+}
+
 class BuiltInLabelsTest : public ::testing::TestWithParam<LabelCase> {};
 
 TEST_P(BuiltInLabelsTest, RecognisesOrRejects) {
@@ -41,11 +48,18 @@ INSTANTIATE_TEST_SUITE_P(
         LabelCase{"F3", op(OpKind::F, -1, 3)}, LabelCase{"B7.1", op(OpKind::B, -1, 7, 1)},
         LabelCase{"W0.0", op(OpKind::W, -1, 0, 0)}, LabelCase{"SEND_FORWARD", op(OpKind::SEND_F)},
         LabelCase{"RECV_BACKWARD", op(OpKind::RECV_B)},
-        LabelCase{"SEND_FORWARD_RECV_BACKWARD", op(OpKind::SEND_F)},
+        LabelCase{"SEND_FORWARD_RECV_BACKWARD", sendRecv(OpKind::SEND_F, OpKind::RECV_B)},
+        LabelCase{"backward-send-forward-recv", sendRecv(OpKind::SEND_B, OpKind::RECV_F)},
         LabelCase{"forward-compute", op(OpKind::F)}, LabelCase{"backward-recv", op(OpKind::RECV_B)},
         LabelCase{"Optimizer.step#Adam.step", op(OpKind::OPT)},
         LabelCase{"nccl:all_reduce", op(OpKind::AR)}, LabelCase{"nccl:all_to_all", op(OpKind::A2A)},
         LabelCase{"gloo:send", op(OpKind::SEND_F)}, LabelCase{"nccl:barrier", std::nullopt},
+        // c10d's dispatcher ops, as the legacy profiler shows them
+        LabelCase{"c10d::send", op(OpKind::SEND_F)}, LabelCase{"c10d::recv_", op(OpKind::RECV_F)},
+        LabelCase{"c10d::recv_any_source_", op(OpKind::RECV_F)},
+        LabelCase{"c10d::allreduce_", op(OpKind::AR)},
+        LabelCase{"c10d::alltoall_base_", op(OpKind::A2A)},
+        LabelCase{"c10d::barrier", std::nullopt}, LabelCase{"c10d:send", std::nullopt},
         LabelCase{"foo:all_reduce", std::nullopt}, LabelCase{"F3.", std::nullopt},
         LabelCase{"Foo", std::nullopt}, LabelCase{"B", std::nullopt},
         // PiPPy visualizer
@@ -58,6 +72,13 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(OpRecognizerTest, StepMarkersAreNotOps) {
   EXPECT_TRUE(OpRecognizer::isStepMarker("ProfilerStep#12"));
   EXPECT_FALSE(OpRecognizer::isStepMarker("PP:0F1"));
+}
+
+TEST(OpRecognizerTest, BackendCallsAreTold) {
+  for (const char* label : {"gloo:send", "nccl:all_reduce", "mpi:recv", "c10d::recv_"})
+    EXPECT_TRUE(OpRecognizer::isBackendCall(label)) << label;
+  for (const char* label : {"forward-send", "PP:0SEND_F1", "c10d:send", "glue:send"})
+    EXPECT_FALSE(OpRecognizer::isBackendCall(label)) << label;
 }
 
 TEST(OpRecognizerTest, UserRulesWinOverBuiltIns) {
