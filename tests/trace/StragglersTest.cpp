@@ -20,10 +20,13 @@ constexpr std::int64_t kF = 100, kB = 200;  // ns of one F and one B at speed 1
 
 // slow(rank, step): how many times longer that rank's ops take in that step.
 using Slowdown = std::function<double(int rank, int step)>;
+// stall(rank, step, kind, mb): a further factor for one op.
+using Stall = std::function<double(int rank, int step, OpKind kind, int mb)>;
 
 // GPipe steps one after another (a gap of 50 ns between steps). `stage`: false writes ops
 // without stage (an imported run that could not name them).
-TraceBatch gpipe(int P, int M, int steps, const Slowdown& slow, bool stage = true) {
+TraceBatch gpipe(int P, int M, int steps, const Slowdown& slow, bool stage = true,
+                 const Stall& stall = {}) {
   TraceBatch b;
   std::int64_t t0 = 0;
   for (int k = 0; k < steps; ++k) {
@@ -32,7 +35,8 @@ TraceBatch gpipe(int P, int M, int steps, const Slowdown& slow, bool stage = tru
     std::vector<std::vector<std::int64_t>> bEnd(P, std::vector<std::int64_t>(M));
     const auto put = [&](int r, OpKind kind, int m, std::int64_t ready, std::int64_t base) {
       const std::int64_t s = std::max(ready, free[r]);
-      const auto e = s + static_cast<std::int64_t>(static_cast<double>(base) * slow(r, k));
+      const double factor = slow(r, k) * (stall ? stall(r, k, kind, m) : 1.0);
+      const auto e = s + static_cast<std::int64_t>(static_cast<double>(base) * factor);
       OpRecord op = test::compute(r, kind, m, s, e, k);
       if (!stage) op.stage.reset();
       b.ops.push_back(op);
@@ -150,9 +154,34 @@ TEST(Stragglers, ASlowStepIsCaughtByItsStagesMedianAndNotFlagged) {
     EXPECT_EQ(t.ranks[r].victimSteps, 1) << r;
     EXPECT_TRUE(t.steps[3].ranks[r].victim) << r;
   }
-  for (std::size_t k = 0; k < t.steps.size(); ++k) {
-    if (k != 3) EXPECT_TRUE(t.steps[k].culprits().empty()) << k;
+  for (std::size_t k = 0; k < t.steps.size(); ++k)
+    EXPECT_EQ(t.steps[k].culprits().empty(), k != 3) << k;
+}
+
+TEST(Stragglers, AStepWhereEveryRankIsSlowedAlikeHasNoCulprit) {
+  // A busy host slows every rank in step 2: no rank is slower than its peers.
+  const Judged j = judge(4, gpipe(4, 2, 6, [](int, int k) { return k == 2 ? 1.5 : 1.0; }));
+  for (const StragglerRow& row : j.stragglers.ranks) {
+    EXPECT_EQ(row.culpritSteps, 0) << row.rank;
+    EXPECT_EQ(row.victimSteps, 0) << row.rank;
   }
+}
+
+TEST(Stragglers, OneStalledOpIsNoCulpritButAWholeSlowStepIs) {
+  // Rank 1's first forward of step 2 stalls 5x (the host took its core); its other 3 ops ran
+  // at speed: the median of its ops' pace is 1. In step 4 all its ops ran 1.5x: a culprit.
+  const Stall stall = [](int r, int k, OpKind kind, int m) {
+    return r == 1 && k == 2 && kind == OpKind::F && m == 0 ? 5.0 : 1.0;
+  };
+  const Judged j = judge(
+      4, gpipe(
+             4, 2, 6, [](int r, int k) { return r == 1 && k == 4 ? 1.5 : 1.0; }, true, stall));
+  EXPECT_FALSE(j.stragglers.steps[2].ranks[1].culprit);
+  EXPECT_TRUE(j.stragglers.steps[4].ranks[1].culprit);
+  EXPECT_NEAR(j.stragglers.steps[4].ranks[1].slowness, 1.5, 1e-9);
+  // Its 2 F + 2 B took 900 ns at 1.5x: 300 ns more than at its peers' pace.
+  EXPECT_EQ(j.stragglers.steps[4].ranks[1].excessNs, 300);
+  EXPECT_EQ(j.stragglers.ranks[1].culpritSteps, 1);
 }
 
 TEST(Stragglers, SlownessUnderTheMarginIsNoCulprit) {

@@ -67,6 +67,7 @@ std::string shareKey(IdleCause c) {
 }  // namespace
 
 std::string stepsText(const StepTable& t, const StragglerTable& st) {
+  if (t.rows.empty()) return "\nsteps: none (no complete step with pipeline compute ops)\n";
   std::string out = stepsFmt(
       "\nsteps %zu   idle causes in %% of the step (idle ns over span x ranks): they add up to the "
       "bubble\n",
@@ -99,9 +100,10 @@ std::string stepsText(const StepTable& t, const StragglerTable& st) {
 
   const int n = static_cast<int>(st.steps.size());
   out += stepsFmt(
-      "\nstragglers over %d steps: culprit = its own pipeline compute took >= %.2fx the "
-      "expected\n(the smaller of its stage's median and the run's median per layer, per kind); "
-      "victim = idle waiting on a culprit\n",
+      "\nstragglers over %d steps: culprit = its ops ran >= %.2fx slower than its peers' in the "
+      "step\n(median of op time over expected: the smaller of its stage's median and the run's "
+      "median per layer, per kind);\nvictim = idle waiting on a chain of ops through a "
+      "culprit\n",
       n, 1.0 + st.margin);
   out += padTo("rank", 5) + padTo("last", 5) + padTo("by (mean)", 12) + padTo("culprit", 15) +
          padTo("slower", 7) + padTo("victim", 15) + padTo("waited (mean)", 14) +
@@ -195,9 +197,10 @@ std::string flaggedStragglersLine(const StragglerTable& st) {
   const int n = static_cast<int>(st.steps.size());
   for (const StragglerRow& r : st.ranks) {
     if (!r.flagged) continue;
-    out += stepsFmt("%srank %d was the culprit in %d of %d steps (its compute %.2fx the expected)",
-                    out.empty() ? "stragglers: " : "; ", r.rank, r.culpritSteps, n,
-                    r.culpritSteps ? r.slownessSum / r.culpritSteps : 0.0);
+    out += stepsFmt(
+        "%srank %d was the culprit in %d of %d steps (its ops %.2fx slower than its peers')",
+        out.empty() ? "stragglers: " : "; ", r.rank, r.culpritSteps, n,
+        r.culpritSteps ? r.slownessSum / r.culpritSteps : 0.0);
   }
   return out.empty() ? out : out + "; see report --steps\n";
 }

@@ -20,8 +20,8 @@ std::string stepsText(const StepTable& table, const StragglerTable& stragglers);
 // culprit_excess_mean_ns, victim_steps, victim_share, victim_wait_mean_ns, flagged}]}.
 std::string stepsJson(const StepTable& table, const StragglerTable& stragglers);
 
-// "stragglers: rank 2 was the culprit in 97 of 100 steps (its compute 1.95x the expected); ..."
-// plus a newline; empty when no rank is flagged.
+// "stragglers: rank 2 was the culprit in 97 of 100 steps (its ops 1.95x slower than its peers');
+// ..." plus a newline; empty when no rank is flagged.
 std::string flaggedStragglersLine(const StragglerTable& stragglers);
 
 // `object` (one JSON object, as reportJson prints it) with `"key": value` added as its last

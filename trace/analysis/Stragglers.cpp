@@ -102,6 +102,14 @@ std::vector<std::vector<char>> heldByCulprit(const StepGraph& g, const std::vect
   return tainted;
 }
 
+// The median of the sorted values but the one at `skip` (1 when no other is left).
+double medianWithout(const std::vector<std::pair<double, std::size_t>>& sorted, std::size_t skip) {
+  const std::size_t m = sorted.size() - 1;
+  if (m == 0) return 1.0;
+  const auto at = [&](std::size_t j) { return sorted[j < skip ? j : j + 1].first; };
+  return m % 2 == 1 ? at(m / 2) : (at(m / 2 - 1) + at(m / 2)) / 2.0;
+}
+
 }  // namespace
 
 std::vector<int> StepStragglers::culprits() const {
@@ -134,30 +142,50 @@ StragglerTable findStragglers(const StepGraph& g, const BubbleAttribution& bubbl
   present.resize(R, false);
   const ExpectedTimes expected(run, present);
 
-  // Per present rank and step index: the verdict's numbers.
+  // Per present rank and step index: the verdict's numbers. First each rank's pace.
   std::vector<std::vector<RankStepVerdict>> verdicts(R);
-  std::vector<std::vector<char>> culprit(R);
+  std::vector<std::vector<double>> took(R);
+  std::vector<double> ratios;
   for (std::size_t r = 0; r < R; ++r) {
     if (!present[r]) continue;
     verdicts[r].resize(K);
-    culprit[r].assign(K, 0);
+    took[r].assign(K, 0.0);
     const OpColumns& c = run.ranks[r].lane(Lane::Compute);
     for (std::size_t k = 0; k < K; ++k) {
       RankStepVerdict& v = verdicts[r][k];
       v.rank = static_cast<int>(r);
-      double took = 0, want = 0;
+      ratios.clear();
       for (std::size_t i : g.ops(static_cast<int>(r), k)) {
         if (!isPipelineCompute(c.kind[i])) continue;
         v.finishNs = v.hasWork ? std::max(v.finishNs, c.end[i]) : c.end[i];
         v.hasWork = true;
-        took += static_cast<double>(satSub(c.end[i], c.start[i]));
-        want += expected.of(static_cast<int>(r), c.stage[i], c.kind[i]);
+        const auto d = static_cast<double>(satSub(c.end[i], c.start[i]));
+        took[r][k] += d;
+        const double want = expected.of(static_cast<int>(r), c.stage[i], c.kind[i]);
+        if (want > 0) ratios.push_back(d / want);
       }
-      if (want <= 0) continue;
-      v.slowness = took / want;
-      v.culprit = took >= (1.0 + margin) * want;
-      if (v.culprit) v.excessNs = static_cast<std::int64_t>(took - want);
-      culprit[r][k] = v.culprit ? 1 : 0;
+      if (!ratios.empty()) v.pace = spreadOf(ratios).median;
+    }
+  }
+  // Then each against its peers of the step: the median pace of the other ranks.
+  std::vector<std::vector<char>> culprit(R);
+  for (std::size_t r = 0; r < R; ++r)
+    if (present[r]) culprit[r].assign(K, 0);
+  std::vector<std::pair<double, std::size_t>> paces;
+  for (std::size_t k = 0; k < K; ++k) {
+    paces.clear();
+    for (std::size_t r = 0; r < R; ++r)
+      if (present[r] && verdicts[r][k].pace > 0) paces.emplace_back(verdicts[r][k].pace, r);
+    std::sort(paces.begin(), paces.end());
+    for (std::size_t at = 0; at < paces.size(); ++at) {
+      RankStepVerdict& v = verdicts[paces[at].second][k];
+      const double peers = medianWithout(paces, at);
+      v.slowness = peers > 0 ? v.pace / peers : v.pace;
+      v.culprit = v.slowness >= 1.0 + margin;
+      if (v.culprit)
+        v.excessNs =
+            static_cast<std::int64_t>(took[paces[at].second][k] * (1.0 - 1.0 / v.slowness));
+      culprit[paces[at].second][k] = v.culprit ? 1 : 0;
     }
   }
 

@@ -4,15 +4,21 @@
 //   finish    the end of the rank's last pipeline op (F B I W R) in the step; the rank that
 //             finished last, and by how much (its finish less the next latest), is the step's
 //             straggler;
-//   culprit   its own pipeline compute in the step was slow: Σ of its op durations is at least
-//             (1 + kCulpritMargin) × Σ of what each op is expected to take. An op's expected
-//             time is the smaller of two medians: its stage's for that kind (over every step and
-//             every rank that holds the stage), and the run's for that kind per layer times the
-//             stage's layers (the stages table's layer range; 1 when the run has none). The first
-//             catches a rank that is slow now and then, the second one that is always slow (with
-//             one rank per stage, the stage's median is that rank's own). A stage built to do more
-//             per layer than the others (a head, a loss) also counts as slow: it is what the
-//             others wait for. Ops without a stage are pooled per rank;
+//   culprit   its own pipeline compute in the step was slow: its pace (the median over its ops
+//             in the step of duration / expected duration) is at least (1 + kCulpritMargin) ×
+//             its peers' (the median pace of the other ranks in the step; 1 with none). An op's
+//             expected duration is the smaller of two medians: its stage's for that kind (over
+//             every step and every rank that holds the stage), and the run's for that kind per
+//             layer times the stage's layers (the stages table's layer range; 1 when the run has
+//             none). The first catches a rank that is slow now and then, the second one that is
+//             always slow (with one rank per stage, the stage's median is that rank's own). A
+//             median of ops and a comparison with the same step's peers, not sums against the
+//             run: one op stalled by the host, or a step where every rank is slowed alike (a busy
+//             machine), is no straggler; on a cpu run sharing 2 cores this keeps ranks that are
+//             not slowed under 5 % of steps where sums against medians called them culprits in
+//             half. A stage built to do more per layer than the others (a head, a loss) may
+//             count as slow: it is what the others wait for. Ops without a stage are pooled per
+//             rank;
 //   victim    not a culprit, but idle in the step (warm-up, dependency, imbalance or transfer
 //             parts of the bubble attribution) waiting on a chain of ops that went through a
 //             culprit of the step: the op that ended the gap was held, through its latest input
@@ -37,8 +43,10 @@ struct RankStepVerdict {
   int rank = 0;
   bool culprit = false;
   bool victim = false;
-  double slowness = 0.0;      // Σ durations / Σ expected (0 when it ran no pipeline op)
-  std::int64_t excessNs = 0;  // Σ durations − Σ expected, when a culprit
+  double pace = 0.0;          // median of duration / expected over its ops (0: no pipeline op)
+  double slowness = 0.0;      // pace / its peers' pace
+  std::int64_t excessNs = 0;  // when a culprit: Σ durations × (1 − 1/slowness), the time its
+                              // work took beyond what it would have at its peers' pace
   std::int64_t waitedNs = 0;  // when a victim: its idle time held by a culprit
   std::int64_t finishNs = 0;  // end of its last pipeline op in the step
   bool hasWork = false;       // ran a pipeline op in the step
