@@ -218,6 +218,7 @@ class Simulation {
 // 2022-03-15 in epoch µs: legacy files count from the epoch.
 constexpr std::int64_t kEpochBaseUs = 1'647'300'000'000'000;
 
+// Kineto's layout before baseTimeNanoseconds: an object with traceEvents and metadata events.
 std::string legacyJson(int r, const std::vector<Range>& ranges, std::int64_t skewNs) {
   const std::string pid = std::to_string(2'400'000 + r * 17);
   auto us = [&](std::int64_t trueNs) {
@@ -242,6 +243,19 @@ std::string legacyJson(int r, const std::vector<Range>& ranges, std::int64_t ske
   return out;
 }
 
+// The autograd profiler's own export_chrome_trace: a bare array of ranges without "cat", pid
+// "CPU functions", empty args; every range (aten and c10d ops too) reads as a label.
+std::string autogradJson(const std::vector<Range>& ranges, std::int64_t skewNs) {
+  std::string out = "[";
+  for (const Range& x : ranges)
+    out +=
+        std::string(out.size() > 1 ? ", " : "") + "{\"name\": \"" + x.name +
+        "\", \"ph\": \"X\", \"ts\": " + std::to_string(kEpochBaseUs + (x.start + skewNs) / 1000) +
+        ", \"dur\": " + std::to_string((x.end - x.start) / 1000) +
+        ", \"tid\": 1, \"pid\": \"CPU functions\", \"args\": {}}";
+  return out + "]";
+}
+
 }  // namespace
 
 ps::Result<GlooRun> writeGlooPipeline(const std::string& dir, const GlooRunSpec& spec) {
@@ -254,7 +268,8 @@ ps::Result<GlooRun> writeGlooPipeline(const std::string& dir, const GlooRunSpec&
   for (int r = 0; r < spec.ranks; ++r) {
     const std::string path = dir + "/rank" + std::to_string(r) + ".json";
     std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file << legacyJson(r, sim.ranges(r), spec.skewNs[r]);
+    file << (spec.autogradExport ? autogradJson(sim.ranges(r), spec.skewNs[r])
+                                 : legacyJson(r, sim.ranges(r), spec.skewNs[r]));
     file.close();
     if (!file) return makeError(path + ": cannot write the gloo fixture");
     out.files.push_back(path);

@@ -27,6 +27,9 @@ enum class GlooLabels {
 
 struct GlooRunSpec {
   GlooLabels labels = GlooLabels::TorchPipelining;
+  // Written as the autograd profiler's own export_chrome_trace (a bare array, no "cat", pid
+  // "CPU functions") instead of legacy Kineto JSON: c10d's ranges then read as labels too.
+  bool autogradExport = false;
   int ranks = 4;
   int microbatches = 6;
   int steps = 3;

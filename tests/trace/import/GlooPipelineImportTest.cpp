@@ -98,6 +98,22 @@ TEST(GlooPipelineImport, EachTransferIsItsOutermostLabelledRange) {
   }
 }
 
+TEST(GlooPipelineImport, TheAutogradProfilersOwnExportToo) {
+  // No "cat": the c10d::send / c10d::recv_ ranges are labels as well, nested one level deeper.
+  test::TempDir dir;
+  GlooRunSpec spec;
+  spec.autogradExport = true;
+  const auto [truth, run] = importGloo(dir, spec);
+  EXPECT_EQ(count(run, OpKind::SEND_F), 54);
+  EXPECT_EQ(count(run, OpKind::RECV_F), 54);
+  EXPECT_EQ(count(run, OpKind::SEND_B), 54);
+  EXPECT_EQ(count(run, OpKind::RECV_B), 54);
+  EXPECT_EQ(run.stats.nestedTransfers, 2 * 4 * 54);  // c10d's and gloo's
+  EXPECT_EQ(run.alignment.causalityViolations, 0);
+  for (int r = 0; r < 4; ++r)
+    EXPECT_EQ(run.alignment.offsetNs[r], truth.trueOffsetNs[r]) << "rank " << r;
+}
+
 TEST(GlooPipelineImport, HostSideTransfersAlignByCausality) {
   test::TempDir dir;
   const auto [truth, run] = importGloo(dir, GlooRunSpec{});
