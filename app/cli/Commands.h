@@ -22,5 +22,6 @@ Action addRunCommand(CLI::App& app);
 Action addExportCommand(CLI::App& app);
 Action addImportCommand(CLI::App& app);
 Action addExploreCommand(CLI::App& app);
+Action addFitCommand(CLI::App& app);
 
 }  // namespace ps::cli

@@ -29,6 +29,7 @@ int runCli(int argc, char** argv) {
   add(ps::cli::addExploreCommand);
   add(ps::cli::addRunCommand);
   add(ps::cli::addReportCommand);
+  add(ps::cli::addFitCommand);
   add(ps::cli::addCompareCommand);
   add(ps::cli::addImportCommand);
   add(ps::cli::addExportCommand);

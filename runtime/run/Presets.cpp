@@ -1,6 +1,7 @@
 #include "runtime/run/Presets.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <sstream>
 #include <utility>
@@ -60,10 +61,16 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
                      "fetch_mb",
                      "fetch",
                      "fetch_ahead",
-                     "stage_graph"}));
+                     "stage_graph",
+                     "schedule_file"}));
   PS_ASSIGN(schedule, f.text("schedule"));
-  if (!schedule) return f.error("schedule", "missing (a generator name, see `schedules`)");
-  spec.schedule = *schedule;
+  // A fitted plan of an order no generator makes (pipescope-cli fit) names its torch CSV
+  // instead, relative to the preset file (findPreset resolves it).
+  PS_ASSIGN(scheduleFile, f.text("schedule_file"));
+  if (scheduleFile) spec.scheduleFile = *scheduleFile;
+  if (!schedule && !scheduleFile)
+    return f.error("schedule", "missing (a generator name, see `schedules`, or a schedule_file)");
+  if (schedule) spec.schedule = *schedule;
   auto intField = [&](std::string_view key, auto apply) -> Status {
     auto v = f.integer(key, 1);
     if (!v) return std::move(v).takeError();
@@ -235,7 +242,12 @@ Result<Preset> findPreset(const std::string& nameOrPath) {
   if (nameOrPath.size() > 5 && nameOrPath.ends_with(".json")) {
     auto text = trace::readTextFile(nameOrPath, trace::kMaxFlagFileBytes, "preset file");
     if (!text) return std::move(text).takeError();
-    return parsePreset(*text, nameOrPath);
+    auto preset = parsePreset(*text, nameOrPath);
+    if (preset && !preset->spec.scheduleFile.empty() &&
+        std::filesystem::path(preset->spec.scheduleFile).is_relative())
+      preset->spec.scheduleFile =
+          (std::filesystem::path(nameOrPath).parent_path() / preset->spec.scheduleFile).string();
+    return preset;
   }
   std::string names;
   for (const Preset& p : builtinPresets().presets) {

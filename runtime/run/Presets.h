@@ -40,7 +40,8 @@ struct Preset {
 
 // The plan keys a preset's "plan" object takes: the PLAN flags' names in snake case.
 // schedule, stages, microbatches, chunks, layers, boundaries, steps, optimizer_sync,
-// recompute, fwd_us, bwd_us, wgrad_us, act_mb, param_mb, link_gbps, link_latency_us.
+// recompute, fwd_us, bwd_us, wgrad_us, act_mb, param_mb, link_gbps, link_latency_us, ...; a
+// "schedule_file" (a torch CSV, relative to a preset file's folder) instead of "schedule".
 Result<Preset> parsePreset(std::string_view json, const std::string& source);
 
 // The built-in presets, sorted by name; a file that does not parse is a build error caught by
