@@ -172,7 +172,9 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     if (op.step < 0 && r.step >= 0) op.step = r.step;
     const bool byOrder = !stated && numberedByOrder(r, info.backendCall);
     if (byOrder) op.stage = rank;  // one stage per rank: an unindexed label names no chunk
-    if (isCompute(r.kind) && isGpuSide(e.source)) computeCover.add(op.start_ns, op.end_ns);
+    // Kernels inside a recognised op's GPU span are its work (a projected range spans what it
+    // launched, on every stream), not ops of their own; NCCL kernels go to comm labels below.
+    if (r.kind != OpKind::OTHER && isGpuSide(e.source)) computeCover.add(op.start_ns, op.end_ns);
     // A batched send+receive label is two ops over one range (RecognizedOp::alsoReceives).
     std::optional<OpRecord> receiveHalf;
     if (!stated && r.alsoReceives != OpKind::OTHER) {

@@ -22,7 +22,8 @@ enum class KinetoCategory : std::uint8_t {
   // An op kind's name ("F", "SEND_B", ...): PipeScope's own Chrome export, whose args state
   // the op (kind, stage, microbatch, step, bytes, peer) and whose processes are ranks.
   StatedOp,
-  Other,  // cuda_runtime, python_function, ac2g flows, ...: ignored
+  Launch,  // cuda_runtime / cuda_driver: a call whose correlation id names the GPU work it started
+  Other,   // python_function, ac2g flows, ...: ignored
 };
 
 struct KinetoEvent {
@@ -36,9 +37,10 @@ struct KinetoEvent {
   std::string_view dur;
 
   // args, raw number text unless noted ("" when absent)
-  std::string_view device;      // kernel / memcpy / memset
-  std::string_view bytes;       // memcpy / memset
-  std::string_view fromDevice;  // peer-to-peer memcpy
+  std::string_view correlation;  // launch, kernel / memcpy / memset: links a call to its work
+  std::string_view device;       // kernel / memcpy / memset
+  std::string_view bytes;        // memcpy / memset
+  std::string_view fromDevice;   // peer-to-peer memcpy
   std::string_view inDevice;
   std::string_view toDevice;
   std::string_view collective;      // NCCL "Collective name" (string contents)
@@ -56,5 +58,10 @@ struct KinetoEvent {
   std::string_view step;
   std::string_view peer;
 };
+
+// The phase of a "ph" value ("X", "B", ...); Other for phases the importer ignores.
+KinetoPhase kinetoPhaseOf(std::string_view ph);
+// The category of a "cat" value (its contents, non-empty); Other for categories it ignores.
+KinetoCategory kinetoCategoryOf(std::string_view cat);
 
 }  // namespace ps::trace::import

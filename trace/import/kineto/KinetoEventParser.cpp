@@ -4,9 +4,6 @@
 
 #include <utility>
 
-#include <cstring>
-
-#include "trace/OpKind.h"
 #include "trace/import/kineto/KinetoEvent.h"
 #include "trace/import/kineto/KinetoText.h"
 #include "trace/import/kineto/KinetoTraceBuilder.h"
@@ -32,70 +29,11 @@ std::string_view contentsOf(std::string_view token) {
   return token.substr(1, token.size() - 2);
 }
 
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    char x = a[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (x != b[i]) return false;
-  }
-  return true;
-}
-
-KinetoPhase phaseOf(std::string_view ph) {
-  if (ph.size() != 1) return KinetoPhase::Other;
-  switch (ph[0]) {
-    case 'X':
-      return KinetoPhase::Complete;
-    case 'B':
-      return KinetoPhase::Begin;
-    case 'E':
-      return KinetoPhase::End;
-    case 'i':
-    case 'I':
-      return KinetoPhase::Instant;
-    case 'C':
-      return KinetoPhase::Counter;
-    default:
-      return KinetoPhase::Other;
-  }
-}
-
-// Modern Kineto spells categories in lower case; 2021-era files used "Kernel", "Memcpy",
-// "Operator".
-KinetoCategory categoryOf(std::string_view cat) {
-  switch (cat.size()) {
-    case 6:
-      if (equalsIgnoreCase(cat, "kernel")) return KinetoCategory::Kernel;
-      if (cat == "cpu_op") return KinetoCategory::CpuOp;
-      if (equalsIgnoreCase(cat, "memcpy")) return KinetoCategory::Memcpy;
-      if (equalsIgnoreCase(cat, "memset")) return KinetoCategory::Memset;
-      break;
-    case 8:
-      if (equalsIgnoreCase(cat, "operator")) return KinetoCategory::CpuOp;
-      break;
-    case 10:
-      if (cat == "gpu_memcpy") return KinetoCategory::Memcpy;
-      if (cat == "gpu_memset") return KinetoCategory::Memset;
-      break;
-    case 15:
-      if (cat == "user_annotation") return KinetoCategory::UserAnnotation;
-      break;
-    case 19:
-      if (cat == "gpu_user_annotation") return KinetoCategory::GpuUserAnnotation;
-      break;
-    default:
-      break;
-  }
-  // PipeScope's own export files each op under its kind's name.
-  if (cat.size() <= 7 && parseOpKind(cat)) return KinetoCategory::StatedOp;
-  return KinetoCategory::Other;
-}
-
 bool needsArgs(const KinetoEvent& e) {
   if (e.phase == KinetoPhase::Instant || e.phase == KinetoPhase::Counter) return true;  // memory
   return e.category == KinetoCategory::Kernel || e.category == KinetoCategory::Memcpy ||
-         e.category == KinetoCategory::Memset || e.category == KinetoCategory::StatedOp;
+         e.category == KinetoCategory::Memset || e.category == KinetoCategory::StatedOp ||
+         e.category == KinetoCategory::Launch;
 }
 
 // True once nothing more in the event can matter, so the rest of it is skipped unread. Needs
@@ -150,17 +88,24 @@ struct KinetoEventParser::Impl {
   simdjson::error_code parseArgs(od::value& value, KinetoEvent& e) {
     od::object args;
     if (auto error = value.get_object().get(args)) return error;
-    // A plain kernel needs only its device; NCCL kernels, copies and memory events need more.
+    // A plain kernel needs only its device and correlation, a launch its correlation; NCCL
+    // kernels, copies and memory events need more.
     const bool deviceOnly =
         e.category == KinetoCategory::Kernel && !e.name.empty() && e.name.substr(0, 4) != "nccl";
+    const bool launch = e.category == KinetoCategory::Launch;
     for (auto fieldResult : args) {
       od::field field;
       if (auto error = std::move(fieldResult).get(field)) return error;
       const od::raw_json_string key = field.key();
       od::value& v = field.value();
-      if (key.unsafe_is_equal("device")) {
+      if (key.unsafe_is_equal("correlation")) {
+        e.correlation = tokenOf(v);
+        if (launch || (deviceOnly && !e.device.empty())) break;
+      } else if (launch) {
+        continue;
+      } else if (key.unsafe_is_equal("device")) {
         e.device = tokenOf(v);
-        if (deviceOnly) break;
+        if (deviceOnly && !e.correlation.empty()) break;
       } else if (deviceOnly) {
         continue;
       } else if (key.unsafe_is_equal("bytes")) {
@@ -219,7 +164,7 @@ struct KinetoEventParser::Impl {
       switch (key.raw()[0]) {
         case 'p':
           if (key.unsafe_is_equal("ph")) {
-            e.phase = phaseOf(contentsOf(tokenOf(value)));
+            e.phase = kinetoPhaseOf(contentsOf(tokenOf(value)));
             havePhase = true;
           } else if (key.unsafe_is_equal("pid")) {
             e.pid = tokenOf(value);
@@ -228,7 +173,7 @@ struct KinetoEventParser::Impl {
         case 'c':
           if (key.unsafe_is_equal("cat")) {
             const std::string_view cat = contentsOf(tokenOf(value));
-            e.category = cat.empty() ? KinetoCategory::Other : categoryOf(cat);
+            e.category = cat.empty() ? KinetoCategory::Other : kinetoCategoryOf(cat);
             haveCategory = true;
           }
           break;

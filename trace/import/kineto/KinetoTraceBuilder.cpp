@@ -27,7 +27,8 @@ bool mayHoldSteps(KinetoCategory c) {
 // Whether events of this category are imported (ProfilerStep aside). Stated ops are read from
 // complete events only (addStated): PipeScope's export writes no others.
 bool isImported(KinetoCategory c) {
-  return c != KinetoCategory::CpuOp && c != KinetoCategory::Other && c != KinetoCategory::StatedOp;
+  return c != KinetoCategory::CpuOp && c != KinetoCategory::Other &&
+         c != KinetoCategory::StatedOp && c != KinetoCategory::Launch;
 }
 
 constexpr std::string_view kPipeScopeMemoryCounter = "memory in use";
@@ -91,6 +92,10 @@ void KinetoTraceBuilder::add(const KinetoEvent& event) {
   switch (event.phase) {
     case KinetoPhase::Complete: {
       const bool step = event.profilerStep && mayHoldSteps(event.category);
+      if (event.category == KinetoCategory::Launch) {
+        addLaunch(event);
+        return;
+      }
       const bool stated = event.category == KinetoCategory::StatedOp;
       if (!step && !stated && (!isImported(event.category) || event.profilerStep)) return;
       const auto start = parseMicrosAsNanos(event.ts);
@@ -209,7 +214,26 @@ void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs
   if (gpu && !event.device.empty()) countDevice(event.device);
   raw.track = trackOf(gpu, event.pid, event.tid);
   minStartNs_ = std::min(minStartNs_, startNs);
+  // Projection material: host ranges, and the GPU work their launches name.
+  if (raw.source == EventSource::CpuAnnotation) {
+    projection_.ranges.push_back({raw.track, trace_.events.size()});
+  } else if (raw.source != EventSource::GpuAnnotation && !event.correlation.empty()) {
+    if (const auto id = parseInteger(event.correlation); id && *id > 0)
+      projection_.gpuWork.push_back({*id, startNs, endNs, raw.track});
+  }
   trace_.events.push_back(raw);
+}
+
+void KinetoTraceBuilder::addLaunch(const KinetoEvent& event) {
+  const auto id = parseInteger(event.correlation);
+  const auto start = parseMicrosAsNanos(event.ts);
+  if (!id || *id <= 0 || !start) return;
+  const std::int32_t track = trackOf(false, event.pid, event.tid);
+  if (track != lastLaunchTrack_ || lastLaunches_ == nullptr) {
+    lastLaunches_ = &projection_.launches[track];
+    lastLaunchTrack_ = track;
+  }
+  lastLaunches_->push_back({*start, *id});
 }
 
 void KinetoTraceBuilder::addStated(const KinetoEvent& event, std::int64_t startNs,

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "trace/import/GpuProjection.h"
 #include "trace/import/RawTrace.h"
 #include "trace/import/kineto/KinetoEvent.h"
 #include "trace/import/kineto/KinetoMetadata.h"
@@ -51,6 +52,8 @@ class KinetoTraceBuilder {
   // counter of that rank.
   void addStated(const KinetoEvent& event, std::int64_t startNs, std::int64_t endNs);
   void addRankMemory(const KinetoEvent& event);
+  void addLaunch(const KinetoEvent& event);  // a runtime/driver call (projection material)
+  void projectToGpu();
   void addStep(std::string_view name, std::int64_t startNs, std::int64_t endNs);
   void addMemory(const KinetoEvent& event);
   void fillNccl(const KinetoEvent& event, RawEvent& raw);
@@ -60,7 +63,6 @@ class KinetoTraceBuilder {
   std::int32_t trackOf(bool gpu, std::string_view pid, std::string_view tid);
 
   void assignSteps();
-  void assignDepths();
   void resolvePeers(const KinetoMetadata& meta);
   void chooseDevice(const KinetoMetadata& meta);
   void chooseMemoryDevice();
@@ -77,6 +79,9 @@ class KinetoTraceBuilder {
   std::unordered_map<std::string, std::vector<PendingBegin>> openBegins_;
   std::vector<NcclPeer> ncclPeers_;
   std::vector<CopyPeer> copyPeers_;
+  ProjectionMaterial projection_;  // CPU ranges -> launches -> GPU work (GpuProjection.h)
+  std::vector<Launch>* lastLaunches_ = nullptr;  // the last launch's thread's list
+  std::int32_t lastLaunchTrack_ = -1;
   std::unordered_map<std::uint64_t, std::int32_t> statedIndex_;  // StatedOp key -> its index
   std::map<std::int64_t, std::size_t> deviceUse_;                // device id -> GPU events on it
   std::map<std::int64_t, std::vector<RawMemorySample>> memoryByDevice_;

@@ -21,7 +21,7 @@ RawRankTrace KinetoTraceBuilder::finish(const KinetoMetadata& meta) {
   std::sort(trace_.steps.begin(), trace_.steps.end(),
             [](const StepRange& a, const StepRange& b) { return a.start_ns < b.start_ns; });
   assignSteps();
-  assignDepths();
+  projectToGpu();
   resolvePeers(meta);
   chooseMemoryDevice();
   chooseDevice(meta);
@@ -69,30 +69,23 @@ void KinetoTraceBuilder::assignSteps() {
   }
 }
 
-void KinetoTraceBuilder::assignDepths() {
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < trace_.events.size(); ++i)
-    if (isAnnotation(trace_.events[i].source)) order.push_back(i);
-  const auto& ev = trace_.events;
-  std::sort(order.begin(), order.end(), [&ev](std::size_t a, std::size_t b) {
-    if (ev[a].track != ev[b].track) return ev[a].track < ev[b].track;
-    if (ev[a].start_ns != ev[b].start_ns) return ev[a].start_ns < ev[b].start_ns;
-    if (ev[a].end_ns != ev[b].end_ns) return ev[a].end_ns > ev[b].end_ns;  // outer first
-    return a < b;
-  });
-  std::vector<std::int64_t> openEnds;
-  std::int32_t track = -1;
-  for (std::size_t i : order) {
-    RawEvent& e = trace_.events[i];
-    if (e.track != track) {
-      openEnds.clear();
-      track = e.track;
-    }
-    while (!openEnds.empty() && openEnds.back() <= e.start_ns)
-      openEnds.pop_back();
-    e.depth = static_cast<std::int32_t>(openEnds.size());
-    openEnds.push_back(e.end_ns);
-  }
+// CPU ranges onto the GPU work they launched (issue 31 §1), unless the file has the GPU side of a
+// label already (gpu_user_annotation wins: Kineto drew it from the same correlation ids). The
+// CPU nesting is computed first: projection keeps it as the tie-break of equal GPU spans.
+void KinetoTraceBuilder::projectToGpu() {
+  assignAnnotationDepths(trace_);
+  std::vector<bool> onGpu(trace_.names.size(), false);
+  for (const RawEvent& e : trace_.events)
+    if (e.source == EventSource::GpuAnnotation && e.name >= 0) onGpu[e.name] = true;
+  auto& ranges = projection_.ranges;
+  ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
+                              [&](const RangeRef& r) {
+                                const std::int32_t name = trace_.events[r.event].name;
+                                return name >= 0 && onGpu[static_cast<std::size_t>(name)];
+                              }),
+               ranges.end());
+  lastLaunches_ = nullptr;
+  if (projectRangesToGpu(trace_, projection_) > 0) assignAnnotationDepths(trace_);
 }
 
 void KinetoTraceBuilder::resolvePeers(const KinetoMetadata& meta) {

@@ -54,7 +54,8 @@ bool readActivity(const SqliteStatement& row, NsysContext& ctx, RawEvent& event,
   process->hasGpuWork = true;
   event.track = process->tracks.gpuTrack(row.int64Or(2, 0), row.int64Or(3, 0));
   if (process->hasRanges && !row.isNull(4))
-    process->gpuWork.push_back({row.int64(4), event.start_ns, event.end_ns, event.track});
+    process->projection.gpuWork.push_back(
+        {row.int64(4), event.start_ns, event.end_ns, event.track});
   return true;
 }
 
@@ -83,8 +84,8 @@ Status readRuntimeLaunches(NsysContext& ctx) {
                       lastTid = tid;
                       launches = nullptr;
                       if (NsysProcess* p = ctx.processes.find(processOf(tid))) {
-                        auto it = p->launches.find(tid);
-                        if (it != p->launches.end()) launches = &it->second;
+                        auto it = p->projection.launches.find(tid);
+                        if (it != p->projection.launches.end()) launches = &it->second;
                       }
                     }
                     if (launches) launches->push_back({row.int64(1), row.int64(2)});

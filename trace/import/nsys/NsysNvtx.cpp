@@ -110,8 +110,8 @@ Status readNvtxRanges(NsysContext& ctx) {
     }
     if (auto n = profilerStepNumber(name)) p.trace.steps.push_back({start, end, *n});
     p.hasRanges = true;
-    p.ranges.push_back({globalTid, p.trace.events.size()});
-    p.launches[globalTid];  // marks the thread for the runtime scan
+    p.projection.ranges.push_back({globalTid, p.trace.events.size()});
+    p.projection.launches[globalTid];  // marks the thread for the runtime scan
     p.trace.events.push_back(event);
   });
   if (!status) return status;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "trace/import/GpuProjection.h"
 #include "trace/import/RawTrace.h"
 #include "trace/import/nsys/NsysTracks.h"
 
@@ -32,25 +33,10 @@ inline std::int64_t processOf(std::int64_t globalId) {
   return globalId & ~std::int64_t{0xFFFFFF};
 }
 
-// One kernel / copy / memset that an NVTX range may have launched.
-struct GpuWork {
-  std::int64_t correlationId = 0;
-  std::int64_t start = 0;
-  std::int64_t end = 0;
-  std::int32_t track = 0;
-};
-
-// A CUDA runtime call on a thread that has NVTX ranges.
-struct Launch {
-  std::int64_t start = 0;
-  std::int64_t correlationId = 0;
-};
-
-// An NVTX range, already in the trace as a CpuAnnotation event.
-struct RangeRef {
-  std::int64_t globalTid = 0;
-  std::size_t event = 0;  // index into trace.events
-};
+// The projection material's pieces (GpuProjection.h): RangeRef::thread is a globalTid.
+using import::GpuWork;
+using import::Launch;
+using import::RangeRef;
 
 struct NsysProcess {
   std::int64_t globalPid = 0;
@@ -60,10 +46,8 @@ struct NsysProcess {
   std::optional<int> rankHint;  // from an NVTX thread name / mark "MPI Rank N"
   NsysTracks tracks;
 
-  // Projection material (filled only for processes with NVTX ranges).
-  std::vector<RangeRef> ranges;
-  std::unordered_map<std::int64_t, std::vector<Launch>> launches;  // by globalTid
-  std::vector<GpuWork> gpuWork;
+  // Projection material (filled only for processes with NVTX ranges; launches by globalTid).
+  ProjectionMaterial projection;
 
   // Device memory: per device, (time, +/- bytes) in file order.
   std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> memoryDeltas;
