@@ -16,10 +16,16 @@ function(pipescope_write_suite_tests exe workdir tests_file timeout environment)
   set(script "")
   foreach(line IN LISTS suite_lines)
     string(REGEX REPLACE "^\n?([A-Za-z0-9_/]+)\\.$" "\\1" suite "${line}")
+    # Suites that compare real measured times (name ending in "Serial") run with nothing beside
+    # them: another test on the same cores would move their numbers.
+    set(serial "")
+    if(suite MATCHES "Serial$")
+      set(serial " RUN_SERIAL TRUE")
+    endif()
     string(APPEND script
       "add_test([=[${suite}]=] \"${exe}\" [==[--gtest_filter=${suite}.*]==])\n"
       "set_tests_properties([=[${suite}]=] PROPERTIES WORKING_DIRECTORY \"${workdir}\""
-      " TIMEOUT ${timeout} SKIP_RETURN_CODE 77 ENVIRONMENT [==[${environment}]==])\n")
+      " TIMEOUT ${timeout} SKIP_RETURN_CODE 77${serial} ENVIRONMENT [==[${environment}]==])\n")
   endforeach()
   if(script STREQUAL "")
     message(FATAL_ERROR "${exe} lists no gtest suites:\n${listing}")

@@ -29,6 +29,7 @@ struct FitCommandOptions {
   int layersPerStage = 1;
   double wgradShare = 0.5;
   bool noLatencyFit = false;
+  bool json = false;
 };
 
 // Beside PLAN.json: "PLAN.schedule.csv", named relative to the plan so that both move together.
@@ -57,6 +58,7 @@ Action addFitCommand(CLI::App& app) {
   cmd->add_option("--wgrad-share", opt->wgradShare,
                   "W's share of a backward recorded whole (B), for what-ifs that split it")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_flag("--json", opt->json, "Print one JSON object instead of the text report");
   cmd->add_flag("--no-latency-fit", opt->noLatencyFit,
                 "Keep the link latency the transfers give; do not fit it to the step time");
   return [opt]() {
@@ -78,9 +80,13 @@ Action addFitCommand(CLI::App& app) {
     auto fit = runtime::fit::fitPlan(*run, options, interrupt.flag());
     if (!fit) return fail(fit.error(), interrupt.interrupted() ? kExitRunFailed : kExitBadInput);
     // Labels and names in it come from the file: each line made safe to print on its own.
-    std::istringstream report(runtime::fit::fitReportText(*fit));
-    for (std::string line; std::getline(report, line);)
-      std::cout << trace::terminalSafe(line, kErrorLineCap) << '\n';
+    if (opt->json) {
+      std::cout << runtime::fit::fitReportJson(*fit);
+    } else {
+      std::istringstream report(runtime::fit::fitReportText(*fit));
+      for (std::string line; std::getline(report, line);)
+        std::cout << trace::terminalSafe(line, kErrorLineCap) << '\n';
+    }
     if (!opt->out.empty()) {
       runtime::fit::FittedPlan relative = *fit;
       if (!relative.spec.scheduleFile.empty())
@@ -89,11 +95,12 @@ Action addFitCommand(CLI::App& app) {
       const std::string text = runtime::fit::fittedPresetJson(relative, *run, opt->file);
       if (auto ok = trace::writeTextFile(opt->out, text, "fitted plan"); !ok)
         return fail(ok.error());
-      std::cout << "plan written to " << trace::terminalSafe(opt->out)
-                << (fit->spec.scheduleFile.empty()
-                        ? std::string()
-                        : " (its order in " + trace::terminalSafe(fit->spec.scheduleFile) + ")")
-                << "\n";
+      (opt->json ? std::cerr : std::cout)
+          << "plan written to " << trace::terminalSafe(opt->out)
+          << (fit->spec.scheduleFile.empty()
+                  ? std::string()
+                  : " (its order in " + trace::terminalSafe(fit->spec.scheduleFile) + ")")
+          << "\n";
     }
     if (!opt->db.empty()) {
       runtime::RunPlanRequest request;
@@ -106,8 +113,8 @@ Action addFitCommand(CLI::App& app) {
       if (!result) return fail(result.error());
       if (result->status != trace::RunStatus::Complete || !result->runId)
         return fail("replay not written: " + result->message, kExitRunFailed);
-      std::cout << "replay written as run " << *result->runId << " of "
-                << trace::terminalSafe(opt->db) << "\n";
+      (opt->json ? std::cerr : std::cout) << "replay written as run " << *result->runId << " of "
+                                          << trace::terminalSafe(opt->db) << "\n";
     }
     return kExitOk;
   };

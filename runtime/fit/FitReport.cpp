@@ -134,4 +134,40 @@ std::string fitReportText(const FittedPlan& fit) {
   return out.str();
 }
 
+std::string fitReportJson(const FittedPlan& fit) {
+  const FitQuality& q = fit.quality;
+  trace::JsonWriter j(true);
+  j.beginObject();
+  j.key("schedule").value(fit.match.name.empty() ? std::string() : fit.match.name);
+  j.key("schedule_file").value(fit.spec.scheduleFile);
+  j.key("nearest").value(fit.match.nearest);
+  j.key("ranks").value(fit.program.ranks).key("microbatches").value(fit.program.microbatches);
+  j.key("chunks").value(fit.program.chunks);
+  j.key("steps").value(static_cast<int>(fit.program.steps.size()));
+  j.key("link").beginObject();
+  j.key("bytes_per_ns").value(fit.costs.link.bytesPerNs);
+  j.key("measured_latency_ns").value(fit.measuredLatencyNs);
+  j.key("fitted_latency_ns").value(fit.fittedLatencyNs);
+  j.endObject();
+  j.key("costs").beginArray();
+  for (const KindCost& k : fit.costs.kinds) {
+    j.beginObject().key("stage").value(k.stage).key("kind").value(trace::opKindName(k.kind));
+    j.key("mean_ns").value(k.meanNs).key("median_ns").value(k.medianNs);
+    j.key("p10_ns").value(k.p10Ns).key("p90_ns").value(k.p90Ns);
+    j.key("count").value(static_cast<std::int64_t>(k.count)).endObject();
+  }
+  j.endArray();
+  j.key("measured_step_ns")
+      .value(q.measuredStepNs)
+      .key("predicted_step_ns")
+      .value(q.predictedStepNs);
+  j.key("step_error").value(q.stepError());
+  j.key("measured_bubble").value(q.measuredBubble).key("predicted_bubble").value(q.predictedBubble);
+  j.key("notes").beginArray();
+  for (const auto& n : fit.notes)
+    j.value(n);
+  j.endArray().endObject();
+  return j.str() + "\n";
+}
+
 }  // namespace ps::runtime::fit

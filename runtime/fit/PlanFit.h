@@ -81,5 +81,7 @@ std::string fittedPresetJson(const FittedPlan& fit, const trace::RunTrace& run,
 
 // What `fit` prints: the program, the costs, the link and memory fits, the replay's quality.
 std::string fitReportText(const FittedPlan& fit);
+// The same as one JSON object (`fit --json`): schedule, P/M/V, link, costs, replay quality, notes.
+std::string fitReportJson(const FittedPlan& fit);
 
 }  // namespace ps::runtime::fit

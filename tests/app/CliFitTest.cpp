@@ -1,0 +1,147 @@
+// pipescope-cli fit (issue 31 §2 and its acceptance): a cpu run exported to Chrome and imported
+// back with `import kineto` is fitted: the schedule is named with its P, M and V, and the fitted
+// plan's replay gives the run's step time within 3 % and its bubble within 2 points. The closed
+// loop: the fitted plan changed to M 16 and to zb-h1 is simulated and really run on the cpu
+// backend, and the prediction is compared with the measurement.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/app/CliTestUtil.h"
+#include "tests/common/TestUtil.h"
+#include "trace/FileText.h"
+
+namespace ps {
+namespace {
+
+using test::cli;
+using test::TempDir;
+using ::testing::HasSubstr;
+
+// The first number after "key": in a JSON text (fit --json, report --json).
+double number(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": *(-?[0-9.eE+-]+)");
+  EXPECT_TRUE(std::regex_search(json, m, re)) << key << " not in " << json;
+  return m.empty() ? NAN : std::stod(m[1]);
+}
+
+std::string text(const std::string& json, const std::string& key) {
+  std::smatch m;
+  const std::regex re("\"" + key + "\": *\"([^\"]*)\"");
+  return std::regex_search(json, m, re) ? std::string(m[1]) : std::string("<none>");
+}
+
+// cpu run -> export chrome -> import kineto, into `dir`; returns the imported file.
+std::string importedCpuRun(const TempDir& dir, const std::vector<std::string>& plan) {
+  const std::string db = dir.file("cpu.sqlite"), json = dir.file("cpu.json"),
+                    imported = dir.file("imported.sqlite");
+  std::vector<std::string> args = {"run", "--backend", "cpu", "--steps", "6", "--db", db};
+  args.insert(args.end(), plan.begin(), plan.end());
+  const auto run = cli(args);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const auto exported = cli({"export", "chrome", db, "--out", json});
+  EXPECT_EQ(exported.exit_code, 0) << exported.err;
+  const auto import = cli({"import", "kineto", json, "--db", imported});
+  EXPECT_EQ(import.exit_code, 0) << import.err;
+  return imported;
+}
+
+struct Case {
+  const char* preset;
+  int chunks;
+};
+
+class CliFitRoundTrip : public ::testing::TestWithParam<Case> {};
+
+TEST_P(CliFitRoundTrip, NamesTheScheduleAndReplaysTheRun) {
+  TempDir dir;
+  const std::string imported = importedCpuRun(dir, {"--preset", GetParam().preset});
+  const auto fit = cli({"fit", imported, "--json"});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_EQ(text(fit.out, "schedule"), GetParam().preset);
+  EXPECT_EQ(number(fit.out, "ranks"), 4);
+  EXPECT_EQ(number(fit.out, "microbatches"), 8);
+  EXPECT_EQ(number(fit.out, "chunks"), GetParam().chunks);
+  EXPECT_LT(std::abs(number(fit.out, "step_error")), 0.03) << fit.out;
+  EXPECT_LT(std::abs(number(fit.out, "predicted_bubble") - number(fit.out, "measured_bubble")),
+            0.02)
+      << fit.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, CliFitRoundTrip,
+                         ::testing::Values(Case{"1f1b", 1}, Case{"zb-h1", 1},
+                                           Case{"interleaved-1f1b", 2}),
+                         [](const auto& param) {
+                           std::string n = param.param.preset;
+                           for (char& ch : n)
+                             if (ch == '-') ch = '_';
+                           return n;
+                         });
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// The closed loop. The prediction's error is printed for the record. The suite runs alone
+// (RUN_SERIAL: its name ends in Serial), yet the bound asserted is looser than the 10 % aimed
+// at: the cpu backend's four rank threads share two cores, and their times move with whatever
+// else the machine runs between the fitted run and the what-ifs.
+TEST(CliFitClosedLoopSerial, PredictsWhatIfsThatReallyRun) {
+  TempDir dir;
+  const std::string imported = importedCpuRun(dir, {"--preset", "1f1b"});
+  const std::string plan = dir.file("fitted.json");
+  const auto fit = cli({"fit", imported, "--out", plan});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  auto fitted = trace::readTextFile(plan, 1 << 24, "plan");
+  ASSERT_TRUE(fitted.ok()) << fitted.error();
+  const std::vector<std::pair<std::string, std::string>> whatIfs = {
+      {"m16", replaced(*fitted, "\"microbatches\": 8", "\"microbatches\": 16")},
+      {"zb-h1", replaced(*fitted, "\"schedule\": \"1f1b\"", "\"schedule\": \"zb-h1\"")}};
+  for (const auto& [name, json] : whatIfs) {
+    const std::string file = dir.file(name + ".json"), db = dir.file(name + ".sqlite");
+    ASSERT_TRUE(trace::writeTextFile(file, json, "plan").ok());
+    const auto sim = cli({"sim", "--preset", file, "--db", db});
+    ASSERT_EQ(sim.exit_code, 0) << sim.err;
+    const auto run = cli({"run", "--preset", file, "--backend", "cpu", "--db", db});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto predicted = cli({"report", db, "--run", "1", "--json"});
+    const auto measured = cli({"report", db, "--run", "2", "--json"});
+    ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
+    ASSERT_EQ(measured.exit_code, 0) << measured.err;
+    const double p = number(predicted.out, "step_time_ns");
+    const double m = number(measured.out, "step_time_ns");
+    const double error = (p - m) / m;
+    std::cout << "closed loop " << name << ": predicted " << p / 1e6 << " ms, measured " << m / 1e6
+              << " ms, error " << error * 100 << " %\n";
+    RecordProperty(name + "_error_percent", std::to_string(error * 100));
+    EXPECT_LT(std::abs(error), 0.25) << name;
+  }
+}
+
+TEST(CliFit, BadInputSaysWhat) {
+  TempDir dir;
+  const std::string db = dir.file("sim.sqlite");
+  ASSERT_EQ(cli({"sim", "--preset", "1f1b", "--db", db}).exit_code, 0);
+  const auto noRun = cli({"fit", db, "--run", "9"});
+  EXPECT_EQ(noRun.exit_code, 2);
+  EXPECT_THAT(noRun.err, HasSubstr("9"));
+  const auto folder = cli({"fit", db, "--out", dir.path().string()});
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_THAT(folder.err, HasSubstr("--out"));
+  const auto missing = cli({"fit", dir.file("none.sqlite")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.err, HasSubstr("none.sqlite"));
+}
+
+}  // namespace
+}  // namespace ps
