@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "ui/IdleCauseLegend.h"
 #include "ui/LegendWidget.h"
 #include "ui/LoadedRun.h"
+#include "ui/StepsPanel.h"
 
 namespace ps::ui {
 namespace {
@@ -93,21 +95,29 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   teachingScroll_->setMaximumHeight(5 * fontMetrics().height());
   teachingScroll_->setVisible(false);
   layout->addWidget(teachingScroll_);
-  report_ = new QPlainTextEdit(this);
+  // The report, and beside it the run's steps and stragglers (StepsPanel).
+  auto* tabs = new QTabWidget(this);
+  tabs->setObjectName("statsTabs");
+  report_ = new QPlainTextEdit(tabs);
   report_->setObjectName("reportView");
   report_->setReadOnly(true);
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   report_->setPlaceholderText("Open a trace file (File → Open) to see its report.");
-  layout->addWidget(report_, 1);
+  steps_ = new StepsPanel(tabs);
+  tabs->addTab(report_, "Report");
+  tabs->addTab(steps_, "Steps");
+  layout->addWidget(tabs, 1);
 }
 
 void StatsPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
   if (!run) return clear();
   report_->setPlainText(statsText(*run));
+  steps_->showRun(run);
 }
 
 void StatsPanel::clear() {
   report_->clear();
+  steps_->clear();
 }
 
 void StatsPanel::showTeaching(const QString& title, const QString& reference,

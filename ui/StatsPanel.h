@@ -2,7 +2,8 @@
 // The Stats dock: the kind legend, a preset's teaching text, the run's report (the CLI's
 // `report` text with the idle time by cause and the critical path), the schedule's paper bubble
 // beside the measured one with the causes of the difference, and which ops the figures cover (so an
-// imported trace that is mostly OTHER work does not read as "bubble 0 %" without a word).
+// imported trace that is mostly OTHER work does not read as "bubble 0 %" without a word). The
+// report shares the dock with the Steps tab (StepsPanel: per-step table and stragglers).
 
 #include <QWidget>
 
@@ -15,6 +16,7 @@ class QScrollArea;
 namespace ps::ui {
 
 struct LoadedRun;
+class StepsPanel;
 
 class StatsPanel : public QWidget {
   Q_OBJECT
@@ -32,6 +34,7 @@ class StatsPanel : public QWidget {
   QLabel* teaching_;
   QScrollArea* teachingScroll_;
   QPlainTextEdit* report_;
+  StepsPanel* steps_;
 };
 
 // The report text the Stats dock shows for `run` (tests read it without a window).
