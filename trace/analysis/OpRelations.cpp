@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <tuple>
 
+#include "trace/PeerWaitName.h"
 #include "trace/analysis/ConfigJson.h"
 #include "trace/analysis/PresentRanks.h"
 
@@ -50,12 +51,25 @@ std::vector<int> presentRankList(const RunTrace& run) {
   return out;
 }
 
+// Per interned name, whether it marks the waiting part of a split transfer (PeerWaitName.h).
+std::vector<bool> peerWaitNamesOf(const RunTrace& run) {
+  std::vector<bool> out(run.names.size());
+  for (std::size_t n = 0; n < run.names.size(); ++n)
+    out[n] = isPeerWaitName(run.names[n]);
+  return out;
+}
+
 class Finder {
  public:
   explicit Finder(const RunTrace& run) : Finder(run, nullptr, optimizerIsPerRank(run)) {}
   Finder(const RunTrace& run, const RelationIndex* index, bool optimizerPerRank,
-         const std::vector<int>* everyRank = nullptr)
-      : run_(run), index_(index), optimizerPerRank_(optimizerPerRank), everyRank_(everyRank) {}
+         const std::vector<int>* everyRank = nullptr,
+         const std::vector<bool>* peerWaitNames = nullptr)
+      : run_(run),
+        index_(index),
+        optimizerPerRank_(optimizerPerRank),
+        everyRank_(everyRank),
+        peerWaitNames_(peerWaitNames) {}
 
   const RunTrace& run() const { return run_; }
   bool optimizerPerRank() const { return optimizerPerRank_; }
@@ -66,6 +80,17 @@ class Finder {
       everyRank_ = &ownRanks_;
     }
     return *everyRank_;
+  }
+
+  // Whether op i of `c` is the waiting part of a transfer the import split in two: the pairing
+  // by order counts a transfer once, by its other part.
+  bool isWaitPart(const OpColumns& c, std::size_t i) const {
+    if (peerWaitNames_ == nullptr) {
+      ownWaitNames_ = peerWaitNamesOf(run_);
+      peerWaitNames_ = &ownWaitNames_;
+    }
+    const std::int32_t n = c.name[i];
+    return n >= 0 && static_cast<std::size_t>(n) < peerWaitNames_->size() && (*peerWaitNames_)[n];
   }
 
   // The ranks the stages table places `stage` on; every rank when it names none.
@@ -116,6 +141,8 @@ class Finder {
   bool optimizerPerRank_ = false;
   mutable const std::vector<int>* everyRank_ = nullptr;
   mutable std::vector<int> ownRanks_;
+  mutable const std::vector<bool>* peerWaitNames_ = nullptr;
+  mutable std::vector<bool> ownWaitNames_;
 };
 
 OpKind counterpart(OpKind k) {
@@ -139,10 +166,13 @@ std::optional<OpRef> transferOf(const Finder& f, const OpRef& op) {
   if (!isSend(kind) && !isRecv(kind)) return std::nullopt;
   const std::int32_t peer = own.peer[i];
   if (peer < 0 || static_cast<std::size_t>(peer) >= run.ranks.size()) return std::nullopt;
-  // Which of the equal-looking transfers on this side it is: the k-th pairs with the k-th.
+  // Which of the equal-looking transfers on this side it is: the k-th pairs with the k-th. A
+  // transfer split into its wait for the peer and the transfer itself counts once (its waiting
+  // part, which starts first, takes the ordinal of the rest and so pairs with the same op).
   std::size_t ordinal = 0;
-  f.forEach(op.rank, op.lane, own.stage[i], own.microbatch[i], own.step[i],
-            [&](std::size_t j) { ordinal += j < i && own.kind[j] == kind && own.peer[j] == peer; });
+  f.forEach(op.rank, op.lane, own.stage[i], own.microbatch[i], own.step[i], [&](std::size_t j) {
+    ordinal += j < i && own.kind[j] == kind && own.peer[j] == peer && !f.isWaitPart(own, j);
+  });
   // Activations flow to the next stage, gradients to the previous one.
   const bool towardNext = kind == OpKind::SEND_F || kind == OpKind::RECV_B;
   const std::int32_t stage = own.stage[i];
@@ -156,7 +186,8 @@ std::optional<OpRef> transferOf(const Finder& f, const OpRef& op) {
     std::size_t seen = 0;
     std::optional<OpRef> found;
     f.forEach(peer, lane, want, own.microbatch[i], own.step[i], [&](std::size_t j) {
-      if (!found && c.kind[j] == other && c.peer[j] == op.rank && seen++ == ordinal)
+      if (!found && c.kind[j] == other && c.peer[j] == op.rank && !f.isWaitPart(c, j) &&
+          seen++ == ordinal)
         found = OpRef{peer, lane, j};
     });
     if (found) return found;
@@ -295,6 +326,7 @@ RelationIndex::RelationIndex(const RunTrace& run)
     : run_(run),
       optimizerPerRank_(optimizerIsPerRank(run)),
       everyRank_(presentRankList(run)),
+      peerWaitNames_(peerWaitNamesOf(run)),
       lanes_(run.ranks.size()) {
   for (std::size_t r = 0; r < run.ranks.size(); ++r)
     for (int l = 0; l < kLaneCount; ++l) {
@@ -311,12 +343,12 @@ RelationIndex::RelationIndex(const RunTrace& run)
 
 std::vector<OpRef> RelationIndex::inputs(const OpRef& op) const {
   if (!inRange(run_, op)) return {};
-  return inputsOf(Finder(run_, this, optimizerPerRank_, &everyRank_), op);
+  return inputsOf(Finder(run_, this, optimizerPerRank_, &everyRank_, &peerWaitNames_), op);
 }
 
 std::optional<OpRef> RelationIndex::matchingTransfer(const OpRef& op) const {
   if (!inRange(run_, op)) return std::nullopt;
-  return transferOf(Finder(run_, this, optimizerPerRank_, &everyRank_), op);
+  return transferOf(Finder(run_, this, optimizerPerRank_, &everyRank_, &peerWaitNames_), op);
 }
 
 std::pair<const RelationIndex::Entry*, const RelationIndex::Entry*> RelationIndex::range(

@@ -8,7 +8,8 @@
 //             "none")
 //   SEND      after the op that produced what it sends (F for SEND_F, B/I for SEND_B)
 //   RECV      after its matching SEND on the peer (same kind, micro-batch and step, the adjacent
-//             stage; the k-th such send pairs with the k-th such receive)
+//             stage; the k-th such send pairs with the k-th such receive, the two parts of an
+//             imported transfer split at its peer's start counting as one)
 // All at the same step. A stage's ops are looked for on the ranks the run's stages table gives
 // it (every rank when it gives none). Kinds without a rule (FILL, AR, A2A, OFFLOAD, RELOAD,
 // OTHER) have no relations. Outputs are exactly the ops whose inputs hold the op.
@@ -81,8 +82,9 @@ class RelationIndex {
                                               std::int32_t stage, std::int32_t mb) const;
 
   const RunTrace& run_;
-  bool optimizerPerRank_ = false;  // the run's optimizer_sync is "none"
-  std::vector<int> everyRank_;     // the ranks present (PresentRanks.h)
+  bool optimizerPerRank_ = false;    // the run's optimizer_sync is "none"
+  std::vector<int> everyRank_;       // the ranks present (PresentRanks.h)
+  std::vector<bool> peerWaitNames_;  // per interned name: a split transfer's waiting part
   std::vector<std::array<std::vector<Entry>, kLaneCount>> lanes_;  // sorted by (step, stage, mb)
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "trace/PeerWaitName.h"
 #include "trace/import/ClockAlignment.h"
 
 namespace ps::trace::import {
@@ -29,8 +30,8 @@ std::int64_t splitPeerWaits(std::vector<RankOps>& ranks, std::int64_t minWaitNs)
     OpRecord wait = ops[s.op];
     wait.end_ns = s.transferStart;
     wait.bytes.reset();
-    wait.name = wait.name.value_or(std::string(opKindName(wait.kind))) + " · waiting for rank " +
-                std::to_string(s.peer);
+    wait.name = wait.name.value_or(std::string(opKindName(wait.kind))) +
+                std::string(kPeerWaitMark) + std::to_string(s.peer);
     ops[s.op].start_ns = s.transferStart;
     ops.push_back(std::move(wait));
   }
