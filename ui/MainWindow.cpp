@@ -23,6 +23,7 @@
 #include "trace/store/TraceStore.h"
 #include "ui/CompareModel.h"
 #include "ui/ExplorePanel.h"
+#include "ui/JobTracker.h"
 #include "ui/LinksPanel.h"
 #include "ui/LoadedRun.h"
 #include "ui/PlanPanel.h"
@@ -87,6 +88,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statsDock_->raise();
 
   controller_ = new RunController(this);
+  fitJobs_ = std::make_unique<JobTracker>(this);
+  connect(plan_, &PlanPanel::fitRequested, this, &MainWindow::fitShownRun);
   connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
   connect(controller_, &RunController::failed, this, &MainWindow::onRunFailed);
   connect(controller_, &RunController::progress, this, &MainWindow::onProgress);

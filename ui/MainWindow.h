@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "trace/Result.h"
@@ -32,6 +33,7 @@ namespace ps::ui {
 class CompareModel;
 class ExplorePanel;
 class ImportJob;
+class JobTracker;
 class LinksPanel;
 class OpDetailsPanel;
 class PlanPanel;
@@ -123,8 +125,11 @@ class MainWindow : public QMainWindow {
   void setDarkPalette(bool on);
   // MainWindowRuns.cpp: the plan panel, the stage editor and runs.
   QWidget* buildPlanDock();
-  void showKnobsOf(const LoadedRun& run);
   void onRunFinished(qint64 id);
+  // MainWindowFit.cpp: Fit plan on an imported run, its what-ifs compared with it.
+  void showKnobsOf(const LoadedRun& run);
+  void fitShownRun();
+  void compareWithFitOrigin(const LoadedRun& run);
   // Shows the current (newest) run, or when the loader refuses it the newest one it does not,
   // with a message naming the refused run: one bad run does not hide the others.
   bool showLoadableRun();
@@ -185,6 +190,9 @@ class MainWindow : public QMainWindow {
   // save has begun, then the file's); dropped once saved, kept when the save failed.
   std::map<qint64, std::shared_ptr<const LoadedRun>> unsaved_;
   std::unique_ptr<trace::RunTail> tail_;  // the running run on screen, followed
+  std::unique_ptr<JobTracker> fitJobs_;   // Fit plan, in the background
+  // The imported run whose fitted plan the plan panel holds: what its runs are what-ifs of.
+  std::optional<qint64> fitOrigin_;
 };
 
 }  // namespace ps::ui

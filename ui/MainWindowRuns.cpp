@@ -9,7 +9,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
-#include "runtime/run/RunConfig.h"
+#include "runtime/run/RunPlan.h"
 #include "trace/store/TraceStore.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
@@ -53,20 +53,16 @@ QWidget* MainWindow::buildPlanDock() {
   return scroll;
 }
 
-// The plan panel and the stage editor follow the run on screen, so Run reruns what you see:
-// every knob from the run's config_json, or, for an imported trace, why it cannot be rerun.
-void MainWindow::showKnobsOf(const LoadedRun& run) {
-  stageEditor_->setRun(*run.trace);
-  auto request = runtime::requestFromConfigJson(run.trace->info.config_json);
-  if (request)
-    plan_->showRequest(*request);
-  else
-    plan_->setNotRerunnable(QString::fromStdString(request.error()));
-}
-
 void MainWindow::runRequest(const runtime::RunPlanRequest& request) {
   if (path_.isEmpty() && !openScratchSession()) return;
   plan_->setRunning(true);
+  // Knobs of a plan fitted to an import: the run is a what-if of that import.
+  if (fitOrigin_ && !request.fittedFrom) {
+    runtime::RunPlanRequest whatIf = request;
+    whatIf.fittedFrom = fitOrigin_;
+    controller_->start(whatIf, path_);
+    return;
+  }
   controller_->start(request, path_);
 }
 
@@ -100,7 +96,9 @@ void MainWindow::onRunFinished(qint64 id) {
     statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
     return;
   }
-  if (showRun(id)) statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
+  if (!showRun(id)) return;
+  statusBar()->showMessage(QString("run %1 added").arg(id), 5000);
+  compareWithFitOrigin(*current_);
 }
 
 void MainWindow::onRunFailed(const QString& message) {

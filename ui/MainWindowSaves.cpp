@@ -40,6 +40,7 @@ void MainWindow::onRunPreviewed(const std::shared_ptr<const LoadedRun>& run, qin
   history_->selectRun(placeholder);
   statusBar()->clearMessage();
   showLoaded(run);
+  compareWithFitOrigin(*run);
 }
 
 void MainWindow::onSaveBegan(qint64 placeholder, qint64 id) {

@@ -47,6 +47,7 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   buildButtons();
   root->addWidget(notice_);
   root->addWidget(simulateButton_);
+  root->addWidget(fitButton_);
   root->addWidget(error_);
   colourError(error_, palette());
   auto* runRow = new QHBoxLayout;
@@ -192,6 +193,13 @@ void PlanPanel::buildButtons() {
     showRequest(request);
     emit runRequested(this->request());
   });
+  fitButton_ = new QPushButton("Fit plan", this);
+  fitButton_->setObjectName("fitPlanButton");
+  fitButton_->setToolTip(
+      "Fit a plan to this imported run (its schedule, stage costs, links and memory), replay it "
+      "and compare: then every knob makes a what-if of the recorded run.");
+  fitButton_->setVisible(false);
+  connect(fitButton_, &QPushButton::clicked, this, &PlanPanel::fitRequested);
   error_ = new QLabel(this);
   error_->setObjectName("planError");
   error_->setWordWrap(true);

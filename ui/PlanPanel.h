@@ -45,9 +45,11 @@ class PlanPanel : public QWidget {
   bool turningKnobs() const;
   // The run shown cannot be rerun (an imported trace): Run is disabled and `why` shown, until
   // the next showRequest or a knob the user changes (a new plan). With `simulate` (a torch CSV:
-  // its schedule), a "Simulate this schedule" button shows and runs that request.
+  // its schedule), a "Simulate this schedule" button shows and runs that request. With `canFit`
+  // (an imported profile), a "Fit plan" button shows and emits fitRequested.
   void setNotRerunnable(const QString& why,
-                        const std::optional<runtime::RunPlanRequest>& simulate = std::nullopt);
+                        const std::optional<runtime::RunPlanRequest>& simulate = std::nullopt,
+                        bool canFit = false);
   // A run of the shown knobs failed: its message at the knob it names, Run disabled until a
   // knob changes.
   void showRunError(const QString& message);
@@ -74,6 +76,8 @@ class PlanPanel : public QWidget {
   void runRequested(const ps::runtime::RunPlanRequest& request);
   // Balance stages was pressed: boundaries are cleared, run request() to let the partitioner cut.
   void balanceRequested();
+  // Fit plan was pressed (an imported run shown): the window fits, replays and compares.
+  void fitRequested();
 
  protected:
   void changeEvent(QEvent* event) override;
@@ -131,6 +135,7 @@ class PlanPanel : public QWidget {
   QComboBox* microbatching_ = nullptr;                    // dp, packed
   QLabel *notice_ = nullptr, *error_ = nullptr;
   QPushButton* simulateButton_ = nullptr;
+  QPushButton* fitButton_ = nullptr;
   QCheckBox* rerun_ = nullptr;
   QPushButton *run_ = nullptr, *balance_ = nullptr;
   QTimer* rerunTimer_ = nullptr;

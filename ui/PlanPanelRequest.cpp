@@ -183,6 +183,7 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   simulate_.reset();
   notice_->setVisible(false);
   simulateButton_->setVisible(false);
+  fitButton_->setVisible(false);
   if (!s.scheduleFile.empty()) {
     notice_->setText("Schedule from " + QString::fromStdString(s.scheduleFile) +
                      " (its stages and micro-batches).");
@@ -274,13 +275,15 @@ runtime::RunPlanRequest PlanPanel::request() const {
 }
 
 void PlanPanel::setNotRerunnable(const QString& why,
-                                 const std::optional<runtime::RunPlanRequest>& simulate) {
+                                 const std::optional<runtime::RunPlanRequest>& simulate,
+                                 bool canFit) {
   rerunTimer_->stop();
   rerunnable_ = false;
   simulate_ = simulate;
   notice_->setText(why);
   notice_->setVisible(true);
   simulateButton_->setVisible(simulate.has_value());
+  fitButton_->setVisible(canFit);
   refresh();
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "runtime/run/RunPlan.h"
 #include "trace/analysis/RunLabels.h"
 
 namespace ps::ui {
@@ -105,6 +106,9 @@ void RunHistoryPanel::fill(const std::vector<trace::RunInfo>& runs) {
     QString text = QString("%1  %2")
                        .arg(r.id >= 0 ? QString::number(r.id) : QString("·"))
                        .arg(QString::fromStdString(labels[i]));
+    // A plan fitted to an imported run, or a what-if of it: shown as that run's child.
+    if (const auto origin = runtime::fittedFromRun(r.config_json))
+      text = QString("  ↳ %1  (of run %2)").arg(text).arg(*origin);
     if (u != unsaved_.end())
       text += QString("  [%1]").arg(u->second.state);
     else if (r.status != trace::RunStatus::Complete)
@@ -115,6 +119,14 @@ void RunHistoryPanel::fill(const std::vector<trace::RunInfo>& runs) {
     if (u != unsaved_.end()) tip = QString("Shown from memory (%1)\n%2").arg(u->second.state, tip);
     item->setToolTip(tip);
   }
+}
+
+std::optional<qint64> RunHistoryPanel::lastFittedFrom(qint64 origin) const {
+  std::optional<qint64> last;
+  for (const auto& r : runs_)
+    if (r.status == trace::RunStatus::Complete && runtime::fittedFromRun(r.config_json) == origin)
+      last = r.id;
+  return last;
 }
 
 void RunHistoryPanel::selectRun(qint64 id) {

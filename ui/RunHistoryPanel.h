@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "trace/TraceRecords.h"
@@ -38,6 +39,9 @@ class RunHistoryPanel : public QWidget {
   // The selected runs, the current one first.
   QList<qint64> selectedRuns() const;
   int count() const;
+  // The latest complete run whose config says it was fitted from run `origin` (fit, or a
+  // what-if of the fitted plan), when the file has one.
+  std::optional<qint64> lastFittedFrom(qint64 origin) const;
   const trace::RunInfo* info(qint64 id) const;
   // A run the window holds in memory that the file does not have yet, or not complete: listed
   // (after the file's runs when the file has no row for `id`) with `state` ("saving", "not saved:

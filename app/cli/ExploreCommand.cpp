@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <unistd.h>
 
@@ -14,10 +15,13 @@
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
+#include "runtime/fit/PlanOfRun.h"
 #include "runtime/run/Explore.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/JsonWriter.h"
+#include "trace/TerminalText.h"
 #include "trace/Units.h"
+#include "trace/store/TraceReader.h"
 
 namespace ps::cli {
 namespace {
@@ -30,7 +34,29 @@ struct ExploreOptions {
   bool json = false;
   int top = 20;
   std::string db;
+  std::string from;  // FILE or FILE:RUN: start from that run's plan (an import's fitted one)
 };
+
+// The base plan of --from FILE[:RUN]: the run's own plan, or the plan fitted to an import.
+Result<runtime::PlanSpec> planFrom(const std::string& from, const std::atomic<bool>* cancel) {
+  std::string file = from;
+  std::optional<std::int64_t> id;
+  const auto colon = from.rfind(':');
+  if (colon != std::string::npos && colon + 1 < from.size() &&
+      from.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+    file = from.substr(0, colon);
+    id = std::stoll(from.substr(colon + 1));
+  }
+  trace::LoadOptions load;
+  load.cancel = cancel;
+  auto run = trace::loadRunFromFile(file, id, load);
+  if (!run) return Error{"--from: " + run.error()};
+  auto plan = runtime::fit::planOfRun(*run, cancel);
+  if (!plan) return Error{"--from: " + plan.error()};
+  for (const auto& note : plan->notes)
+    std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, kErrorLineCap) << '\n';
+  return plan->spec;
+}
 
 std::string jsonOf(const runtime::ExploreResult& r) {
   trace::JsonWriter w;
@@ -118,9 +144,14 @@ Action addExploreCommand(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print the ranked candidates as a JSON array, best first");
   cmd->add_option("--top", o->top, "Rows of the table (default 20)")->check(CLI::Range(1, 100000));
   cmd->add_option("--db", o->db, "Also simulate the best candidate and append it to this file");
+  cmd->add_option("--from", o->from,
+                  "Start from a run's plan, FILE or FILE:RUN (an imported run's fitted plan: "
+                  "its stages, costs and links; the cost flags are then ignored)")
+      ->excludes("--stages")
+      ->excludes("--layers");
   return [o]() {
     const InterruptScope interrupt;
-    auto base = planSpec(o->plan);
+    auto base = o->from.empty() ? planSpec(o->plan) : planFrom(o->from, interrupt.flag());
     if (!base) return fail(base.error());
     runtime::ExploreSpec spec;
     spec.base = std::move(*base);

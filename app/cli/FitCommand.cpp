@@ -106,6 +106,7 @@ Action addFitCommand(CLI::App& app) {
       runtime::RunPlanRequest request;
       request.spec = fit->spec;
       request.backend = runtime::Backend::Sim;
+      request.fittedFrom = run->info.id;
       request.name = "fit of run " + std::to_string(run->info.id) + " (" + run->info.name + ")";
       runtime::RunControl control;
       control.cancel = interrupt.flag();

@@ -9,7 +9,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
-#include "runtime/run/RunConfig.h"
+#include "runtime/fit/PlanOfRun.h"
 #include "runtime/run/Sensitivity.h"
 #include "trace/TerminalText.h"
 #include "trace/analysis/ReportFormat.h"
@@ -29,22 +29,18 @@ struct ReportOptions {
   bool steps = false;
 };
 
-// The run's plan rebuilt from its config_json and re-simulated stage by stage and kind by kind.
-// Refused past kMaxSensitivityActions before anything runs; Ctrl-C stops it ("cancelled").
+// The run's plan (its config_json; an imported run's fitted plan, said on stderr) re-simulated
+// stage by stage and kind by kind. Refused past kMaxSensitivityActions before anything runs;
+// Ctrl-C stops it ("cancelled").
 Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run,
                                                       const std::atomic<bool>* cancel) {
-  const std::string what = "--sensitivity: run " + std::to_string(run.info.id);
-  if (run.info.source != "sim" && run.info.source != "cpu" && run.info.source != "cuda")
-    return Error{what + " was imported (source " + run.info.source +
-                 "): there is no plan to re-simulate"};
-  auto request = runtime::requestFromConfigJson(run.info.config_json);
-  if (!request) return Error{what + ": " + request.error()};
-  auto built = runtime::buildPlan(request->spec);
-  if (!built) return Error{what + ": " + built.error()};
-  // A run that really ran: its measured times, not the flags' (the simulator's are its own).
-  if (run.info.source != "sim") runtime::useMeasuredCosts(*built, run);
-  auto rows = runtime::stepSensitivity(*built, 0.1, cancel);
-  if (!rows) return Error{what + ": " + rows.error()};
+  auto plan = runtime::fit::planOfRun(run, cancel);
+  if (!plan) return Error{"--sensitivity: " + plan.error()};
+  for (const auto& note : plan->notes)
+    std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, kErrorLineCap) << '\n';
+  auto rows = runtime::stepSensitivity(plan->built, 0.1, cancel);
+  if (!rows)
+    return Error{"--sensitivity: run " + std::to_string(run.info.id) + ": " + rows.error()};
   return rows;
 }
 

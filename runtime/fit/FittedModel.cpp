@@ -38,11 +38,11 @@ Result<CostModel> fittedCostModel(const FittedPlan& fit, const FitOptions& optio
       layer.weightGradNs = weight / k;
       layer.actBytes = static_cast<std::int64_t>(mem.perMicrobatchBytes * perStage);
       layer.paramBytes = static_cast<std::int64_t>(mem.fixedBytes / state * perStage);
-      if (j == k - 1) {
-        const double known = fit.costs.link.boundaryBytes[static_cast<std::size_t>(s)];
-        layer.outputBytes =
-            static_cast<std::int64_t>(known >= 0 ? known : fit.costs.link.medianBytes);
-      }
+      // Every layer of the stage hands on as much as the stage does: a boundary moved inside
+      // it then carries the recorded size, not the activations' guess.
+      const double known = fit.costs.link.boundaryBytes[static_cast<std::size_t>(s)];
+      layer.outputBytes =
+          static_cast<std::int64_t>(known >= 0 ? known : fit.costs.link.medianBytes);
       model.layers.push_back(layer);
     }
   }

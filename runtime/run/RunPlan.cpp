@@ -1,6 +1,7 @@
 #include "runtime/run/RunPlan.h"
 
 #include <algorithm>
+#include <charconv>
 
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/ComputeStretch.h"
@@ -10,7 +11,33 @@
 #include "runtime/sim/SimRows.h"
 
 namespace ps::runtime {
+
+std::string withFittedFrom(std::string configJson, std::int64_t run) {
+  const auto open = configJson.find('{');
+  if (open == std::string::npos) return configJson;
+  const bool empty =
+      configJson.find_first_not_of(" \t\r\n", open + 1) == configJson.find('}', open);
+  configJson.insert(open + 1, "\"fitted_from_run\":" + std::to_string(run) + (empty ? "" : ","));
+  return configJson;
+}
+
+std::optional<std::int64_t> fittedFromRun(std::string_view configJson) {
+  constexpr std::string_view key = "\"fitted_from_run\":";
+  const auto at = configJson.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::int64_t value = 0;
+  const char* first = configJson.data() + at + key.size();
+  const auto [end, ec] = std::from_chars(first, configJson.data() + configJson.size(), value);
+  if (ec != std::errc() || end == first) return std::nullopt;
+  return value;
+}
+
 namespace {
+
+std::string lineage(const RunPlanRequest& request, std::string configJson) {
+  return request.fittedFrom ? withFittedFrom(std::move(configJson), *request.fittedFrom)
+                            : configJson;
+}
 
 void report(const RunControl& control, RunStage stage, int done, int total) {
   if (control.progress) control.progress(stage, done, total);
@@ -137,9 +164,10 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
     cuda = describeCudaPlacement(plan.numRanks, options.smSplit);
   auto header = planRunHeader(
       plan, built.cost, request.source.empty() ? backend : request.source, result.name,
-      request.configJson.empty()
-          ? modelRunConfigJson(built.configJson, request.backend, options, cuda ? &*cuda : nullptr)
-          : request.configJson);
+      lineage(request, request.configJson.empty()
+                           ? modelRunConfigJson(built.configJson, request.backend, options,
+                                                cuda ? &*cuda : nullptr)
+                           : request.configJson));
   header.layers.clear();   // the plan's cost layers are a guess, not this model's
   if (request.calibrated)  // these are this model's
     header.layers = planRunHeader(plan, *request.calibrated, backend, result.name, {}).layers;
@@ -211,9 +239,9 @@ Status backendAvailable(Backend backend) {
 
 trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult& result) {
   const BuiltPlan& built = *result.built;
-  auto header = planRunHeader(built.plan, built.cost,
-                              request.source.empty() ? "sim" : request.source, result.name,
-                              request.configJson.empty() ? built.configJson : request.configJson);
+  auto header = planRunHeader(
+      built.plan, built.cost, request.source.empty() ? "sim" : request.source, result.name,
+      lineage(request, request.configJson.empty() ? built.configJson : request.configJson));
   header.info.created_utc = trace::utcNowIso8601();
   return header;
 }

@@ -53,6 +53,10 @@ struct RunPlanRequest {
   std::string name;        // empty: planRunName (+ " <backend> <model>" for cpu and cuda)
   std::string source;      // run.source; empty: the backend's name (an import: "torch-csv")
   std::string configJson;  // empty: the plan's knobs (sim) or modelRunConfigJson (cpu, cuda)
+  // A plan fitted to an imported run, or a what-if of one (issue 31 §3): that run's id, written
+  // into config_json as "fitted_from_run" so that the history shows the lineage and the app
+  // compares the what-if with the original.
+  std::optional<std::int64_t> fittedFrom;
   // cpu, cuda: model (its layer count is the plan's), optimizer, links, dtype, SM split and the
   // test hooks. Its cancel is replaced by RunControl's when that has one; its onStepWritten is
   // called after RunControl's progress.
@@ -112,6 +116,11 @@ Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& ta
 // header the run will be written with (created now); saveSimulation writes it as runPlan would
 // have (runtime/sim/SimRows.h has the same run built in memory).
 trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult& result);
+
+// config_json with "fitted_from_run": `run` added as its first key (configJson is an object).
+std::string withFittedFrom(std::string configJson, std::int64_t run);
+// The "fitted_from_run" of a run's config_json, when it has one.
+std::optional<std::int64_t> fittedFromRun(std::string_view configJson);
 Result<RunPlanResult> saveSimulation(const trace::RunHeader& header, const RunTarget& target,
                                      const RunControl& control, RunPlanResult result);
 

@@ -128,6 +128,28 @@ TEST(CliFitClosedLoopSerial, PredictsWhatIfsThatReallyRun) {
   }
 }
 
+// An imported run has no config to rebuild: --sensitivity and explore --from start from its
+// fitted plan (before: "there is no plan to re-simulate"; explore had no way to start from a run).
+TEST(CliFit, ImportedRunsGetSensitivityAndExplore) {
+  TempDir dir;
+  const std::string db = dir.file("sim.sqlite"), json = dir.file("sim.json"),
+                    imported = dir.file("imported.sqlite");
+  ASSERT_EQ(cli({"sim", "--preset", "1f1b", "--steps", "3", "--db", db}).exit_code, 0);
+  ASSERT_EQ(cli({"export", "chrome", db, "--out", json}).exit_code, 0);
+  ASSERT_EQ(cli({"import", "kineto", json, "--db", imported}).exit_code, 0);
+  const auto sensitivity = cli({"report", imported, "--sensitivity"});
+  ASSERT_EQ(sensitivity.exit_code, 0) << sensitivity.err;
+  EXPECT_THAT(sensitivity.err, HasSubstr("plan fitted (1f1b, replay"));
+  EXPECT_THAT(sensitivity.out, HasSubstr("B on stage 3 (rank 3)"));
+  const auto explore = cli({"explore", "--from", imported + ":1", "--schedules", "1f1b,zb-h1",
+                            "--microbatches", "8,16", "--chunks", "1", "--json"});
+  ASSERT_EQ(explore.exit_code, 0) << explore.err;
+  EXPECT_THAT(explore.out, HasSubstr("\"zb-h1\""));
+  EXPECT_THAT(explore.out, HasSubstr("\"microbatches\":16"));
+  const auto conflicting = cli({"explore", "--from", imported, "--stages", "2"});
+  EXPECT_EQ(conflicting.exit_code, 2);
+}
+
 TEST(CliFit, BadInputSaysWhat) {
   TempDir dir;
   const std::string db = dir.file("sim.sqlite");
