@@ -136,8 +136,14 @@ struct RawRankTrace {
 // "cancelled"; progress is the fraction of the file consumed, 0..1, called at most ~100 times.
 struct ReadControl {
   const std::atomic<bool>* cancel = nullptr;
+  // A second flag, set by the import itself rather than the user: readTraceFiles stops the reads
+  // of later files once one has failed (their errors would not be reported). Same effect.
+  const std::atomic<bool>* stop = nullptr;
   std::function<void(double)> progress;
-  bool cancelled() const { return cancel != nullptr && cancel->load(std::memory_order_relaxed); }
+  bool cancelled() const {
+    return (cancel != nullptr && cancel->load(std::memory_order_relaxed)) ||
+           (stop != nullptr && stop->load(std::memory_order_relaxed));
+  }
   void report(double fraction) const {
     if (progress) progress(fraction);
   }
