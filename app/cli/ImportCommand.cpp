@@ -16,6 +16,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
+#include "runtime/fit/ScheduleMatch.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/TerminalText.h"
 #include "trace/Units.h"
@@ -76,8 +77,27 @@ int cancelled(const ImportCliOptions& o) {
   return fail(o.db + ": no run written: import cancelled", kExitRunFailed);
 }
 
+// Which generator's order the imported ops follow (imports never named it) and how to fit it.
+void printSchedule(const trace::RunTrace& run, const trace::RunAnalysis& a, const std::string& db) {
+  std::vector<int> steps;
+  for (const auto& s : a.steps)
+    steps.push_back(s.step);
+  auto program = runtime::fit::readRecordedProgram(run, steps);
+  if (!program) return;  // no stages or micro-batches to read an order from: nothing to name
+  const auto match = runtime::fit::matchSchedule(*program);
+  std::cout << "schedule: "
+            << (match.name.empty()
+                    ? "an order no generator makes" + (match.nearest.empty()
+                                                           ? std::string()
+                                                           : " (nearest " + match.nearest + ")")
+                    : match.name)
+            << " (P " << program->ranks << ", M " << program->microbatches << ", V "
+            << program->chunks << "); pipescope-cli fit " << trace::terminalSafe(db) << " --run "
+            << run.info.id << " fits a plan to it\n";
+}
+
 int printRunLine(trace::TraceStore& store, std::int64_t runId, const std::string& name,
-                 const InterruptScope& interrupt) {
+                 const InterruptScope& interrupt, const std::string& db) {
   trace::LoadOptions load;
   load.cancel = interrupt.flag();
   auto run = trace::loadRun(store, runId, load);
@@ -92,6 +112,7 @@ int printRunLine(trace::TraceStore& store, std::int64_t runId, const std::string
   if (a.step_time_ns) std::cout << ", step " << trace::formatDuration(*a.step_time_ns);
   if (a.bubble_ratio) std::cout << ", bubble " << trace::formatPercent(*a.bubble_ratio);
   std::cout << '\n';
+  if (run->info.source != "torch-csv") printSchedule(*run, a, db);
   return kExitOk;
 }
 
@@ -120,7 +141,7 @@ int importSchedule(const ImportCliOptions& o, const InterruptScope& interrupt) {
     if (interrupt.interrupted()) return cancelled(o);
     return fail(result->message, kExitRunFailed);
   }
-  return printRunLine(*result->store, *result->runId, result->name, interrupt);
+  return printRunLine(*result->store, *result->runId, result->name, interrupt, o.db);
 }
 
 Result<trace::import::ImportOptions> importOptions(const ImportCliOptions& o) {
@@ -171,7 +192,8 @@ int importProfiles(const ImportCliOptions& o, const InterruptScope& interrupt) {
     store.reset();
     return interrupt.interrupted() ? cancelled(o) : fail(runId.error(), kExitRunFailed);
   }
-  if (const int rc = printRunLine(*store, *runId, run->header.info.name, interrupt); rc != kExitOk)
+  if (const int rc = printRunLine(*store, *runId, run->header.info.name, interrupt, o.db);
+      rc != kExitOk)
     return rc;
   std::cout << trace::import::formatImportSummary(*run);
   return kExitOk;

@@ -28,18 +28,22 @@ std::string errorText(double ratio) {
 Result<RunPlan> planOfRun(const trace::RunTrace& run, const std::atomic<bool>* cancel) {
   const std::string what = "run " + std::to_string(run.info.id);
   RunPlan out;
-  if (recordedByPipeScope(run)) {
-    auto request = requestFromConfigJson(run.info.config_json);
-    if (!request) return Error{what + ": " + request.error()};
+  // Its own config first: sim, cpu and cuda runs, and a torch-csv import whose schedule file
+  // is still there; an imported profile (or a torch-csv whose file is gone) is fitted.
+  auto request = requestFromConfigJson(run.info.config_json);
+  if (!request && recordedByPipeScope(run)) return Error{what + ": " + request.error()};
+  if (request) {
     auto built = buildPlan(request->spec, cancel);
-    if (!built) return Error{what + ": " + built.error()};
-    // A run that really ran: its measured times, not the flags' (the simulator's are its own).
-    if (run.info.source != "sim") useMeasuredCosts(*built, run);
-    out.spec = request->spec;
-    // A rebuild from the spec alone must simulate what the table does: the costs go with it.
-    out.spec.costs = std::make_shared<const CostModel>(built->cost);
-    out.built = std::move(*built);
-    return out;
+    if (!built && recordedByPipeScope(run)) return Error{what + ": " + built.error()};
+    if (built) {
+      // A run that really ran: its measured times, not the flags' (the simulator's are its own).
+      if (run.info.source == "cpu" || run.info.source == "cuda") useMeasuredCosts(*built, run);
+      out.spec = request->spec;
+      // A rebuild from the spec alone must simulate what the table does: the costs go with it.
+      out.spec.costs = std::make_shared<const CostModel>(built->cost);
+      out.built = std::move(*built);
+      return out;
+    }
   }
   auto fit = fitPlan(run, {}, cancel);
   if (!fit) return Error{what + " (imported from " + run.info.source + "): " + fit.error()};

@@ -95,7 +95,9 @@ TEST(CliExplain, ReportSensitivityRanksWhatToSpeedUp) {
   EXPECT_THAT(text.out, HasSubstr("10 % faster   shortens the step by\n  B on stage"));
 }
 
-TEST(CliExplain, SensitivityOfAnImportedRunIsRefused) {
+// A torch-csv import reruns its schedule file; once the file is gone, its plan is fitted to its
+// ops (issue 31 §3; before, imports were refused: "there is no plan to re-simulate").
+TEST(CliExplain, SensitivityOfAnImportedRunRerunsOrFitsIt) {
   test::TempDir dir;
   const std::string csv = dir.file("s.csv"), db = dir.file("imp.sqlite");
   {
@@ -105,8 +107,13 @@ TEST(CliExplain, SensitivityOfAnImportedRunIsRefused) {
   }
   ASSERT_EQ(cli({"import", "torch-csv", csv, "--db", db}).exit_code, 0);
   const auto r = cli({"report", db, "--sensitivity"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("--sensitivity: run 1 was imported (source torch-csv)"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("B on stage"));
+  std::remove(csv.c_str());
+  const auto fitted = cli({"report", db, "--sensitivity"});
+  EXPECT_EQ(fitted.exit_code, 0) << fitted.err;
+  EXPECT_THAT(fitted.err, HasSubstr("run 1 was imported from torch-csv: plan fitted"));
+  EXPECT_THAT(fitted.out, HasSubstr("B on stage"));
 }
 
 }  // namespace

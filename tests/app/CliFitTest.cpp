@@ -136,7 +136,10 @@ TEST(CliFit, ImportedRunsGetSensitivityAndExplore) {
                     imported = dir.file("imported.sqlite");
   ASSERT_EQ(cli({"sim", "--preset", "1f1b", "--steps", "3", "--db", db}).exit_code, 0);
   ASSERT_EQ(cli({"export", "chrome", db, "--out", json}).exit_code, 0);
-  ASSERT_EQ(cli({"import", "kineto", json, "--db", imported}).exit_code, 0);
+  const auto import = cli({"import", "kineto", json, "--db", imported});
+  ASSERT_EQ(import.exit_code, 0) << import.err;
+  // The import names the schedule its ops follow (before: never named).
+  EXPECT_THAT(import.out, HasSubstr("schedule: 1f1b (P 4, M 8, V 1); pipescope-cli fit "));
   const auto sensitivity = cli({"report", imported, "--sensitivity"});
   ASSERT_EQ(sensitivity.exit_code, 0) << sensitivity.err;
   EXPECT_THAT(sensitivity.err, HasSubstr("plan fitted (1f1b, replay"));
