@@ -115,7 +115,7 @@ TEST(ImportedCriticalPath, BothPartsOfASplitReceivePairWithTheirSend) {
 }
 
 // Per rank, the share of the summed step spans idle for `cause`.
-double share(const BubbleAttribution& b, int rank, IdleCause cause) {
+double idleShare(const BubbleAttribution& b, int rank, IdleCause cause) {
   return static_cast<double>(b.ranks[rank][cause]) / static_cast<double>(b.spanSumNs);
 }
 
@@ -128,8 +128,8 @@ TEST(ImportedBubbles, ASlowerLastStageIsImbalanceOnTheOthers) {
   // last rank says the same): imbalance, not dependency. Before: 46 / 37 / 28 % dependency.
   for (int r = 0; r < 3; ++r) {
     SCOPED_TRACE("rank " + std::to_string(r));
-    EXPECT_GT(share(b, r, IdleCause::Imbalance), 0.25);
-    EXPECT_LT(share(b, r, IdleCause::Dependency), 0.01);
+    EXPECT_GT(idleShare(b, r, IdleCause::Imbalance), 0.25);
+    EXPECT_LT(idleShare(b, r, IdleCause::Dependency), 0.01);
   }
   EXPECT_EQ(b.ranks[3][IdleCause::Imbalance], 0);  // nobody on its chains has more work
 }
@@ -143,7 +143,7 @@ TEST(ImportedBubbles, EqualStagesWaitOnDependencyOnly) {
   const BubbleAttribution b = attributeBubbles(graph);
   EXPECT_EQ(b.run[IdleCause::Imbalance], 0);
   // Rank 0 waits inside the pipeline for its first gradients: the fill, on equal stages.
-  EXPECT_GT(share(b, 0, IdleCause::Dependency), 0.2);
+  EXPECT_GT(idleShare(b, 0, IdleCause::Dependency), 0.2);
 }
 
 }  // namespace

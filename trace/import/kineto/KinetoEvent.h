@@ -12,7 +12,7 @@ namespace ps::trace::import {
 enum class KinetoPhase : std::uint8_t { Other, Complete, Begin, End, Instant, Counter };
 
 enum class KinetoCategory : std::uint8_t {
-  Missing,            // no "cat": PiPPy's visualizer and other hand-made files
+  Missing,            // no "cat": PiPPy's visualizer, the autograd profiler's own export
   UserAnnotation,     // record_function on a host thread
   GpuUserAnnotation,  // the same projected onto a stream
   Kernel,
@@ -63,5 +63,9 @@ struct KinetoEvent {
 KinetoPhase kinetoPhaseOf(std::string_view ph);
 // The category of a "cat" value (its contents, non-empty); Other for categories it ignores.
 KinetoCategory kinetoCategoryOf(std::string_view cat);
+// The category of an event without "cat", by its name: CpuOp for the framework's own ops
+// ("aten::mm", "autograd::engine::...", "MmBackward0"), Launch for runtime calls
+// ("cudaLaunchKernel"), Missing (a label) otherwise.
+KinetoCategory kinetoCategoryOfUncategorised(std::string_view name);
 
 }  // namespace ps::trace::import

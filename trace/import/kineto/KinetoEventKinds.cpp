@@ -16,6 +16,27 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+bool startsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool isUpper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+
+// An autograd graph node as the autograd profiler names it: "AddmmBackward0", "MmBackward".
+bool isAutogradNode(std::string_view name) {
+  if (name.empty() || !isUpper(name.front())) return false;
+  while (!name.empty() && name.back() >= '0' && name.back() <= '9')
+    name.remove_suffix(1);
+  constexpr std::string_view kBackward = "Backward";
+  if (name.size() <= kBackward.size() || name.substr(name.size() - kBackward.size()) != kBackward)
+    return false;
+  for (const char c : name)
+    if (!(isUpper(c) || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
 }  // namespace
 
 KinetoPhase kinetoPhaseOf(std::string_view ph) {
@@ -72,6 +93,23 @@ KinetoCategory kinetoCategoryOf(std::string_view cat) {
   // PipeScope's own export files each op under its kind's name.
   if (cat.size() <= 7 && parseOpKind(cat)) return KinetoCategory::StatedOp;
   return KinetoCategory::Other;
+}
+
+// The autograd profiler's own export writes no "cat": its ranges are the user's labels and the
+// framework's own work alike. What Kineto would file as cpu_op (ATen and TorchScript ops, autograd
+// nodes and engine calls, profiler bookkeeping) is a CPU op, the CUDA / HIP runtime and driver
+// calls are launches (a correlation id, when the file has one, links them to their GPU work);
+// anything else is a label. c10d's calls stay labels: in such a file they are the transfers
+// (NestedTransfers folds them into a labelled one).
+KinetoCategory kinetoCategoryOfUncategorised(std::string_view name) {
+  for (const std::string_view prefix :
+       {"aten::", "autograd::", "torch::", "prim::", "profiler::", "c10::"})
+    if (startsWith(name, prefix)) return KinetoCategory::CpuOp;
+  if (isAutogradNode(name)) return KinetoCategory::CpuOp;
+  for (const std::string_view prefix : {"cuda", "cu", "hip"})
+    if (name.size() > prefix.size() && startsWith(name, prefix) && isUpper(name[prefix.size()]))
+      return KinetoCategory::Launch;
+  return KinetoCategory::Missing;
 }
 
 }  // namespace ps::trace::import

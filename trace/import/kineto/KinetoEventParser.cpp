@@ -225,7 +225,7 @@ struct KinetoEventParser::Impl {
       }
       if (havePhase && haveCategory && isUninteresting(e, haveName)) return simdjson::SUCCESS;
     }
-    if (!haveCategory) e.category = KinetoCategory::Missing;
+    if (!haveCategory) e.category = kinetoCategoryOfUncategorised(e.name);
     if (argsPending && needsArgs(e) && !isUninteresting(e, haveName)) return parseLateArgs(e);
     return simdjson::SUCCESS;
   }
