@@ -73,8 +73,8 @@ TEST_P(FitNamesTheSchedule, AndItsReplayIsTheRun) {
 INSTANTIATE_TEST_SUITE_P(Schedules, FitNamesTheSchedule,
                          ::testing::Values(Case{"1f1b", 4, 8, 1}, Case{"gpipe", 4, 6, 1},
                                            Case{"zb-h1", 4, 8, 1},
-                                           Case{"interleaved-1f1b", 4, 8, 2},
-                                           Case{"zb-v", 4, 8, 2}),
+                                           Case{"interleaved-1f1b", 4, 8, 2}, Case{"zb-v", 4, 8, 2},
+                                           Case{"dualpipe-v", 4, 8, 2}),
                          [](const auto& param) {
                            std::string n = param.param.schedule;
                            for (char& ch : n)
@@ -154,6 +154,27 @@ TEST(PlanFit, AnUnknownOrderBecomesAScheduleFile) {
   ASSERT_TRUE(written.ok()) << written.error();
   EXPECT_EQ(*written, writeTorchCsvComputeOnly(*base));
   EXPECT_LT(std::abs(fit->quality.stepError()), 0.001) << fitReportText(*fit);
+}
+
+// A forward and a backward that ran overlapped (DualPipe's chunks on a GPU: the simulator runs an
+// overlap unit's two ops back to back, so this run is built by hand): the recorded order keeps
+// them as one unit, written as torch writes it, "(0F1;0B0)OVERLAP_F_B".
+TEST(PlanFit, OverlappedPairsStayOverlapped) {
+  trace::RunTrace run;
+  run.info.id = 3;
+  run.ranks.resize(1);
+  trace::OpColumns& lane = run.ranks[0].lane(trace::Lane::Compute);
+  lane.push(0, 100, trace::OpKind::F, 0, 0, 0, -1, -1, -1);
+  lane.push(100, 200, trace::OpKind::F, 0, 1, 0, -1, -1, -1);
+  lane.push(150, 300, trace::OpKind::B, 0, 0, 0, -1, -1, -1);
+  lane.push(300, 400, trace::OpKind::B, 0, 1, 0, -1, -1, -1);
+  auto program = readRecordedProgram(run, {0});
+  ASSERT_TRUE(program.ok()) << program.error();
+  ASSERT_EQ(program->programs[0].size(), 4u);
+  EXPECT_FALSE(program->programs[0][0].overlapNext);
+  EXPECT_TRUE(program->programs[0][1].overlapNext);
+  EXPECT_FALSE(program->programs[0][2].overlapNext);
+  EXPECT_EQ(recordedScheduleCsv(*program), "0F0,(0F1;0B0)OVERLAP_F_B,0B1\n");
 }
 
 // Ops whose labels were not recognised have no stage: the fit refuses and says what to do.
