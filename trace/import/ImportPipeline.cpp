@@ -90,6 +90,16 @@ void warnAboutFigures(ImportedRun& run) {
         " step: cross-rank timing (waits, bubble) is unreliable; try another --align mode");
 }
 
+// Frees what the op builder read (events, names, steps, memory samples); the file's identity and
+// metadata stay.
+void releaseEvents(RawRankTrace& raw) {
+  std::vector<RawEvent>().swap(raw.events);
+  std::vector<std::string>().swap(raw.names);
+  std::vector<StepRange>().swap(raw.steps);
+  std::vector<RawMemorySample>().swap(raw.memory);
+  std::vector<StatedOp>().swap(raw.statedOps);
+}
+
 }  // namespace
 
 Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const ImportOptions& options,
@@ -159,6 +169,9 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
     ranks[r] = std::move(*built);
     wall[r] = raw.wallClockOffsetNs;
     run.files.push_back({raw.file, source, raw.warnings});
+    // Its ops are built: the rank's events are not needed again (only its file, host and
+    // device below), so a set of many large files never holds its raw events and ops at once.
+    releaseEvents(raw);
   }
   std::size_t total = 0;
   for (const auto& r : ranks)
@@ -193,6 +206,13 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
   if (!oneClock) run.peerWaits = splitPeerWaits(ranks);
   if (minStep == INT32_MAX) minStep = 0;
   int maxStage = -1, maxMb = -1;
+  std::size_t opCount = 0, sampleCount = 0;
+  for (const auto& rank : ranks) {
+    opCount += rank.ops.size();
+    sampleCount += rank.memory.size();
+  }
+  run.ops.reserve(opCount);
+  run.memory.reserve(sampleCount);
   for (auto& rank : ranks) {
     for (auto& op : rank.ops) {
       op.start_ns -= origin;
@@ -209,6 +229,7 @@ Result<ImportedRun> assembleImport(std::vector<RawRankTrace> traces, const Impor
     run.ops.insert(run.ops.end(), std::make_move_iterator(rank.ops.begin()),
                    std::make_move_iterator(rank.ops.end()));
     run.memory.insert(run.memory.end(), rank.memory.begin(), rank.memory.end());
+    rank = RankOps{};  // moved into the run: freed now, not at the end
   }
 
   run.coverage = busyCoverage(run.ops);

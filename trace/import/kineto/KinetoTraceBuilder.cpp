@@ -217,9 +217,12 @@ void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs
   // Projection material: host ranges, and the GPU work their launches name.
   if (raw.source == EventSource::CpuAnnotation) {
     projection_.ranges.push_back({raw.track, trace_.events.size()});
-  } else if (raw.source != EventSource::GpuAnnotation && !event.correlation.empty()) {
-    if (const auto id = parseInteger(event.correlation); id && *id > 0)
-      projection_.gpuWork.push_back({*id, startNs, endNs, raw.track});
+  } else if (raw.source != EventSource::GpuAnnotation && !event.correlation.empty() &&
+             trace_.events.size() <= UINT32_MAX) {
+    if (const auto id = parseInteger(event.correlation); id && *id > 0) {
+      workCorrelation_.push_back(*id);
+      workEvent_.push_back(static_cast<std::uint32_t>(trace_.events.size()));
+    }
   }
   trace_.events.push_back(raw);
 }

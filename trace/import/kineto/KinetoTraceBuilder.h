@@ -80,6 +80,11 @@ class KinetoTraceBuilder {
   std::vector<NcclPeer> ncclPeers_;
   std::vector<CopyPeer> copyPeers_;
   ProjectionMaterial projection_;  // CPU ranges -> launches -> GPU work (GpuProjection.h)
+  // The GPU work's correlation ids and events, 12 bytes a kernel instead of a GpuWork's 32: the
+  // work's times and stream are in the event already. Made into projection_.gpuWork at the end
+  // only when some range is left to project (a file with gpu_user_annotation has none).
+  std::vector<std::int64_t> workCorrelation_;
+  std::vector<std::uint32_t> workEvent_;
   std::vector<Launch>* lastLaunches_ = nullptr;  // the last launch's thread's list
   std::int32_t lastLaunchTrack_ = -1;
   std::unordered_map<std::uint64_t, std::int32_t> statedIndex_;  // StatedOp key -> its index

@@ -85,6 +85,16 @@ void KinetoTraceBuilder::projectToGpu() {
                               }),
                ranges.end());
   lastLaunches_ = nullptr;
+  if (!ranges.empty()) {
+    auto& work = projection_.gpuWork;
+    work.reserve(workEvent_.size());
+    for (std::size_t i = 0; i < workEvent_.size(); ++i) {
+      const RawEvent& e = trace_.events[workEvent_[i]];
+      work.push_back({workCorrelation_[i], e.start_ns, e.end_ns, e.track});
+    }
+  }
+  std::vector<std::int64_t>().swap(workCorrelation_);
+  std::vector<std::uint32_t>().swap(workEvent_);
   if (projectRangesToGpu(trace_, projection_) > 0) assignAnnotationDepths(trace_);
 }
 
