@@ -7,6 +7,7 @@
 #include <QPushButton>
 #include <QStatusBar>
 
+#include "ui/CompareModel.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
 #include "ui/PlanPanel.h"
@@ -55,6 +56,12 @@ void MainWindow::onSaveBegan(qint64 placeholder, qint64 id) {
   if (current_ == run) {
     area_->retitle(*run);
     listRuns(false, id);
+  } else if (compared_ == run) {
+    // B of a comparison (a what-if beside its import): its file id in the title and the table.
+    area_->retitleCompared(*run);
+    compare_->setRuns(current_->analysis, compared_->analysis);
+    listRuns(false, current_->id());
+    history_->selectPair(current_->id(), id);
   } else {
     listRuns(false, history_->currentRun());
   }

@@ -119,6 +119,10 @@ void TimelineArea::retitle(const LoadedRun& run) {
   primary_->setTitle(timelineTitle(run, comparing() ? "A" : QString()));
 }
 
+void TimelineArea::retitleCompared(const LoadedRun& run) {
+  if (comparing()) compared_->setTitle(timelineTitle(run, "B"));
+}
+
 void TimelineArea::growRun(const std::shared_ptr<const LoadedRun>& run) {
   primary_->setTitle(timelineTitle(*run, {}));
   timeline()->growRun(run->trace, run->analysis.steps);

@@ -32,6 +32,8 @@ class TimelineArea : public QWidget {
   bool comparing() const;
   // The primary timeline's title again, for `run` (an unsaved run that now has its file id).
   void retitle(const LoadedRun& run);
+  // The same for the compared timeline (B: a what-if saved while compared with its import).
+  void retitleCompared(const LoadedRun& run);
   // A newer read of the run shown (followed live): the view stays where the user put it.
   void growRun(const std::shared_ptr<const LoadedRun>& run);
   // `run`'s explanation (bubble causes, critical path) on whichever timeline shows it.

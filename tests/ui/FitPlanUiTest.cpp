@@ -92,6 +92,11 @@ TEST(FitPlanUi, FitThenDragABoundaryComparesWhatIfsWithTheImport) {
   EXPECT_EQ(model->headerData(1, Qt::Horizontal).toString(), "A: run 1");
   // Stage 0 now holds 6 of 16 layers: the step is longer than the recorded one.
   EXPECT_NE(model->data(model->index(0, 4)).toString(), "1.000×");
+  // Saved meanwhile: B is called by its file id, in the table and above its timeline.
+  EXPECT_EQ(model->headerData(2, Qt::Horizontal).toString(), "B: run 3");
+  auto* title = w.findChild<QLabel*>("compareTimelineTitle");
+  ASSERT_NE(title, nullptr);
+  EXPECT_TRUE(title->text().startsWith("B · run 3")) << title->text().toStdString();
 }
 
 }  // namespace
