@@ -83,9 +83,10 @@ Result<RecordedProgram> readRecordedProgram(const trace::RunTrace& run,
     }
   }
   if (unlabelled > 0)
-    return Error{what + ": " + std::to_string(unlabelled) +
-                 " forward/backward ops have no stage or micro-batch (labels not recognised): "
-                 "map them with an import rules file, then fit"};
+    return Error{
+        what + ": " + std::to_string(unlabelled) +
+        " forward/backward ops have no stage or micro-batch (their labels do not say which): "
+        "give them one with an import rules file (\"stage\", \"microbatch\"), then fit"};
   if (stageRank.empty()) return Error{what + " has no forward or backward ops to fit a plan to"};
   p.stages = stageRank.rbegin()->first + 1;
   for (int s = 0; s < p.stages; ++s) {
