@@ -16,31 +16,40 @@ namespace ps::runtime::fit {
 namespace {
 
 using OpKey = std::tuple<int, int, int, int, std::size_t>;  // rank, kind, stage, mb, step index
+struct OpEnd {
+  OpKey key;
+  std::int64_t end = 0;  // from its step's start
+  bool operator<(const OpEnd& o) const { return key < o.key; }
+};
 
 // Per compute op of the steps at `positions` (indexes into the run's complete steps, whose
-// numbers are `stepNumbers`), its end from its step's start.
-std::map<OpKey, std::int64_t> opEnds(const trace::RunTrace& run, const trace::RunAnalysis& a,
-                                     const RecordedProgram& p, const std::vector<int>& stepNumbers,
-                                     bool normalise) {
+// numbers are `stepNumbers`), its end from its step's start; sorted by key (a sorted vector, not
+// a map: a million inserts into a tree were a fifth of a fit).
+std::vector<OpEnd> opEnds(const trace::RunTrace& run, const trace::RunAnalysis& a,
+                          const RecordedProgram& p, const std::vector<int>& stepNumbers,
+                          const std::vector<int>& positions, bool normalise) {
   std::map<int, std::pair<std::size_t, std::int64_t>> stepOf;  // number -> (index, start)
   for (const trace::StepStats& s : a.steps) {
     const auto it = std::find(stepNumbers.begin(), stepNumbers.end(), s.step);
-    if (it != stepNumbers.end())
-      stepOf[s.step] = {static_cast<std::size_t>(it - stepNumbers.begin()), s.start_ns};
+    if (it == stepNumbers.end()) continue;
+    const auto index = static_cast<int>(it - stepNumbers.begin());
+    if (std::find(positions.begin(), positions.end(), index) == positions.end()) continue;
+    stepOf[s.step] = {static_cast<std::size_t>(index), s.start_ns};
   }
-  std::map<OpKey, std::int64_t> ends;
+  std::vector<OpEnd> ends;
   for (std::size_t r = 0; r < run.ranks.size(); ++r) {
     const trace::OpColumns& lane = run.ranks[r].lane(trace::Lane::Compute);
     for (std::size_t i = 0; i < lane.size(); ++i) {
       const auto it = stepOf.find(lane.step[i]);
       if (it == stepOf.end() || lane.stage[i] < 0 || lane.microbatch[i] < 0) continue;
-      const std::size_t index = it->second.first;
       const int mb = normalise ? p.microbatchIndex(p.stepIndexOf(lane.step[i]), lane.microbatch[i])
                                : lane.microbatch[i];
-      ends[{static_cast<int>(r), static_cast<int>(lane.kind[i]), lane.stage[i], mb, index}] =
-          lane.end[i] - it->second.second;
+      ends.push_back({{static_cast<int>(r), static_cast<int>(lane.kind[i]), lane.stage[i], mb,
+                       it->second.first},
+                      lane.end[i] - it->second.second});
     }
   }
+  std::sort(ends.begin(), ends.end());
   return ends;
 }
 
@@ -75,8 +84,7 @@ void summarise(const trace::RunAnalysis& a, const std::vector<int>& positions, i
 
 // The fitted plan simulated at link latency `latencyNs`, compared with the run.
 Result<FitQuality> replay(BuiltPlan& built, double latencyNs, const Measured& m,
-                          const RecordedProgram& p, bool withResiduals,
-                          const std::atomic<bool>* cancel) {
+                          const RecordedProgram& p, const std::atomic<bool>* cancel) {
   built.cost.defaultLink.latencyNs = latencyNs;
   auto sim = simulate(built.plan, built.graph, built.cost, cancel);
   if (!sim) return Error{"fit: replay: " + sim.error()};
@@ -90,21 +98,19 @@ Result<FitQuality> replay(BuiltPlan& built, double latencyNs, const Measured& m,
   for (int r = 0; r < p.ranks; ++r)
     q.ranks.push_back({r, measuredRanks[static_cast<std::size_t>(r)],
                        predictedRanks[static_cast<std::size_t>(r)]});
-  if (!withResiduals) return q;
   std::vector<int> simSteps;
   for (std::size_t i = 0; i < p.steps.size(); ++i)
     simSteps.push_back(static_cast<int>(i));
-  const auto want = opEnds(m.run, m.analysis, p, p.steps, true);
-  const auto got = opEnds(predicted, pa, p, simSteps, false);
-  for (const auto& [key, end] : want) {
-    const auto it = got.find(key);
-    if (it == got.end()) continue;
-    const auto [rank, kind, stage, mb, index] = key;
-    if (std::find(m.fitPositions.begin(), m.fitPositions.end(), static_cast<int>(index)) ==
-        m.fitPositions.end())
-      continue;
+  const auto want = opEnds(m.run, m.analysis, p, p.steps, m.fitPositions, true);
+  const auto got = opEnds(predicted, pa, p, simSteps, m.fitPositions, false);
+  auto g = got.begin();
+  for (const OpEnd& w : want) {
+    g = std::lower_bound(g, got.end(), w);
+    if (g == got.end()) break;
+    if (g->key != w.key) continue;
+    const auto [rank, kind, stage, mb, index] = w.key;
     q.worst.push_back(
-        {rank, static_cast<trace::OpKind>(kind), stage, mb, p.steps[index], end, it->second});
+        {rank, static_cast<trace::OpKind>(kind), stage, mb, p.steps[index], w.end, g->end});
   }
   const auto bySize = [](const OpResidual& a, const OpResidual& b) {
     return std::llabs(a.predictedEndNs - a.measuredEndNs) >
@@ -117,17 +123,50 @@ Result<FitQuality> replay(BuiltPlan& built, double latencyNs, const Measured& m,
   return q;
 }
 
+// The replay's mean step span over the fit steps straight from the simulation's compute records
+// (the latency search needs nothing else: building and analysing a RunTrace per probe was most
+// of a fit's time).
+Result<std::int64_t> replayStepNs(BuiltPlan& built, double latencyNs, const Measured& m,
+                                  const std::atomic<bool>* cancel) {
+  built.cost.defaultLink.latencyNs = latencyNs;
+  auto sim = simulate(built.plan, built.graph, built.cost, cancel);
+  if (!sim) return Error{"fit: replay: " + sim.error()};
+  std::vector<std::int64_t> first(static_cast<std::size_t>(built.plan.steps), INT64_MAX),
+      last(static_cast<std::size_t>(built.plan.steps), INT64_MIN);
+  for (const SimRecord& r : sim->records) {
+    if (!trace::isCompute(r.kind) || r.step < 0 || r.step >= built.plan.steps) continue;
+    first[static_cast<std::size_t>(r.step)] =
+        std::min(first[static_cast<std::size_t>(r.step)], r.start_ns);
+    last[static_cast<std::size_t>(r.step)] =
+        std::max(last[static_cast<std::size_t>(r.step)], r.end_ns);
+  }
+  double span = 0;
+  int n = 0;
+  for (int pos : m.fitPositions) {
+    if (pos < 0 || pos >= built.plan.steps || first[static_cast<std::size_t>(pos)] == INT64_MAX)
+      continue;
+    span += static_cast<double>(last[static_cast<std::size_t>(pos)] -
+                                first[static_cast<std::size_t>(pos)]);
+    ++n;
+  }
+  return n > 0 ? std::llround(span / n) : 0;
+}
+
 // The latency at which the replay's step time meets the measured one (bisection: the step
 // time does not fall as latency grows). Stays at the measured fit when that is already within
 // 0.5 %, and at 0 when even free links give a longer step.
 Result<double> fitLatency(BuiltPlan& built, double measuredLatency, const Measured& m,
                           const RecordedProgram& p, const std::atomic<bool>* cancel) {
-  auto first = replay(built, measuredLatency, m, p, false, cancel);
+  auto first = replayStepNs(built, measuredLatency, m, cancel);
   if (!first) return std::move(first).takeError();
-  const FitQuality& base = *first;
-  const auto target = static_cast<double>(base.measuredStepNs);
-  const auto error = [&](const FitQuality& q) {
-    return (static_cast<double>(q.predictedStepNs) - target) / target;
+  const std::int64_t base = *first;
+  std::int64_t measuredNs = 0;
+  double unusedBubble = 0;
+  std::vector<double> unusedRanks;
+  summarise(m.analysis, m.fitPositions, p.ranks, measuredNs, unusedBubble, unusedRanks);
+  const auto target = static_cast<double>(measuredNs);
+  const auto error = [&](std::int64_t predicted) {
+    return (static_cast<double>(predicted) - target) / target;
   };
   if (target <= 0 || std::abs(error(base)) < 0.005) return measuredLatency;
   double lo = 0, hi = measuredLatency;
@@ -137,7 +176,7 @@ Result<double> fitLatency(BuiltPlan& built, double measuredLatency, const Measur
   }
   for (int i = 0; i < 40 && hi - lo > 1.0; ++i) {
     const double mid = (lo + hi) / 2;
-    auto q = replay(built, mid, m, p, false, cancel);
+    auto q = replayStepNs(built, mid, m, cancel);
     if (!q) return std::move(q).takeError();
     if (std::abs(error(*q)) < 0.001) return mid;
     (error(*q) < 0 ? lo : hi) = mid;
@@ -202,7 +241,7 @@ Result<FittedPlan> fitPlan(const trace::RunTrace& run, const FitOptions& options
     model.defaultLink.latencyNs = *latency;
     fit.spec.costs = std::make_shared<const CostModel>(model);
   }
-  auto quality = replay(*built, fit.fittedLatencyNs, m, fit.program, true, cancel);
+  auto quality = replay(*built, fit.fittedLatencyNs, m, fit.program, cancel);
   if (!quality) return std::move(quality).takeError();
   fit.quality = std::move(*quality);
   if (cancel != nullptr && cancel->load()) return Error{"fit cancelled"};
