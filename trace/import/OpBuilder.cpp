@@ -65,6 +65,7 @@ int guessedPeer(OpKind kind, int rank, int numRanks) {
 struct LabelInfo {
   bool stepMarker = false;
   bool backendCall = false;  // "gloo:send", "c10d::recv_": OpRecognizer::isBackendCall
+  bool ncclLaunch = false;   // "nccl:coalesced", "record_param_comms": isNcclLaunchRange
   std::optional<RecognizedOp> op;
 };
 
@@ -77,6 +78,7 @@ void RecognitionStats::merge(const RecognitionStats& other) {
     unknownLabels[label] += n;
   recognisedLabels += other.recognisedLabels;
   nestedTransfers += other.nestedTransfers;
+  launchRanges += other.launchRanges;
 }
 
 Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
@@ -100,6 +102,7 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
       const std::string& name = raw.names[e.name];
       labels[e.name].stepMarker = OpRecognizer::isStepMarker(name);
       labels[e.name].backendCall = OpRecognizer::isBackendCall(name);
+      labels[e.name].ncclLaunch = OpRecognizer::isNcclLaunchRange(name);
       if (!labels[e.name].stepMarker) labels[e.name].op = recognizer.recognize(name);
     }
     if (e.source == EventSource::GpuAnnotation) hasGpuVersion.insert(e.name);
@@ -118,6 +121,21 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     return op;
   };
 
+  // An NCCL launch range is the CPU side of the transfer its kernel did, when the kernels are in
+  // the trace: the kernel, or the labelled range that holds it, is the op. So are the ranges
+  // that launched nothing (batch_isend_irecv's "nccl:send" launches from "nccl:coalesced"; an
+  // older file links no call to its kernel) and unrecognised ones projected onto the kernel
+  // ("nccl:coalesced", "record_param_comms"). A recognised one projected onto its kernel stays:
+  // it is the op that holds the kernel, under its torch name.
+  const bool ncclKernels = std::any_of(raw.events.begin(), raw.events.end(), [](const RawEvent& e) {
+    return e.source == EventSource::NcclKernel;
+  });
+  auto launchRange = [&](const RawEvent& e) {
+    const LabelInfo& info = labels[e.name];
+    return ncclKernels && e.stated < 0 && info.ncclLaunch &&
+           (e.source == EventSource::CpuAnnotation || !info.op);
+  };
+
   // A transfer is its outermost labelled range: the c10d / backend calls inside a labelled send
   // or receive are part of it, not ops of their own (NestedTransfers.h).
   std::vector<std::uint8_t> sides(raw.events.size(), 0);
@@ -125,6 +143,7 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     const RawEvent& e = raw.events[i];
     if (!isAnnotation(e.source) || e.name < 0 || e.stated >= 0) continue;
     const LabelInfo& info = labels[e.name];
+    if (launchRange(e)) continue;
     if (!info.op || (e.source == EventSource::CpuAnnotation && hasGpuVersion.count(e.name)))
       continue;
     sides[i] = transferSides(*info.op);
@@ -152,6 +171,10 @@ Result<RankOps> buildRankOps(const RawRankTrace& raw, int rank, int numRanks,
     const LabelInfo& info = labels[e.name];
     if (!stated && info.stepMarker) continue;
     if (e.source == EventSource::CpuAnnotation && hasGpuVersion.count(e.name)) continue;
+    if (launchRange(e)) {
+      ++stats.launchRanges;
+      continue;
+    }
     if (!stated && !info.op) {
       ++stats.unknownLabels[raw.names[e.name]];
       out.ops.push_back(makeOp(e, OpKind::OTHER));

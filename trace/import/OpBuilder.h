@@ -41,6 +41,9 @@ struct RecognitionStats {
   // Recognised ranges inside a labelled transfer of the same side, folded into it
   // (NestedTransfers.h): the gloo:send / c10d::send calls of a labelled send.
   std::int64_t nestedTransfers = 0;
+  // NCCL launch ranges (OpRecognizer::isNcclLaunchRange) of a rank whose NCCL kernels are in the
+  // trace, folded into the op of the kernel they launched: the CPU side of the same transfer.
+  std::int64_t launchRanges = 0;
   void merge(const RecognitionStats& other);
 };
 

@@ -179,6 +179,10 @@ bool OpRecognizer::isBackendCall(std::string_view label) {
   return backendOf(label).has_value();
 }
 
+bool OpRecognizer::isNcclLaunchRange(std::string_view label) {
+  return label.starts_with("nccl:") || label == "record_param_comms";
+}
+
 bool OpRecognizer::isStepMarker(std::string_view label) {
   return label.starts_with("ProfilerStep#");
 }

@@ -43,6 +43,11 @@ class OpRecognizer {
   // so it is never numbered by order (OrderedMicrobatches.h); inside a labelled transfer it is
   // part of that transfer (NestedTransfers.h).
   static bool isBackendCall(std::string_view label);
+  // torch.distributed's ranges around an NCCL call: "nccl:send", "nccl:coalesced" (where
+  // batch_isend_irecv launches the kernels of its group) and "record_param_comms". Where the
+  // trace has the NCCL kernels, the kernel (or the labelled range that holds it) is the transfer
+  // and these are its CPU side (OpBuilder).
+  static bool isNcclLaunchRange(std::string_view label);
 
  private:
   MappingRules userRules_;

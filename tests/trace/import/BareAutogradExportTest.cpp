@@ -92,6 +92,7 @@ TEST(BareAutogradExport, FrameworkRangesAreCpuOpsAndOtherLabelsStay) {
 TEST(BareAutogradExport, CategoryByName) {
   EXPECT_EQ(kinetoCategoryOfUncategorised("aten::mm"), KinetoCategory::CpuOp);
   EXPECT_EQ(kinetoCategoryOfUncategorised("MmBackward0"), KinetoCategory::CpuOp);
+  EXPECT_EQ(kinetoCategoryOfUncategorised("record_param_comms"), KinetoCategory::CpuOp);
   EXPECT_EQ(kinetoCategoryOfUncategorised("NativeLayerNormBackward"), KinetoCategory::CpuOp);
   EXPECT_EQ(kinetoCategoryOfUncategorised("cudaStreamSynchronize"), KinetoCategory::Launch);
   EXPECT_EQ(kinetoCategoryOfUncategorised("hipLaunchKernel"), KinetoCategory::Launch);

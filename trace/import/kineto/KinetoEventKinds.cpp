@@ -97,15 +97,15 @@ KinetoCategory kinetoCategoryOf(std::string_view cat) {
 
 // The autograd profiler's own export writes no "cat": its ranges are the user's labels and the
 // framework's own work alike. What Kineto would file as cpu_op (ATen and TorchScript ops, autograd
-// nodes and engine calls, profiler bookkeeping) is a CPU op, the CUDA / HIP runtime and driver
-// calls are launches (a correlation id, when the file has one, links them to their GPU work);
-// anything else is a label. c10d's calls stay labels: in such a file they are the transfers
+// nodes and engine calls, profiler and c10d bookkeeping) is a CPU op, the CUDA / HIP runtime and
+// driver calls are launches (a correlation id, when the file has one, links them to their GPU
+// work); anything else is a label. c10d's calls stay labels: in such a file they are the transfers
 // (NestedTransfers folds them into a labelled one).
 KinetoCategory kinetoCategoryOfUncategorised(std::string_view name) {
   for (const std::string_view prefix :
        {"aten::", "autograd::", "torch::", "prim::", "profiler::", "c10::"})
     if (startsWith(name, prefix)) return KinetoCategory::CpuOp;
-  if (isAutogradNode(name)) return KinetoCategory::CpuOp;
+  if (isAutogradNode(name) || name == "record_param_comms") return KinetoCategory::CpuOp;
   for (const std::string_view prefix : {"cuda", "cu", "hip"})
     if (name.size() > prefix.size() && startsWith(name, prefix) && isUpper(name[prefix.size()]))
       return KinetoCategory::Launch;
