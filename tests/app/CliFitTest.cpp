@@ -92,13 +92,17 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   return s;
 }
 
-// The closed loop. The prediction's error is printed for the record. The suite runs alone
-// (RUN_SERIAL: its name ends in Serial), yet the bound asserted is looser than the 10 % aimed
-// at: the cpu backend's four rank threads share two cores, and their times move with whatever
-// else the machine runs between the fitted run and the what-ifs.
+// The closed loop, compared over the steps after the first on both sides. The prediction's error
+// is printed for the record (seen on a quiet 2-core machine: M 16 +3.0 / -8.9 %, zb-h1 -8.0 /
+// -6.8 %). The suite runs alone (RUN_SERIAL: its name ends in Serial), yet the bound asserted is
+// 15 %, not the 10 % aimed at: real times move with whatever else the machine runs between the
+// fitted run and the what-ifs, and zb-h1's W share is assumed (half of B), not measured.
 TEST(CliFitClosedLoopSerial, PredictsWhatIfsThatReallyRun) {
   TempDir dir;
-  const std::string imported = importedCpuRun(dir, {"--preset", "1f1b"});
+  // P 2: one rank thread per core. With P 4 on two cores the ops slow down with the number of
+  // ranks computing at once (measured: predictions 10-16 % short, M 16 and zb-h1 both run more
+  // ranks at once than the fitted M 8), which the simulator's independent devices do not have.
+  const std::string imported = importedCpuRun(dir, {"--preset", "1f1b", "--stages", "2"});
   const std::string plan = dir.file("fitted.json");
   const auto fit = cli({"fit", imported, "--out", plan});
   ASSERT_EQ(fit.exit_code, 0) << fit.err;
@@ -114,17 +118,20 @@ TEST(CliFitClosedLoopSerial, PredictsWhatIfsThatReallyRun) {
     ASSERT_EQ(sim.exit_code, 0) << sim.err;
     const auto run = cli({"run", "--preset", file, "--backend", "cpu", "--db", db});
     ASSERT_EQ(run.exit_code, 0) << run.err;
+    // Both sides over the steps after the first: the prediction has no warm-up step, and the
+    // fit's measured_step_ns is the mean of a run's steps after its first (its warm-up:
+    // allocation, page faults, thread start), as the fitted plan's costs are.
     const auto predicted = cli({"report", db, "--run", "1", "--json"});
-    const auto measured = cli({"report", db, "--run", "2", "--json"});
+    const auto measured = cli({"fit", db, "--run", "2", "--json"});
     ASSERT_EQ(predicted.exit_code, 0) << predicted.err;
     ASSERT_EQ(measured.exit_code, 0) << measured.err;
     const double p = number(predicted.out, "step_time_ns");
-    const double m = number(measured.out, "step_time_ns");
+    const double m = number(measured.out, "measured_step_ns");
     const double error = (p - m) / m;
     std::cout << "closed loop " << name << ": predicted " << p / 1e6 << " ms, measured " << m / 1e6
               << " ms, error " << error * 100 << " %\n";
     RecordProperty(name + "_error_percent", std::to_string(error * 100));
-    EXPECT_LT(std::abs(error), 0.25) << name;
+    EXPECT_LT(std::abs(error), 0.15) << name;
   }
 }
 
