@@ -27,7 +27,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace ps::runtime;
 
-double since(Clock::time_point t0) {
+double secondsSinceFit(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
@@ -49,7 +49,7 @@ void BM_FitPlanMillionOps(benchmark::State& state) {
   auto t0 = Clock::now();
   auto sim =
       graph ? simulate(*repeated, *graph, *cost) : ps::Result<SimResult>(ps::Error{graph.error()});
-  const double simulateS = since(t0);
+  const double simulateS = secondsSinceFit(t0);
   if (!sim) {
     state.SkipWithError(sim.error().c_str());
     return;
@@ -78,7 +78,7 @@ void BM_FitPlanMillionOps(benchmark::State& state) {
   for (auto _ : state) {
     t0 = Clock::now();
     auto fit = fit::fitPlan(*run);
-    fastest = std::min(fastest, since(t0));
+    fastest = std::min(fastest, secondsSinceFit(t0));
     if (!fit) {
       state.SkipWithError(fit.error().c_str());
       return;
