@@ -109,7 +109,39 @@ else
   grep -q '"check": "build", "result": "not run (deadline)"' "$JSON" || fail "deadline: $JSON"
 fi
 
-# 7. A bad --deadline: one line naming the value, exit 2.
+# 7. The whole script on fakes (nvcc writes a probe that prints a copy rate; the GPU tests are
+# scripts printing gtest output, one with a skip; no CLI): the probe's lines and figure, the
+# build time, a skip failing with its reason beside it, every later stage failing, no hang.
+cat >"$T/cuda/bin/nvcc" <<'SH'
+#!/bin/sh
+case "$*" in *--version*) echo "Cuda compilation tools, release 13.0, V13.0.48"; exit 0 ;; esac
+out=""
+while [ $# -gt 0 ]; do if [ "$1" = -o ]; then out=$2; fi; shift; done
+printf '#!/bin/sh\necho "on-device cudaMemcpyAsync 16 MiB: 12.5 us each"\n' >"$out"
+chmod +x "$out"
+SH
+touch "$T/probe.cu"
+mkdir -p "$T/build/tests/kernels" "$T/build/tests/runtime"
+cat >"$T/build/tests/kernels/kernels_tests" <<'SH'
+#!/bin/sh
+printf '%s\n' '[ RUN      ] CudaGreenContext.Streams' 'x.cpp:9: Skipped' \
+  'cuGreenCtxStreamCreate is NULL' '[  SKIPPED ] CudaGreenContext.Streams (0 ms)' \
+  '[ RUN      ] CudaGemm.Nn' '[       OK ] CudaGemm.Nn (1 ms)' '[  PASSED  ] 1 test.' \
+  '[  SKIPPED ] 1 test, listed below:' '[  SKIPPED ] CudaGreenContext.Streams'
+SH
+printf '#!/bin/sh\necho "[ RUN      ] CudaAlloc.Reuse"\necho "[       OK ] CudaAlloc.Reuse (0 ms)"\n' \
+  >"$T/build/tests/runtime/runtime_tests"
+chmod +x "$T/cuda/bin/nvcc" "$T/build/tests/kernels/kernels_tests" "$T/build/tests/runtime/runtime_tests"
+FAKE_DRIVER=580.65.06 FAKE_CC=9.0 PIPESCOPE_FIRST_LIGHT_PROBE=$T/probe.cu run_case fakes --deadline 25
+expect_rc fakes 1
+expect fakes '^on-device cudaMemcpyAsync 16 MiB: 12\.5 us each'
+expect fakes '^first-light probe +PASS +exit 0; 12\.5 us per 16 MiB copy'
+expect fakes '^gpu-check: build took [0-9]+ s'
+expect fakes '^GPU tests: kernels_tests +FAIL +1 passed, 0 failed, 1 skipped; skipped CudaGreenContext\.Streams: cuGreenCtxStreamCreate is NULL'
+expect fakes '^GPU tests: runtime_tests +PASS +1 passed, 0 failed, 0 skipped'
+expect fakes '^bench_cuda_run +FAIL'
+
+# 8. A bad --deadline: one line naming the value, exit 2.
 run_case bad-deadline --deadline soon
 expect_rc bad-deadline 2
 expect bad-deadline "^gpu-check: --deadline 'soon': expected a whole number of seconds"
