@@ -34,26 +34,9 @@ void checkDriver(CUresult rc, const char* what) {
                     (name ? name : "driver error " + std::to_string(static_cast<int>(rc))));
 }
 
-// cuStreamGetCtx of the CUDA 12.5 ABI (cuStreamGetCtx_v2): also names the stream's green context.
-// Not in DriverApi; null when the driver is older (then smCount() stays 0).
-using StreamGetCtxV2 = CUresult (*)(CUstream, CUcontext*, CUgreenCtx*);
-StreamGetCtxV2 streamGetCtxV2() {
-  static const StreamGetCtxV2 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult status{};
-    if (cudaGetDriverEntryPointByVersion("cuStreamGetCtx", &p, 12050, cudaEnableDefault, &status) ==
-            cudaSuccess &&
-        status == cudaDriverEntryPointSuccess)
-      return reinterpret_cast<StreamGetCtxV2>(p);
-    cudaGetLastError();
-    return StreamGetCtxV2{};
-  }();
-  return fn;
-}
-
 }  // namespace
 
-CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream)
+CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream, CUgreenCtx_st* green)
     : device_(deviceIndex), dtype_(dtype), stream_(stream), ownsStream_(stream == nullptr) {
   try {
     int count = 0;  // preset: some drivers leave it untouched on error
@@ -71,14 +54,26 @@ CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream)
     // (and readBack, which runs on it, must not wait for our queue).
     if (ownsStream_)
       checkCuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
-    // The device works in its stream's context: the primary one, or for a stream made by
-    // cuGreenCtxStreamCreate the context converted from that green context (cuStreamGetCtx
-    // returns that one), so that our kernels and cuBLAS's run on the green context's SMs.
+    // The device works in its stream's context, so that our kernels and cuBLAS's run on the
+    // green context's SMs: for a green stream the context converted from the green context its
+    // creator names (the driver's answer for the stream is unreliable, see the header), for any
+    // other stream the one cuStreamGetCtx names.
     const auto& api = driverApi();
     if (!api.streamGetCtx || !api.ctxGetCurrent || !api.ctxSetCurrent)
       throw DeviceError("the CUDA driver lacks cuStreamGetCtx/cuCtxGetCurrent/cuCtxSetCurrent");
     CUcontext context = nullptr;
-    checkDriver(api.streamGetCtx(reinterpret_cast<CUstream>(stream_), &context), "cuStreamGetCtx");
+    if (green) {
+      if (!api.ctxFromGreenCtx || !api.greenCtxGetDevResource)
+        throw DeviceError("the CUDA driver lacks cuCtxFromGreenCtx/cuGreenCtxGetDevResource");
+      checkDriver(api.ctxFromGreenCtx(&context, green), "cuCtxFromGreenCtx");
+      CUdevResource sms{};
+      checkDriver(api.greenCtxGetDevResource(green, &sms, CU_DEV_RESOURCE_TYPE_SM),
+                  "cuGreenCtxGetDevResource");
+      smCount_ = sms.sm.smCount;
+    } else {
+      checkDriver(api.streamGetCtx(reinterpret_cast<CUstream>(stream_), &context),
+                  "cuStreamGetCtx");
+    }
     context_ = context;
     makeCurrent();
     int owner = -1;
@@ -86,18 +81,6 @@ CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream)
     if (owner != device_)
       throw DeviceError("the stream given for CUDA device " + std::to_string(device_) +
                         " belongs to device " + std::to_string(owner));
-    if (const StreamGetCtxV2 getCtx = streamGetCtxV2(); getCtx && api.greenCtxGetDevResource) {
-      CUcontext primary = nullptr;
-      CUgreenCtx green = nullptr;
-      checkDriver(getCtx(reinterpret_cast<CUstream>(stream_), &primary, &green),
-                  "cuStreamGetCtx_v2");
-      if (green) {
-        CUdevResource sms{};
-        checkDriver(api.greenCtxGetDevResource(green, &sms, CU_DEV_RESOURCE_TYPE_SM),
-                    "cuGreenCtxGetDevResource");
-        smCount_ = sms.sm.smCount;
-      }
-    }
     cudaDeviceProp prop{};
     checkCuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     name_ = prop.name;

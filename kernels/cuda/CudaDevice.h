@@ -15,8 +15,8 @@
 // other GPUs; release leaves the caller's current context as it found it.
 //
 // Contexts: the device runs in the context of its stream: the device's primary context for a
-// stream of our own, or the green context of a stream made by cuGreenCtxStreamCreate (a share
-// of the SMs, runtime/cuda/CudaSmSplit.cpp). cuBLAS is then told how many SMs it has.
+// stream of our own, or the green context given with a stream made by cuGreenCtxStreamCreate (a
+// share of the SMs, runtime/cuda/CudaSmSplit.cpp). cuBLAS is then told how many SMs it has.
 //
 // Allocator: blocks are cached by rounded size. release() records an event on the stream (from a
 // pool, kept with the free block): allocate() reuses blocks in stream order without waiting,
@@ -36,16 +36,20 @@
 
 struct cublasContext;  // cublasHandle_t is cublasContext*; callers need no cuBLAS header
 struct CUctx_st;       // CUcontext is CUctx_st*; callers need no driver API header
+struct CUgreenCtx_st;  // CUgreenCtx is CUgreenCtx_st*
 
 namespace ps::kernels {
 
 class CudaDevice final : public ComputeDevice {
  public:
   // Throws DeviceError when the device cannot be opened (no such device, no driver). `stream`:
-  // a stream of the caller's (e.g. of a green context holding a share of the SMs) to run on
-  // instead of one of our own; it must be on device `deviceIndex` and outlive the device. The
-  // device then works in the stream's context (the green context, not the primary one).
-  CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream = nullptr);
+  // a stream of the caller's to run on instead of one of our own; it must be on device
+  // `deviceIndex` and outlive the device. `green`: the green context (a share of the SMs) that
+  // made `stream` with cuGreenCtxStreamCreate, if it did; the device then works in it. Given by
+  // the caller because the driver cannot be asked: cuStreamGetCtx answered NOT_SUPPORTED for
+  // green streams on older 12.x drivers, and its v2 names the primary context.
+  CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream = nullptr,
+             CUgreenCtx_st* green = nullptr);
   ~CudaDevice() override;
   CudaDevice(const CudaDevice&) = delete;
   CudaDevice& operator=(const CudaDevice&) = delete;

@@ -49,9 +49,10 @@ void CudaDevice::upload(void* dst, const void* hostSrc, std::size_t bytes) {
     return;
   }
   // Pinned (or device) memory is read by the DMA later, and the caller may reuse it as soon as
-  // we return: wait for the copy.
-  checkCuda(cudaMemcpyAsync(dst, hostSrc, bytes, cudaMemcpyHostToDevice, stream_),
-            "cudaMemcpyAsync (host to device)");
+  // we return: wait for the copy. Default: the driver reads where the source lives (unified
+  // addressing); HostToDevice would be wrong for a device (or managed) source.
+  checkCuda(cudaMemcpyAsync(dst, hostSrc, bytes, cudaMemcpyDefault, stream_),
+            "cudaMemcpyAsync (pinned or device source)");
   waitForStream("upload");
 }
 

@@ -5,57 +5,69 @@
 // machine), where libcuda.so.1 does not exist. A function the driver lacks is null.
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
 namespace ps::kernels::cuda {
 
+// Each function is looked up at the ABI version its cudaTypedefs.h typedef names
+// (PFN_<symbol>_v<version>): asked for at a lower version than the one that introduced it, the
+// driver answers "version not sufficient" and the pointer stays null (cuGreenCtxStreamCreate is
+// 12050, not 12040 like the rest of the green-context API). The member's type is that typedef,
+// so a version no typedef names does not compile; CudaDriverEntryPointsTest checks the table
+// against the header too.
+#define PS_CUDA_DRIVER_ENTRY_POINTS(X)                             \
+  X(getErrorName, cuGetErrorName, 6000)                            \
+  X(deviceGet, cuDeviceGet, 2000)                                  \
+  X(deviceGetDevResource, cuDeviceGetDevResource, 12040)           \
+  X(devSmResourceSplitByCount, cuDevSmResourceSplitByCount, 12040) \
+  X(devResourceGenerateDesc, cuDevResourceGenerateDesc, 12040)     \
+  X(greenCtxCreate, cuGreenCtxCreate, 12040)                       \
+  X(greenCtxDestroy, cuGreenCtxDestroy, 12040)                     \
+  X(greenCtxStreamCreate, cuGreenCtxStreamCreate, 12050)           \
+  X(greenCtxGetDevResource, cuGreenCtxGetDevResource, 12040)       \
+  X(ctxFromGreenCtx, cuCtxFromGreenCtx, 12040)                     \
+  X(streamDestroy, cuStreamDestroy, 4000)                          \
+  X(streamGetCtx, cuStreamGetCtx, 9020)                            \
+  X(ctxGetCurrent, cuCtxGetCurrent, 4000)                          \
+  X(ctxSetCurrent, cuCtxSetCurrent, 4000)
+
 struct DriverApi {
-  CUresult (*getErrorName)(CUresult, const char**) = nullptr;
-  CUresult (*deviceGet)(CUdevice*, int) = nullptr;
-  CUresult (*deviceGetDevResource)(CUdevice, CUdevResource*, CUdevResourceType) = nullptr;
-  CUresult (*devSmResourceSplitByCount)(CUdevResource*, unsigned int*, const CUdevResource*,
-                                        CUdevResource*, unsigned int, unsigned int) = nullptr;
-  CUresult (*devResourceGenerateDesc)(CUdevResourceDesc*, CUdevResource*, unsigned int) = nullptr;
-  CUresult (*greenCtxCreate)(CUgreenCtx*, CUdevResourceDesc, CUdevice, unsigned int) = nullptr;
-  CUresult (*greenCtxDestroy)(CUgreenCtx) = nullptr;
-  CUresult (*greenCtxStreamCreate)(CUstream*, CUgreenCtx, unsigned int, int) = nullptr;
-  CUresult (*greenCtxGetDevResource)(CUgreenCtx, CUdevResource*, CUdevResourceType) = nullptr;
-  CUresult (*streamDestroy)(CUstream) = nullptr;
-  CUresult (*streamGetCtx)(CUstream, CUcontext*) = nullptr;
-  CUresult (*ctxGetCurrent)(CUcontext*) = nullptr;
-  CUresult (*ctxSetCurrent)(CUcontext) = nullptr;
+#define PS_CUDA_DRIVER_MEMBER(member, symbol, version) PFN_##symbol##_v##version member = nullptr;
+  PS_CUDA_DRIVER_ENTRY_POINTS(PS_CUDA_DRIVER_MEMBER)
+#undef PS_CUDA_DRIVER_MEMBER
+};
+
+// The table as data: symbol and the version it is looked up at.
+struct DriverEntryPoint {
+  const char* symbol;
+  int version;
+};
+inline constexpr DriverEntryPoint kDriverEntryPoints[] = {
+#define PS_CUDA_DRIVER_ROW(member, symbol, version) {#symbol, version},
+    PS_CUDA_DRIVER_ENTRY_POINTS(PS_CUDA_DRIVER_ROW)
+#undef PS_CUDA_DRIVER_ROW
 };
 
 // Looked up once (thread-safe); every pointer null when there is no driver.
 inline const DriverApi& driverApi() {
   static const DriverApi api = [] {
     DriverApi a;
-    const auto get = [](const char* symbol, auto& fn) {
+    const auto get = [](const char* symbol, int version, auto& fn) {
       void* p = nullptr;
       cudaDriverEntryPointQueryResult status{};
-      // 12040: the ABI of CUDA 12.4, where green contexts appeared.
-      if (cudaGetDriverEntryPointByVersion(symbol, &p, 12040, cudaEnableDefault, &status) ==
+      if (cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &status) ==
               cudaSuccess &&
           status == cudaDriverEntryPointSuccess)
         fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
       else
         cudaGetLastError();
     };
-    get("cuGetErrorName", a.getErrorName);
-    get("cuDeviceGet", a.deviceGet);
-    get("cuDeviceGetDevResource", a.deviceGetDevResource);
-    get("cuDevSmResourceSplitByCount", a.devSmResourceSplitByCount);
-    get("cuDevResourceGenerateDesc", a.devResourceGenerateDesc);
-    get("cuGreenCtxCreate", a.greenCtxCreate);
-    get("cuGreenCtxDestroy", a.greenCtxDestroy);
-    get("cuGreenCtxStreamCreate", a.greenCtxStreamCreate);
-    get("cuGreenCtxGetDevResource", a.greenCtxGetDevResource);
-    get("cuStreamDestroy", a.streamDestroy);
-    get("cuStreamGetCtx", a.streamGetCtx);
-    get("cuCtxGetCurrent", a.ctxGetCurrent);
-    get("cuCtxSetCurrent", a.ctxSetCurrent);
+#define PS_CUDA_DRIVER_GET(member, symbol, version) get(#symbol, version, a.member);
+    PS_CUDA_DRIVER_ENTRY_POINTS(PS_CUDA_DRIVER_GET)
+#undef PS_CUDA_DRIVER_GET
     return a;
   }();
   return api;

@@ -64,7 +64,8 @@ std::vector<CudaDeviceInfo> cudaRankDevices(int ranks);
 
 // How runOnCuda will place `ranks` ranks, in words for the run's config: the transport
 // ("nccl", one GPU per rank, or "peer-copy", ranks sharing GPUs) and, with `smSplit`, whether
-// green contexts will split the shared GPUs' SMs ("green contexts: 4 x 32 of 132 SMs on GPU 0")
+// green contexts will split the shared GPUs' SMs ("green contexts on GPU 0: 4 ranks x 32 of its
+// 132 SMs (shares in multiples of 8)", SmShareSize.h)
 // or why not ("shared SMs: <driver's reason>").
 struct CudaPlacementNote {
   std::string transport;

@@ -25,7 +25,8 @@ Result<CostModel> calibrateCudaCosts(const ModelConfig& model, const OptimizerCo
     ~Shares() { releaseSmShares(shares); }
   } releaseShares{shares};
   try {
-    kernels::CudaDevice device(gpu, dtype, shares.empty() ? nullptr : shares.front().stream);
+    const SmShare share = shares.empty() ? SmShare{} : shares.front();
+    kernels::CudaDevice device(gpu, dtype, share.stream, share.context);
     struct TimingEvents {  // destroyed on every way out, also when a pass throws
       cudaEvent_t begin = nullptr, end = nullptr;
       ~TimingEvents() {

@@ -119,8 +119,9 @@ Result<CudaPlanCheck> checkCudaPlan(const Plan& plan, const CpuRunOptions& optio
       memoryShortfall(out.deviceOfRank, estimateRankBytes(plan, options.model, options.optimizer),
                       freeMemory(avail, out.devicesUsed));
   if (!shortfall.empty()) return Error{"the plan does not fit: " + shortfall};
-  // One GPU per rank: NCCL channels in the planned order; ranks sharing GPUs: peer copies.
-  out.nccl = static_cast<int>(avail.devices.size()) >= plan.numRanks;
+  // One GPU per rank: NCCL channels in the planned order; ranks sharing GPUs (or one rank
+  // alone): peer copies.
+  out.nccl = ranksUseNccl(plan.numRanks, static_cast<int>(avail.devices.size()));
   if (out.nccl) {
     PS_TRY(openCudaLibraries(true));
     auto order = planCommOrder(plan);
@@ -147,10 +148,11 @@ Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const Cpu
   try {
     for (int r = 0; r < plan.numRanks; ++r) {
       const int device = deviceOfRank[r];
-      cudaStream_t own = nullptr;  // a green context's stream, or none: the device makes one
+      SmShare share;  // a green context and its stream, or none: the device makes a stream
       if (auto it = res.smShares.find(device); it != res.smShares.end())
-        own = it->second[nextShare[device]++].stream;
-      res.devices.push_back(std::make_unique<kernels::CudaDevice>(device, options.dtype, own));
+        share = it->second[nextShare[device]++];
+      res.devices.push_back(std::make_unique<kernels::CudaDevice>(device, options.dtype,
+                                                                  share.stream, share.context));
       cudaStream_t transfer = nullptr;  // NCCL brings its own channel streams
       if (!nccl) {
         res.devices.back()->makeCurrent();  // in its green context, with --sm-split

@@ -1,6 +1,10 @@
 #include "runtime/cuda/CudaNcclApi.h"
 
+#include <string>
+
+#include "kernels/ComputeDevice.h"
 #include "kernels/cuda/CudaLibraries.h"
+#include "runtime/cuda/NcclVersion.h"
 
 #define PS_NCCL_STRINGIFY_(x) #x
 #define PS_NCCL_STRINGIFY(x) PS_NCCL_STRINGIFY_(x)
@@ -12,6 +16,13 @@ const NcclApi& nccl() {
     using kernels::cuda::loadCudaSymbol;
     constexpr const char* kSoname = "libnccl.so." PS_NCCL_STRINGIFY(NCCL_MAJOR);
     NcclApi a;
+    loadCudaSymbol(a.getVersion, kSoname, "ncclGetVersion");
+    int version = 0;
+    if (a.getVersion(&version) != ncclSuccess)
+      throw kernels::DeviceError(std::string(kSoname) + ": ncclGetVersion failed");
+    if (const std::string problem = ncclVersionProblem(version, NCCL_VERSION_CODE, kSoname);
+        !problem.empty())
+      throw kernels::DeviceError(problem);
     loadCudaSymbol(a.getErrorString, kSoname, "ncclGetErrorString");
     loadCudaSymbol(a.getUniqueId, kSoname, "ncclGetUniqueId");
     loadCudaSymbol(a.commInitRank, kSoname, "ncclCommInitRank");

@@ -7,6 +7,7 @@
 namespace ps::runtime {
 
 struct NcclApi {
+  decltype(&::ncclGetVersion) getVersion = nullptr;
   decltype(&::ncclGetErrorString) getErrorString = nullptr;
   decltype(&::ncclGetUniqueId) getUniqueId = nullptr;
   decltype(&::ncclCommInitRank) commInitRank = nullptr;
@@ -21,7 +22,8 @@ struct NcclApi {
 };
 
 // Opened on the first call (thread-safe). Throws kernels::DeviceError naming libnccl and the
-// loader's reason while it cannot be opened.
+// loader's reason while it cannot be opened, or both versions when the library is older than
+// the nccl.h we were built with (NcclVersion.h).
 const NcclApi& nccl();
 
 }  // namespace ps::runtime

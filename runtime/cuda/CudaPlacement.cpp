@@ -4,6 +4,7 @@
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/cuda/CudaSmSplit.h"
 #include "runtime/cuda/DeviceFit.h"
+#include "runtime/cuda/SmShareSize.h"
 
 namespace ps::runtime {
 
@@ -21,7 +22,9 @@ CudaPlacementNote describeCudaPlacement(int ranks, bool smSplit) {
   if (!avail.available()) return {};
   CudaPlacementNote note;
   const int devices = static_cast<int>(avail.devices.size());
-  note.transport = devices >= ranks ? "nccl" : "peer-copy";
+  note.transport = ranks < 2                      ? "none: one rank"
+                   : ranksUseNccl(ranks, devices) ? "nccl"
+                                                  : "peer-copy";
   if (!smSplit) return note;
   std::map<int, int> perDevice;  // device index → ranks on it
   for (int d : placeRanksOnDevices(ranks, devices))
@@ -35,11 +38,11 @@ CudaPlacementNote describeCudaPlacement(int ranks, bool smSplit) {
       return note;
     }
     const int each = shares->empty() ? 0 : shares->front().smCount;
+    const int granule = shares->empty() ? 0 : shares->front().granule;
     releaseSmShares(*shares);
     if (!note.smSplit.empty()) note.smSplit += "; ";
-    note.smSplit += "green contexts: " + std::to_string(count) + " x " + std::to_string(each) +
-                    " of " + std::to_string(avail.devices[device < devices ? device : 0].smCount) +
-                    " SMs on GPU " + std::to_string(device);
+    note.smSplit += describeSmShares(count, each, granule,
+                                     avail.devices[device < devices ? device : 0].smCount, device);
   }
   if (note.smSplit.empty()) note.smSplit = "not needed: every rank has its own GPU";
   return note;

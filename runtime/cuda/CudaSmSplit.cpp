@@ -1,8 +1,9 @@
 #include "runtime/cuda/CudaSmSplit.h"
 
-#include <algorithm>
+#include <string>
 
 #include "kernels/cuda/CudaDriverApi.h"
+#include "runtime/cuda/SmShareSize.h"
 
 namespace ps::runtime {
 namespace {
@@ -14,23 +15,43 @@ Status driverCheck(CUresult rc, const char* what) {
   return Error{std::string(what) + ": " + (name ? name : "driver error " + std::to_string(rc))};
 }
 
+// The green-context functions the driver lacks, by name ("" when it has them all).
+std::string missingGreenContextFunctions(const kernels::cuda::DriverApi& api) {
+  std::string missing;
+  const auto need = [&](bool has, const char* name) {
+    if (!has) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  };
+  need(api.deviceGet != nullptr, "cuDeviceGet");
+  need(api.deviceGetDevResource != nullptr, "cuDeviceGetDevResource");
+  need(api.devSmResourceSplitByCount != nullptr, "cuDevSmResourceSplitByCount");
+  need(api.devResourceGenerateDesc != nullptr, "cuDevResourceGenerateDesc");
+  need(api.greenCtxCreate != nullptr, "cuGreenCtxCreate");
+  need(api.greenCtxStreamCreate != nullptr, "cuGreenCtxStreamCreate");
+  need(api.greenCtxDestroy != nullptr, "cuGreenCtxDestroy");
+  need(api.streamDestroy != nullptr, "cuStreamDestroy");
+  return missing;
+}
+
 }  // namespace
 
 Result<std::vector<SmShare>> splitSms(int device, int parts) {
   if (parts < 1) return Error{"an SM split needs at least one part"};
   const auto& api = kernels::cuda::driverApi();
-  if (!api.deviceGet || !api.deviceGetDevResource || !api.devSmResourceSplitByCount ||
-      !api.devResourceGenerateDesc || !api.greenCtxCreate || !api.greenCtxStreamCreate ||
-      !api.greenCtxDestroy || !api.streamDestroy)
-    return Error{"the driver has no green contexts (they need CUDA 12.4 or newer)"};
+  if (const std::string missing = missingGreenContextFunctions(api); !missing.empty())
+    return Error{"the driver has no green-context streams (it lacks " + missing +
+                 "; they need a CUDA 12.5 or newer driver)"};
   CUdevice dev = 0;
   PS_TRY(driverCheck(api.deviceGet(&dev, device), "cuDeviceGet"));
   CUdevResource all{};
   PS_TRY(driverCheck(api.deviceGetDevResource(dev, &all, CU_DEV_RESOURCE_TYPE_SM),
                      "cuDeviceGetDevResource"));
+  int major = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+    cudaGetLastError();  // unknown: the fallback granule then assumes the smallest
   const unsigned total = all.sm.smCount;
-  const unsigned granule = std::max(1u, all.sm.smCoscheduledAlignment);
-  const unsigned each = total / static_cast<unsigned>(parts) / granule * granule;
+  const unsigned granule =
+      smShareGranule(all.sm.smCoscheduledAlignment, all.sm.minSmPartitionSize, major);
+  const unsigned each = smsPerShare(total, parts, granule);
   if (each == 0)
     return Error{"the GPU's " + std::to_string(total) + " SMs cannot be split " +
                  std::to_string(parts) + " ways (groups of " + std::to_string(granule) + ")"};
@@ -62,6 +83,7 @@ Result<std::vector<SmShare>> splitSms(int device, int parts) {
     }
     share.stream = reinterpret_cast<cudaStream_t>(stream);
     share.smCount = static_cast<int>(groups[i].sm.smCount);
+    share.granule = static_cast<int>(granule);
     shares.push_back(share);
   }
   return shares;

@@ -32,6 +32,10 @@ std::vector<int> placeRanksOnDevices(int ranks, int devices) {
   return out;
 }
 
+bool ranksUseNccl(int ranks, int devices) {
+  return ranks >= 2 && devices >= ranks;
+}
+
 std::vector<std::int64_t> estimateRankBytes(const Plan& plan, const ModelConfig& model,
                                             const OptimizerConfig& optimizer) {
   ModelConfig config = model;

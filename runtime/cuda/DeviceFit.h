@@ -17,6 +17,11 @@ namespace ps::runtime {
 // on one GPU where they can. `devices` ≥ 1.
 std::vector<int> placeRanksOnDevices(int ranks, int devices);
 
+// Whether ranks talk over NCCL channels: only when there are at least two and every one has its
+// own GPU; ranks sharing GPUs use peer copies, and one rank talks to no one (opening libnccl
+// alone would cost ~218 MB and a second of start-up for nothing).
+bool ranksUseNccl(int ranks, int devices);
+
 // Bytes each rank holds at its peak: weights, gradients and optimizer state of its stages (plus
 // weight versions for PipeDream-style plans), the largest number of micro-batches its program
 // has in flight (F done, W or B not yet) times a micro-batch's stash, boundary buffers, and the

@@ -211,12 +211,22 @@ TEST_P(CudaDeviceTest, CopiesRoundTrip) {
   EXPECT_EQ(dst.host(), a);
 }
 
+TEST_P(CudaDeviceTest, UploadFromADevicePointerCopies) {
+  // upload() takes any source the driver can address: a device one too (was HostToDevice, which
+  // the driver refuses or misreads for device memory).
+  const Vec a = randomVector(513, 2);
+  DeviceVec src(*gpu_, a);
+  DeviceVec dst(*gpu_, Vec(a.size()));
+  gpu_->upload(dst.get(), src.get(), a.size() * sizeof(float));
+  EXPECT_EQ(dst.host(), a);
+}
+
 TEST(CudaDeviceGreen, RunsInTheGreenContextOfItsStream) {
   if (!probe().hasDevice) GTEST_SKIP() << "no CUDA device (" << probe().reason << ")";
   const auto& api = cuda::driverApi();
   if (!api.deviceGet || !api.deviceGetDevResource || !api.devSmResourceSplitByCount ||
       !api.devResourceGenerateDesc || !api.greenCtxCreate || !api.greenCtxStreamCreate ||
-      !api.greenCtxDestroy || !api.streamDestroy || !api.streamGetCtx || !api.ctxGetCurrent)
+      !api.greenCtxDestroy || !api.streamDestroy || !api.ctxFromGreenCtx || !api.ctxGetCurrent)
     GTEST_SKIP() << "the driver has no green contexts";
   CUdevice dev = 0;
   ASSERT_EQ(api.deviceGet(&dev, 0), CUDA_SUCCESS);
@@ -237,7 +247,7 @@ TEST(CudaDeviceGreen, RunsInTheGreenContextOfItsStream) {
   CUstream stream = nullptr;
   ASSERT_EQ(api.greenCtxStreamCreate(&stream, green, CU_STREAM_NON_BLOCKING, 0), CUDA_SUCCESS);
   {
-    CudaDevice d(0, DType::Fp32, reinterpret_cast<cudaStream_t>(stream));
+    CudaDevice d(0, DType::Fp32, reinterpret_cast<cudaStream_t>(stream), green);
     EXPECT_EQ(d.stream(), reinterpret_cast<cudaStream_t>(stream));
     EXPECT_EQ(d.smCount(), group.sm.smCount);
     EXPECT_LT(d.smCount(), all.sm.smCount);
@@ -246,7 +256,7 @@ TEST(CudaDeviceGreen, RunsInTheGreenContextOfItsStream) {
     d.makeCurrent();
     CUcontext current = nullptr, expected = nullptr;
     ASSERT_EQ(api.ctxGetCurrent(&current), CUDA_SUCCESS);
-    ASSERT_EQ(api.streamGetCtx(stream, &expected), CUDA_SUCCESS);
+    ASSERT_EQ(api.ctxFromGreenCtx(&expected, green), CUDA_SUCCESS);
     EXPECT_EQ(current, expected);
 
     CpuDevice cpu;

@@ -44,6 +44,13 @@ TEST(CudaLibraries, NcclOpensWithEveryFunction) {
   EXPECT_THAT(api.getErrorString(ncclInvalidArgument), HasSubstr("invalid argument"));
 }
 
+TEST(CudaLibraries, TheNcclLibraryIsAtLeastTheHeadersVersion) {
+  // nccl() refuses an older library (NcclVersion.h); the installed one passes.
+  int version = 0;
+  ASSERT_EQ(nccl().getVersion(&version), ncclSuccess);
+  EXPECT_GE(version / 100, NCCL_VERSION_CODE / 100) << "libnccl is " << version;
+}
+
 TEST(CudaLibraries, AMissingLibraryIsNamedWithTheLoadersReason) {
   try {
     kernels::cuda::cudaLibrarySymbol("libpipescope-absent.so.7", "f");

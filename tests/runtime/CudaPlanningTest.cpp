@@ -1,11 +1,14 @@
 // The cuda backend's device-independent planning, tested without a GPU: event times onto the
-// host axis, ranks onto devices, and the memory check that refuses a plan before launch.
+// host axis, ranks onto devices, the memory check that refuses a plan before launch, the SM
+// shares of --sm-split and the NCCL version check.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "runtime/cuda/DeviceFit.h"
 #include "runtime/cuda/EventTimeline.h"
+#include "runtime/cuda/NcclVersion.h"
+#include "runtime/cuda/SmShareSize.h"
 #include "runtime/model/Layer.h"
 #include "runtime/run/PlanBuilder.h"
 
@@ -50,6 +53,56 @@ TEST(DevicePlacement, RanksShareFewerGpusInContiguousBlocks) {
   EXPECT_EQ(placeRanksOnDevices(4, 1), (std::vector<int>{0, 0, 0, 0}));
   EXPECT_EQ(placeRanksOnDevices(5, 2), (std::vector<int>{0, 0, 0, 1, 1}));
   EXPECT_EQ(placeRanksOnDevices(8, 4), (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3}));
+}
+
+TEST(DevicePlacement, NcclOnlyForTwoOrMoreRanksWithAGpuEach) {
+  EXPECT_FALSE(ranksUseNccl(1, 1));  // one rank talks to no one: libnccl stays closed
+  EXPECT_FALSE(ranksUseNccl(1, 8));
+  EXPECT_TRUE(ranksUseNccl(2, 2));
+  EXPECT_TRUE(ranksUseNccl(4, 8));
+  EXPECT_FALSE(ranksUseNccl(4, 2));  // ranks share GPUs: peer copies
+}
+
+TEST(SmShares, GranuleIsTheLargerOfAlignmentAndMinimumPartition) {
+  EXPECT_EQ(smShareGranule(2, 8, 9), 8u);  // minSmPartitionSize wins (was: alignment alone, 2)
+  EXPECT_EQ(smShareGranule(8, 4, 9), 8u);
+  EXPECT_EQ(smShareGranule(4, 0, 8), 4u);
+  // Both read 0: cuda.h's guideline by architecture (was 1, any SM count).
+  EXPECT_EQ(smShareGranule(0, 0, 9), 8u);
+  EXPECT_EQ(smShareGranule(0, 0, 10), 8u);
+  EXPECT_EQ(smShareGranule(0, 0, 8), 4u);
+  EXPECT_EQ(smShareGranule(0, 0, 7), 2u);
+}
+
+TEST(SmShares, AnH200SplitsIntoMultiplesOfEight) {
+  // H200: 132 SMs. With the old granule of 1, four ranks got 33 each, which Hopper cannot give.
+  const unsigned granule = smShareGranule(0, 0, 9);
+  EXPECT_EQ(smsPerShare(132, 4, granule), 32u);
+  EXPECT_EQ(smsPerShare(132, 2, granule), 64u);
+  EXPECT_EQ(smsPerShare(132, 3, granule), 40u);
+  EXPECT_EQ(smsPerShare(132, 16, granule), 8u);
+  EXPECT_EQ(smsPerShare(132, 17, granule), 0u);  // not one granule each: refused
+  EXPECT_EQ(smsPerShare(132, 0, granule), 0u);
+  EXPECT_EQ(describeSmShares(4, 32, 8, 132, 0),
+            "green contexts on GPU 0: 4 ranks x 32 of its 132 SMs (shares in multiples of 8)");
+}
+
+TEST(NcclVersion, CodesReadInBothSchemes) {
+  EXPECT_EQ(ncclVersionText(22809), "2.28.9");
+  EXPECT_EQ(ncclVersionText(2804), "2.8.4");  // before 2.9: major·1000
+  EXPECT_EQ(ncclVersionText(30001), "3.0.1");
+}
+
+TEST(NcclVersion, AnOlderOrOtherMajorLibraryIsRefusedNamingBoth) {
+  EXPECT_EQ(ncclVersionProblem(22809, 22809, "libnccl.so.2"), "");
+  EXPECT_EQ(ncclVersionProblem(22903, 22809, "libnccl.so.2"), "");  // newer minor: fine
+  EXPECT_EQ(ncclVersionProblem(22801, 22809, "libnccl.so.2"), "");  // older patch: same API
+  const std::string old = ncclVersionProblem(21803, 22809, "libnccl.so.2");
+  EXPECT_THAT(old, HasSubstr("libnccl.so.2 is NCCL 2.18.3"));
+  EXPECT_THAT(old, HasSubstr("nccl.h of NCCL 2.28.9"));
+  EXPECT_THAT(old, HasSubstr("install NCCL 2.28 or newer"));
+  EXPECT_THAT(ncclVersionProblem(2804, 22809, "libnccl.so.2"), HasSubstr("NCCL 2.8.4"));
+  EXPECT_THAT(ncclVersionProblem(30001, 22809, "libnccl.so.2"), HasSubstr("NCCL 3.0.1"));
 }
 
 BuiltPlan plan(const std::string& schedule, int p, int m) {
