@@ -115,9 +115,10 @@ int runModel(RunOptions& o) {
   auto options = executorOptions(o, built->plan);
   if (!options) return fail(options.error());
   // runPlan checks these too; here before calibrating, so that a bad flag or a missing device
-  // costs no time.
-  if (auto v = runtime::checkModelOptions(backend, *options); !v) return fail(v.error());
-  if (auto v = runtime::backendAvailable(backend); !v) return fail(v.error());
+  // costs no time. A feature the backend never runs is named before the device (a --frozen-us
+  // plan on a machine without a GPU hears that cuda does not run it).
+  if (auto v = runtime::checkModelRequest(backend, o.procs, *built, *options); !v)
+    return fail(v.error());
 
   const unsigned cores = std::thread::hardware_concurrency();
   if (root && backend == runtime::Backend::Cpu && cores &&
@@ -210,8 +211,10 @@ int runModel(RunOptions& o) {
             << (loss.empty() ? 0.0 : loss.front()) << " -> " << (loss.empty() ? 0.0 : loss.back())
             << '\n';
   if (o.compareSim && *calibrated)
-    return reportPrediction(*result->store, runId, result->built, *options, **calibrated,
-                            result->name, interrupt.flag());
+    return reportPrediction(
+        *result->store, runId, result->built, *options, **calibrated, result->name,
+        predictionPlacementNote(backend, result->built->plan.numRanks, options->smSplit),
+        interrupt.flag());
   return kExitOk;
 }
 

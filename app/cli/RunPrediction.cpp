@@ -12,6 +12,7 @@
 #include "runtime/exec/Calibrate.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
+#include "runtime/run/SharedGpuPrediction.h"
 #include "trace/FileText.h"
 #include "trace/JsonWriter.h"
 #include "trace/TerminalText.h"
@@ -51,6 +52,13 @@ void printRatioRow(const char* what, const std::optional<double>& p,
 
 }  // namespace
 
+std::string predictionPlacementNote(runtime::Backend backend, int ranks, bool smSplit) {
+  if (backend != runtime::Backend::Cuda) return {};
+  const auto cuda = runtime::cudaAvailability();
+  if (!cuda.available()) return {};
+  return runtime::sharedGpuPredictionNote(ranks, static_cast<int>(cuda.devices.size()), smSplit);
+}
+
 Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPlan& built,
                                                           const runtime::CpuRunOptions& options,
                                                           const PredictionRequest& request) {
@@ -69,11 +77,13 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
     std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cuda backend ("
               << where << ", " << kernels::dtypeName(options.dtype) << ")\n";
     // With --sm-split each rank sharing a GPU gets a share of its SMs: calibrate on one.
-    int shareOf = 1;
-    if (options.smSplit && cuda.available()) {
-      const int gpus = static_cast<int>(cuda.devices.size());
-      shareOf = gpus >= built.plan.numRanks ? 1 : (built.plan.numRanks + gpus - 1) / gpus;
-    }
+    const int gpus = cuda.available() ? static_cast<int>(cuda.devices.size()) : 0;
+    const int shareOf = runtime::calibrationShareOf(built.plan.numRanks, gpus, options.smSplit);
+    if (request.compareSim)
+      if (const std::string note =
+              runtime::sharedGpuPredictionNote(built.plan.numRanks, gpus, options.smSplit);
+          !note.empty())
+        std::cerr << "pipescope-cli: note: " << note << '\n';
     cost = runtime::calibrateCudaCosts(model, options.optimizer, {}, options.dtype, shareOf);
   } else {
     // As many threads as ranks compute at once (up to the cores): the timings then include the
@@ -99,7 +109,8 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
 int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
                      const std::shared_ptr<const runtime::BuiltPlan>& built,
                      const runtime::CpuRunOptions& options, const runtime::CostModel& calibrated,
-                     const std::string& name, const std::atomic<bool>* cancel) {
+                     const std::string& name, const std::string& placementNote,
+                     const std::atomic<bool>* cancel) {
   // What the backend emulates, with the model's measured costs.
   auto cost = runtime::modelCostModel(*built, options, &calibrated);
   if (!cost) return fail(cost.error(), kExitRunFailed);
@@ -143,6 +154,8 @@ int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
   }
   printRatioRow("bubble", p.bubble_ratio, m.bubble_ratio);
   printRatioRow("steady bubble", p.steady_bubble_ratio, m.steady_bubble_ratio);
+  // Beside the errors it explains: ranks sharing a GPU are predicted as if each had one.
+  if (!placementNote.empty()) std::cout << "note: " << placementNote << '\n';
   return kExitOk;
 }
 

@@ -32,13 +32,19 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
                                                           const runtime::CpuRunOptions& options,
                                                           const PredictionRequest& request);
 
+// For a cuda run whose ranks share GPUs: what the prediction assumes (one GPU per rank) or, with
+// --sm-split, that calibration used one SM share per rank (runtime/run/SharedGpuPrediction.h);
+// empty otherwise. calibrateForRun prints it too, before calibrating.
+std::string predictionPlacementNote(runtime::Backend backend, int ranks, bool smSplit);
+
 // After a complete measured run: simulates the plan with the model's calibrated costs and stores
 // that run (source 'sim', "<name> (predicted)") through runPlan, then prints predicted vs measured
-// step time and bubble with the errors. Returns an exit code. `cancel` (Ctrl-C) stops the
-// prediction's simulation or write; that run then ends 'cancelled'.
+// step time and bubble with the errors, then `placementNote` when non-empty. Returns an exit code.
+// `cancel` (Ctrl-C) stops the prediction's simulation or write; that run then ends 'cancelled'.
 int reportPrediction(trace::TraceStore& store, std::int64_t measuredRunId,
                      const std::shared_ptr<const runtime::BuiltPlan>& built,
                      const runtime::CpuRunOptions& options, const runtime::CostModel& calibrated,
-                     const std::string& name, const std::atomic<bool>* cancel = nullptr);
+                     const std::string& name, const std::string& placementNote = {},
+                     const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace ps::cli

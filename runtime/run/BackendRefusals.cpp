@@ -24,15 +24,16 @@ Status checkTokenLayouts(Backend backend, const Plan& plan, bool frozen,
     scaled = scaled || mb.costScale != 1.0;
   }
   const std::string flag = sliced ? "--token-slices" : "--seq-lengths";
+  // Whether or not the cpu backend could lay these micro-batches out, the GPUs cannot.
+  if (backend == Backend::Cuda && (tokens || sliced || scaled))
+    return Error{flag + ": the cuda backend runs micro-batches of one shape (--mb-size, " +
+                 "--seq); run --backend cpu, or simulate with --backend sim"};
   if (!tokens) {
     if (sliced || scaled)
       return Error{flag + ": this plan's micro-batches have no token layout to train (simulate " +
                    "it: --backend sim)"};
     return {};
   }
-  if (backend == Backend::Cuda)
-    return Error{flag + ": the cuda backend runs micro-batches of one shape (--microbatch-size, " +
-                 "--seq); run --backend cpu, or simulate with --backend sim"};
   if (frozen)
     return Error{flag + ": not with a frozen encoder (--frozen-us) on the " + name + " backend"};
   return {};

@@ -140,13 +140,9 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   // --rank-speed: the cpu backend stretches a slow rank's compute (the cuda one cannot).
   if (request.backend == Backend::Cpu)
     options.computeStretch = computeStretchOf(built.cost, plan.numRanks);
-  // DynaPipe's groups and TeraPipe's slices: micro-batches of their own shapes.
-  auto tokens = tokenLayoutsOf(built, options.model);
-  if (!tokens) return Error{tokens.error()};
-  PS_TRY(checkPlanFeatures(request.backend, request.executor.run != nullptr, plan, *tokens));
+  auto tokens = checkModelRequest(request.backend, request.executor.run != nullptr, built, options);
+  if (!tokens) return std::move(tokens).takeError();
   options.tokens = *tokens;
-  PS_TRY(checkModelOptions(request.backend, options));
-  PS_TRY(backendAvailable(request.backend));
   PS_TRY(checkModelMemory(request, built, options));
   // The GPUs' own refusals (memory that does not fit them, a channel order that could
   // deadlock) come before the file is opened too. An MPI job checks per process instead.
@@ -235,6 +231,24 @@ Status backendAvailable(Backend backend) {
   const auto cuda = cudaAvailability();
   if (!cuda.available()) return Error{noDeviceMessage(cuda.reason)};
   return {};
+}
+
+Result<std::shared_ptr<const TokenLayouts>> checkModelRequest(Backend backend, bool processes,
+                                                              const BuiltPlan& built,
+                                                              const CpuRunOptions& options) {
+  ModelConfig model = options.model;
+  model.layers = built.plan.numLayers;
+  // DynaPipe's groups and TeraPipe's slices: micro-batches of their own shapes.
+  auto tokens = tokenLayoutsOf(built, model);
+  // The GPUs train one shape: say so before what the cpu backend would need for the layouts.
+  if (!tokens && backend == Backend::Cuda)
+    PS_TRY(checkPlanFeatures(backend, processes, built.plan, nullptr));
+  if (!tokens) return Error{tokens.error()};
+  // What this backend never runs comes first: a device would not change it.
+  PS_TRY(checkPlanFeatures(backend, processes, built.plan, *tokens));
+  PS_TRY(checkModelOptions(backend, options));
+  PS_TRY(backendAvailable(backend));
+  return std::move(*tokens);
 }
 
 trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult& result) {

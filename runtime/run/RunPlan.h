@@ -2,9 +2,10 @@
 // The one way to run a plan (DESIGN §3). Every caller (pipescope-cli sim, run and torch-csv
 // import, the app's Run button, demo and imports) hands a plan request, a backend, where to write,
 // progress and a cancel flag to runPlan, which does, once:
-//   build + validate the plan → check the model options and that the backend can run here (a
-//   CUDA device) → check each rank's memory against its cap (the same check for every backend,
-//   with the bytes of what that backend runs) → open the file → simulate or execute → write.
+//   build + validate the plan → check the plan's features, the model options and that the
+//   backend can run here (a CUDA device), in that order (checkModelRequest) → check each rank's
+//   memory against its cap (the same check for every backend, with the bytes of what that backend
+//   runs) → open the file → simulate or execute → write.
 // Nothing touches the file before every check has passed. A cuda run's rank rows name each
 // rank's GPU (its memory as capacity where the plan sets none) and its config_json says which
 // transport and SM split were used.
@@ -18,6 +19,7 @@
 #include <string_view>
 
 #include "runtime/exec/CpuExecutor.h"
+#include "runtime/model/TokenLayout.h"
 #include "runtime/run/Backend.h"
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/Simulator.h"
@@ -103,6 +105,14 @@ struct RunPlanResult {
 // Whether `backend` can run in this process: always for sim and cpu; for cuda an error
 // "no CUDA device (<why>)" when no device is visible (runtime/cuda/CudaBackend.h).
 [[nodiscard]] Status backendAvailable(Backend backend);
+
+// Every refusal of a model backend (cpu, cuda) that needs neither a file nor a calibration, in
+// the order that tells a user most: the plan's features the backend lacks (named by their flag,
+// so that a --frozen-us plan on a machine without a GPU learns that cuda never runs it, not only
+// that there is no device), the model's options, then the device. `processes`: the ranks run as
+// MPI processes. Returns the micro-batch layouts to train (tokenLayoutsOf; null for one shape).
+[[nodiscard]] Result<std::shared_ptr<const TokenLayouts>> checkModelRequest(
+    Backend backend, bool processes, const BuiltPlan& built, const CpuRunOptions& options);
 
 // An error: refused, nothing written (a bad plan or model option, a backend that cannot run here,
 // a rank over its memory cap, a file that cannot be opened). A result: what happened to the run:
