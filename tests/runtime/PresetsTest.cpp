@@ -118,7 +118,7 @@ TEST(Presets, BadFilesNameTheKey) {
       "partition, time_slack, max_deferred_w, balance_activations, frozen_us, fill, "
       "token_slices, seq_tokens, attention_share, seq_lengths, microbatching, microbatch_tokens, "
       "microbatch_overhead, weight_versions, a2a_mb, a2a, fetch_mb, fetch, "
-      "fetch_ahead, stage_graph)");
+      "fetch_ahead, stage_graph, schedule_file)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),
