@@ -149,15 +149,9 @@ void PlanPanel::buildKnobs() {
                                ", elementwise " + kernels::simdLevel()) +
         (warning.isEmpty() ? QString() : "\n" + warning));
     // cuda is offered when a device is present, and says why not otherwise.
-    if (cuda().available()) {
-      items->item(2)->setToolTip(deviceList(cuda()));
-    } else {
-      const QString reason = QString::fromStdString(cuda().reason);
-      items->item(2)->setFlags(Qt::NoItemFlags);
-      items->item(2)->setToolTip(reason);
-      items->item(2)->setText("cuda — " + reason);
-    }
+    if (!cuda().available()) items->item(2)->setFlags(Qt::NoItemFlags);
   }
+  describeCudaEntry({});
   form_->addRow("Backend", backend_);
   model_ = combo(this, "modelCombo", {"transformer", "mlp"}, tips::kModel);
   form_->addRow("Model", model_);
@@ -166,6 +160,22 @@ void PlanPanel::buildKnobs() {
   linkGbps_ = dspin(this, "linkSpin", 10000, 2, " Gb/s", tips::kLinkGbps);
   linkGbps_->setSpecialValueText("free");
   form_->addRow("Link bandwidth", linkGbps_);
+}
+
+void PlanPanel::describeCudaEntry(const std::string& refusal) {
+  auto* items = qobject_cast<QStandardItemModel*>(backend_->model());
+  if (!items) return;
+  QStandardItem* item = items->item(2);
+  const QString noDevice = QString::fromStdString(cuda().reason);
+  if (refusal.empty()) {
+    item->setText(cuda().available() ? "cuda" : "cuda — " + noDevice);
+    item->setToolTip(cuda().available() ? deviceList(cuda()) : noDevice);
+    return;
+  }
+  // The plan's own refusal first: a GPU would not change it ("--frozen-us: the cuda ...").
+  const QString why = QString::fromStdString(refusal);
+  item->setText("cuda — not with " + why.left(why.indexOf(':')));
+  item->setToolTip(cuda().available() ? why : why + "\n(and no CUDA device: " + noDevice + ")");
 }
 
 bool PlanPanel::moreOpen() const {

@@ -90,6 +90,9 @@ class PlanPanel : public QWidget {
   void refresh();  // visibility, hints, enabled states, summary
   void revalidate();
   void showProblem(const std::optional<KnobProblem>& problem);
+  // The Backend list's cuda entry: the plan feature cuda refuses (`refusal`, the runtime's
+  // message) before the missing device; with neither, the devices.
+  void describeCudaEntry(const std::string& refusal);
   QWidget* widgetFor(Knob knob) const;
   bool layersAtPV() const;
   bool trainsModel() const;

@@ -4,7 +4,9 @@
 #include <array>
 #include <utility>
 
+#include "runtime/run/BackendRefusals.h"
 #include "runtime/run/ModelRun.h"
+#include "runtime/run/TokenLayoutsOf.h"
 
 namespace ps::ui {
 
@@ -81,15 +83,36 @@ Knob knobNamedIn(std::string_view message) {
   return knob;
 }
 
+namespace {
+
+// The first plan feature `backend` never runs, in the runtime's words (checkPlanFeatures); empty
+// when it runs them all, or when the cpu backend cannot lay out the micro-batches (the run says
+// why: the model's --seq, not the backend).
+std::string featureRefusal(runtime::Backend backend, const runtime::BuiltPlan& built,
+                           runtime::ModelConfig model) {
+  model.layers = built.plan.numLayers;
+  auto tokens = runtime::tokenLayoutsOf(built, model);
+  if (!tokens && backend != runtime::Backend::Cuda) return {};
+  auto ok = runtime::checkPlanFeatures(backend, false, built.plan, tokens ? *tokens : nullptr);
+  return ok ? std::string() : ok.error();
+}
+
+}  // namespace
+
 std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
-                                        const std::string& cudaReason) {
+                                        const std::string& cudaReason, std::string* cudaRefusal) {
   auto problem = [](std::string message) -> std::optional<KnobProblem> {
     const Knob knob = knobNamedIn(message);
     return KnobProblem{std::move(message), knob};
   };
+  // The device last: what the plan asks of the backend is what the user can change here.
+  auto device = [&]() -> std::optional<KnobProblem> {
+    if (request.backend == runtime::Backend::Cuda && !cudaReason.empty())
+      return KnobProblem{cudaReason, Knob::Backend};
+    return std::nullopt;
+  };
+  if (cudaRefusal) cudaRefusal->clear();
   const runtime::PlanSpec& spec = request.spec;
-  if (request.backend == runtime::Backend::Cuda && !cudaReason.empty())
-    return KnobProblem{cudaReason, Knob::Backend};
   if (runtime::trainsModel(request.backend))
     if (auto ok = runtime::checkModelOptions(request.backend, request.exec); !ok)
       return problem(ok.error());
@@ -104,16 +127,22 @@ std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
                    " layers, fewer than the plan's " + std::to_string(p * spec.chunks) +
                    " stages (P·V)");
   // The whole plan, one step of it (steps only repeat what one step already checks).
-  if (spec.scheduleFile.empty() && p * m * spec.chunks > kFullCheckLimit) return std::nullopt;
+  if (spec.scheduleFile.empty() && p * m * spec.chunks > kFullCheckLimit) return device();
   const long stages = p * spec.chunks, layers = spec.layers.value_or(stages);
-  if (spec.boundaries.empty() && stages * layers * layers > kPartitionLimit) return std::nullopt;
+  if (spec.boundaries.empty() && stages * layers * layers > kPartitionLimit) return device();
   runtime::PlanSpec oneStep = spec;
   oneStep.steps = std::min(spec.steps, 1);  // a bad count keeps its message
   // The mapping search simulates dozens of plans: too slow for every keystroke. Checked in
   // rank order (every mapping builds alike); the run searches.
   if (oneStep.mapping == "auto") oneStep.mapping.clear();
-  if (auto built = runtime::buildPlan(oneStep); !built) return problem(built.error());
-  return std::nullopt;
+  auto built = runtime::buildPlan(oneStep);
+  if (!built) return problem(built.error());
+  const auto model = request.exec.model;
+  if (cudaRefusal) *cudaRefusal = featureRefusal(runtime::Backend::Cuda, *built, model);
+  if (runtime::trainsModel(request.backend))
+    if (std::string refused = featureRefusal(request.backend, *built, model); !refused.empty())
+      return problem(std::move(refused));
+  return device();
 }
 
 }  // namespace ps::ui

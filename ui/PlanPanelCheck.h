@@ -67,8 +67,13 @@ inline constexpr long kFullCheckLimit = 8192;
 inline constexpr long kPartitionLimit = 2000000;
 
 // What would stop `request` before it runs: the plan (buildPlan with one step), the cost flags,
-// the model options and, for cuda, a device (`cudaReason` non-empty: there is none, and why).
+// the model options, a plan feature the model backend never runs (runtime::checkPlanFeatures)
+// and, last, for cuda, a device (`cudaReason` non-empty: there is none, and why): a --frozen-us
+// plan hears that cuda never runs it before it hears there is no GPU. `cudaRefusal`, when given,
+// receives the feature the cuda backend would refuse in this plan, whatever backend is chosen
+// (its message; empty when none or when the plan was not built), for the Backend list's entry.
 std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
-                                        const std::string& cudaReason);
+                                        const std::string& cudaReason,
+                                        std::string* cudaRefusal = nullptr);
 
 }  // namespace ps::ui

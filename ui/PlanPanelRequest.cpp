@@ -293,7 +293,9 @@ void PlanPanel::showRunError(const QString& message) {
 }
 
 void PlanPanel::revalidate() {
-  showProblem(checkRequest(request(), cudaReason()));
+  std::string cudaRefusal;
+  showProblem(checkRequest(request(), cudaReason(), &cudaRefusal));
+  describeCudaEntry(cudaRefusal);
 }
 
 QWidget* PlanPanel::widgetFor(Knob knob) const {
