@@ -16,36 +16,45 @@ std::vector<const kernels::CudaDevice*> devicesOf(const std::vector<CudaRank>& r
 
 }  // namespace
 
+bool CudaEventApi::create(Event* event) {
+  device->makeCurrent();  // the sender's context: its primary one, or its green context
+  return cudaEventCreateWithFlags(event, cudaEventDisableTiming) == cudaSuccess;
+}
+
+void CudaEventApi::destroy(Event event) noexcept {
+  cudaEventDestroy(event);
+}
+
+void CudaEventApi::record(Event event, Stream stream) {
+  cudaCheck(cudaEventRecord(event, stream), "cudaEventRecord");
+}
+
+void CudaEventApi::wait(Stream waiter, Event event) {
+  cudaCheck(cudaStreamWaitEvent(waiter, event, 0), "cudaStreamWaitEvent");
+}
+
+bool CudaEventApi::done(Event event) {
+  if (cudaEventQuery(event) == cudaSuccess) return true;
+  cudaGetLastError();  // cudaErrorNotReady is not an error to keep
+  return false;
+}
+
+void CudaEventApi::synchronize(Event event) {
+  cudaEventSynchronize(event);
+}
+
 CudaTransport::CudaTransport(ExecShared& shared, std::vector<CudaRank> ranks)
-    : s_(shared), ranks_(std::move(ranks)), inFlight_(ranks_.size()), barrier_(devicesOf(ranks_)) {}
+    : s_(shared), ranks_(std::move(ranks)), barrier_(devicesOf(ranks_)) {
+  for (const CudaRank& r : ranks_) {
+    pools_.push_back(std::make_unique<Pool>(CudaEventApi{r.device}));
+    sent_.push_back(std::make_unique<Sent>(*pools_.back()));
+  }
+}
 
 CudaTransport::~CudaTransport() {
-  for (std::size_t r = 0; r < ranks_.size(); ++r)
-    releaseCopied(static_cast<int>(r), true);
-  for (auto& [key, event] : delivered_)
-    cudaEventDestroy(event);
-}
-
-cudaEvent_t CudaTransport::newEvent(const kernels::CudaDevice& device) {
-  device.makeCurrent();  // the rank's context: its primary one, or its green context
-  cudaEvent_t e = nullptr;
-  cudaCheck(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
-  return e;
-}
-
-void CudaTransport::releaseCopied(int rank, bool wait) {
-  auto& queue = inFlight_[rank];
-  while (!queue.empty()) {
-    InFlight& f = queue.front();
-    if (wait) {
-      cudaEventSynchronize(f.copied);
-    } else if (cudaEventQuery(f.copied) != cudaSuccess) {
-      cudaGetLastError();  // cudaErrorNotReady is not an error to keep
-      return;
-    }
-    cudaEventDestroy(f.copied);
-    queue.pop_front();  // the tensor goes back to the sender's allocator
-  }
+  for (auto& sent : sent_)
+    sent->releaseAll();
+  // Events never received (an aborted run) are destroyed with their pools.
 }
 
 TransferStamps CudaTransport::send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) {
@@ -53,7 +62,8 @@ TransferStamps CudaTransport::send(const MessageKey& key, int fromRank, int toRa
     s_.mailboxes[toRank]->put(key, std::move(tensor), Mailbox::Clock::now());
     return {};
   }
-  releaseCopied(fromRank, false);
+  Sent& sent = *sent_[fromRank];
+  sent.releaseCompleted();
   const CudaRank& from = ranks_[fromRank];
   const CudaRank& to = ranks_[toRank];
   const int fromDevice = from.device->deviceIndex();
@@ -65,10 +75,7 @@ TransferStamps CudaTransport::send(const MessageKey& key, int fromRank, int toRa
   Tensor received = Tensor::adopt(
       s_.rankMemory[toRank],
       static_cast<float*>(to.device->allocateFor(bytes, from.transferStream)), tensor.size());
-  cudaEvent_t produced = newEvent(*from.device);
-  cudaCheck(cudaEventRecord(produced, from.device->stream()), "cudaEventRecord");
-  cudaCheck(cudaStreamWaitEvent(from.transferStream, produced, 0), "cudaStreamWaitEvent");
-  cudaEventDestroy(produced);  // released once the wait has consumed it
+  sent.orderAfter(from.transferStream, from.device->stream());
 
   TransferStamps stamps;
   stamps.start = from.clock ? from.clock->markOn(from.transferStream) : s_.nowNs();
@@ -76,15 +83,11 @@ TransferStamps CudaTransport::send(const MessageKey& key, int fromRank, int toRa
                                 from.transferStream),
             "cudaMemcpyPeerAsync");
   stamps.end = from.clock ? from.clock->markOn(from.transferStream) : s_.nowNs();
-  cudaEvent_t copied = newEvent(*from.device);
-  cudaCheck(cudaEventRecord(copied, from.transferStream), "cudaEventRecord");
-  inFlight_[fromRank].push_back({std::move(tensor), copied});
-
-  cudaEvent_t delivered = newEvent(*from.device);
-  cudaCheck(cudaEventRecord(delivered, from.transferStream), "cudaEventRecord");
+  // One event: the sender frees `tensor` once it has completed, the receiver's stream waits on it.
+  const cudaEvent_t copied = sent.copied(from.transferStream, std::move(tensor));
   {
     std::lock_guard lock(mutex_);
-    delivered_[{toRank, key}] = delivered;
+    delivered_[{toRank, key}] = copied;
   }
   s_.mailboxes[toRank]->put(key, std::move(received), Mailbox::Clock::now());
   return stamps;
@@ -105,7 +108,7 @@ Result<Tensor> CudaTransport::receive(const MessageKey& key, int fromRank, int t
   // The compute stream waits for the copy; the host does not.
   const CudaRank& to = ranks_[toRank];
   cudaCheck(cudaStreamWaitEvent(to.device->stream(), delivered, 0), "cudaStreamWaitEvent");
-  cudaEventDestroy(delivered);
+  pools_[fromRank]->release(delivered);  // the queued wait keeps the record it saw
   return tensor;
 }
 

@@ -6,17 +6,21 @@
 // buffer's allocation, and the receiver's compute stream waits (cudaStreamWaitEvent) for the
 // copy. The host never waits for a transfer. Works whether the ranks share one GPU or have one
 // each (peer access is enabled where the GPUs allow it; otherwise the driver stages the copy).
+// The per-message events come from a pool per sender (EventPool.h, SentCopies.h): a steady-state
+// send creates and destroys none.
 
 #include <cuda_runtime.h>
 
-#include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "kernels/cuda/CudaDevice.h"
 #include "runtime/cuda/CudaDeviceBarrier.h"
 #include "runtime/cuda/CudaEventClock.h"
+#include "runtime/cuda/EventPool.h"
+#include "runtime/cuda/SentCopies.h"
 #include "runtime/exec/RankWorker.h"
 #include "runtime/exec/Transport.h"
 
@@ -27,6 +31,20 @@ struct CudaRank {
   kernels::CudaDevice* device = nullptr;
   cudaStream_t transferStream = nullptr;
   CudaEventClock* clock = nullptr;  // null when event timing is off
+};
+
+// The CUDA runtime behind EventPool and SentCopies for one sender: events are created in its
+// context (made current first: a receive buffer's allocation may have switched it).
+struct CudaEventApi {
+  using Event = cudaEvent_t;
+  using Stream = cudaStream_t;
+  const kernels::CudaDevice* device = nullptr;
+  bool create(Event* event);
+  void destroy(Event event) noexcept;
+  void record(Event event, Stream stream);
+  void wait(Stream waiter, Event event);
+  bool done(Event event);  // cudaEventQuery; not ready (or failed) is false
+  void synchronize(Event event);
 };
 
 class CudaTransport final : public Transport {
@@ -44,20 +62,17 @@ class CudaTransport final : public Transport {
   void wakeAll() override;
 
  private:
-  struct InFlight {  // a sent tensor kept alive until its copy has read it
-    Tensor tensor;
-    cudaEvent_t copied = nullptr;
-  };
-  // Releases the rank's sent tensors whose copies finished (never waits).
-  void releaseCopied(int rank, bool wait);
-  cudaEvent_t newEvent(const kernels::CudaDevice& device);
+  using Pool = EventPool<CudaEventApi>;
+  using Sent = SentCopies<CudaEventApi, Tensor>;  // sent tensors kept until their copy read them
 
   ExecShared& s_;
   std::vector<CudaRank> ranks_;
-  std::vector<std::deque<InFlight>> inFlight_;  // per sender; touched by its thread only
+  std::vector<std::unique_ptr<Pool>> pools_;  // per sender (its events); before what holds them
+  std::vector<std::unique_ptr<Sent>> sent_;   // per sender; touched by its thread only
   CudaDeviceBarrier barrier_;
-  std::mutex mutex_;                                             // guards delivered_
-  std::map<std::pair<int, MessageKey>, cudaEvent_t> delivered_;  // (receiver, key) → copy done
+  std::mutex mutex_;  // guards delivered_
+  // (receiver, key) → the copy's event, from the sender's pool; the receiver gives it back.
+  std::map<std::pair<int, MessageKey>, cudaEvent_t> delivered_;
 };
 
 }  // namespace ps::runtime
