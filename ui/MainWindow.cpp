@@ -88,8 +88,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statsDock_->raise();
 
   controller_ = new RunController(this);
-  fitJobs_ = std::make_unique<JobTracker>(this);
-  connect(plan_, &PlanPanel::fitRequested, this, &MainWindow::fitShownRun);
   connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
   connect(controller_, &RunController::failed, this, &MainWindow::onRunFailed);
   connect(controller_, &RunController::progress, this, &MainWindow::onProgress);
@@ -126,7 +124,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value("mainWindow/state").toByteArray());
 }
 
-MainWindow::~MainWindow() = default;  // here: RunTail is complete
+MainWindow::~MainWindow() = default;  // here: RunTail and JobTracker are complete
 
 QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* widget,
                                  Qt::DockWidgetArea area) {

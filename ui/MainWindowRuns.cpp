@@ -11,6 +11,7 @@
 
 #include "runtime/run/RunPlan.h"
 #include "trace/store/TraceStore.h"
+#include "ui/JobTracker.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
 #include "ui/PlanPanel.h"
@@ -41,6 +42,9 @@ QWidget* MainWindow::buildPlanDock() {
   connect(plan_, &PlanPanel::balanceRequested, this, balance);
   connect(stageEditor_, &StageEditor::balanceRequested, this, balance);
   connect(plan_, &PlanPanel::runRequested, this, &MainWindow::runRequest);
+  // Fit plan on an imported run (MainWindowFit.cpp) runs in its own background job.
+  fitJobs_ = std::make_unique<JobTracker>(this);
+  connect(plan_, &PlanPanel::fitRequested, this, &MainWindow::fitShownRun);
   // Scrolls rather than forcing the window taller than a 1280×720 screen.
   auto* scroll = new QScrollArea(this);
   scroll->setObjectName("planScroll");

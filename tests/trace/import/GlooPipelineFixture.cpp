@@ -1,5 +1,7 @@
 #include "tests/trace/import/GlooPipelineFixture.h"
 
+#include "trace/import/ImportReaders.h"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -276,6 +278,18 @@ ps::Result<GlooRun> writeGlooPipeline(const std::string& dir, const GlooRunSpec&
     out.trueOffsetNs.push_back(spec.skewNs[0] - spec.skewNs[r]);
   }
   return out;
+}
+
+ps::Result<ImportedGloo> importGlooPipeline(const std::string& dir, const GlooRunSpec& spec) {
+  auto truth = writeGlooPipeline(dir, spec);
+  if (!truth) return std::move(truth).takeError();
+  auto raws = readTraceFiles("kineto", truth->files);
+  if (!raws) return std::move(raws).takeError();
+  ImportOptions options;
+  options.format = "kineto";
+  auto run = assembleImport(std::move(*raws), options);
+  if (!run) return std::move(run).takeError();
+  return ImportedGloo{std::move(*truth), std::move(*run)};
 }
 
 }  // namespace ps::trace::import::testing

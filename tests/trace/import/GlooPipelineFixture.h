@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "trace/Result.h"
+#include "trace/import/ImportPipeline.h"
 
 namespace ps::trace::import::testing {
 
@@ -68,5 +69,14 @@ struct GlooRun {
 // (a bad spec) or a file cannot be written.
 [[nodiscard]] ps::Result<GlooRun> writeGlooPipeline(const std::string& dir,
                                                     const GlooRunSpec& spec);
+
+struct ImportedGloo {
+  GlooRun truth;
+  ImportedRun run;
+};
+
+// writeGlooPipeline, then the files read and assembled as `import kineto` does by default.
+[[nodiscard]] ps::Result<ImportedGloo> importGlooPipeline(const std::string& dir,
+                                                          const GlooRunSpec& spec);
 
 }  // namespace ps::trace::import::testing

@@ -24,22 +24,12 @@ namespace {
 using testing::GlooLabels;
 using testing::GlooRun;
 using testing::GlooRunSpec;
+using testing::ImportedGloo;
 
-struct Imported {
-  GlooRun truth;
-  ImportedRun run;
-};
-
-Imported importGloo(const test::TempDir& dir, const GlooRunSpec& spec) {
-  auto truth = testing::writeGlooPipeline(dir.path().string(), spec);
-  EXPECT_TRUE(truth.ok()) << truth.error();
-  auto raws = readTraceFiles("kineto", truth->files);
-  EXPECT_TRUE(raws.ok()) << raws.error();
-  ImportOptions options;
-  options.format = "kineto";
-  auto run = assembleImport(std::move(*raws), options);
-  EXPECT_TRUE(run.ok()) << run.error();
-  return {std::move(*truth), std::move(*run)};
+ImportedGloo importGloo(const test::TempDir& dir, const GlooRunSpec& spec) {
+  auto imported = testing::importGlooPipeline(dir.path().string(), spec);
+  EXPECT_TRUE(imported.ok()) << imported.error();
+  return imported.ok() ? std::move(*imported) : ImportedGloo{};
 }
 
 std::int64_t count(const ImportedRun& run, OpKind kind) {

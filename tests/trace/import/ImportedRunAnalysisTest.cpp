@@ -25,17 +25,12 @@ namespace ps::trace::import {
 namespace {
 
 RunTrace importAndLoad(const test::TempDir& dir, const testing::GlooRunSpec& spec) {
-  auto truth = testing::writeGlooPipeline(dir.path().string(), spec);
-  EXPECT_TRUE(truth.ok()) << truth.error();
-  auto raws = readTraceFiles("kineto", truth->files);
-  EXPECT_TRUE(raws.ok()) << raws.error();
-  ImportOptions options;
-  options.format = "kineto";
-  auto run = assembleImport(std::move(*raws), options);
-  EXPECT_TRUE(run.ok()) << run.error();
+  auto imported = testing::importGlooPipeline(dir.path().string(), spec);
+  EXPECT_TRUE(imported.ok()) << imported.error();
+  if (!imported.ok()) return RunTrace{};
   auto store = TraceStore::open(dir.file("out.sqlite"), TraceStore::Mode::ReadWrite);
   EXPECT_TRUE(store.ok()) << store.error();
-  auto id = writeImportedRun(*store, *run);
+  auto id = writeImportedRun(*store, imported->run);
   EXPECT_TRUE(id.ok()) << id.error();
   auto loaded = loadRun(*store, *id);
   EXPECT_TRUE(loaded.ok()) << loaded.error();
@@ -107,7 +102,9 @@ TEST(ImportedCriticalPath, BothPartsOfASplitReceivePairWithTheirSend) {
       const bool waiting = name && name->find("waiting for rank") != std::string::npos;
       split += waiting;
       const OpRef back = waiting ? OpRef{recv.rank, Lane::Recv, i + 1} : recv;
-      if (waiting) ASSERT_EQ(c.start[i + 1], c.end[i]);
+      if (waiting) {
+        ASSERT_EQ(c.start[i + 1], c.end[i]);
+      }
       EXPECT_EQ(matchingTransfer(run, *send), std::optional<OpRef>(back));
     }
   }
