@@ -13,22 +13,9 @@
 
 #include "kernels/ComputeDevice.h"
 #include "kernels/cuda/CudaLibraries.h"
+#include "kernels/cuda/FormatBytes.h"
 
 namespace ps::kernels::cuda {
-
-// "1.2 GiB": the size as people read it, for out-of-memory messages.
-inline std::string formatBytes(std::size_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double v = static_cast<double>(bytes);
-  int unit = 0;
-  while (v >= 1024.0 && unit < 6) {
-    v /= 1024.0;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.1f %s", v, kUnits[unit]);
-  return buf;
-}
 
 // Throws "<what>: <cudaGetErrorString>" and clears the error so it does not resurface in the
 // next unrelated check (sticky errors stay sticky: the driver keeps reporting them).

@@ -61,6 +61,7 @@ CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream, CUgree
     const auto& api = driverApi();
     if (!api.streamGetCtx || !api.ctxGetCurrent || !api.ctxSetCurrent)
       throw DeviceError("the CUDA driver lacks cuStreamGetCtx/cuCtxGetCurrent/cuCtxSetCurrent");
+    checkDriver(api.ctxGetCurrent(&primary_), "cuCtxGetCurrent");  // cudaSetDevice made it so
     CUcontext context = nullptr;
     if (green) {
       if (!api.ctxFromGreenCtx || !api.greenCtxGetDevResource)
@@ -81,6 +82,9 @@ CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream, CUgree
     if (owner != device_)
       throw DeviceError("the stream given for CUDA device " + std::to_string(device_) +
                         " belongs to device " + std::to_string(owner));
+    blocks_ = std::make_unique<cuda::BlockCache<CudaBlockApi>>(
+        CudaBlockApi{this}, context_, primary_, stream_, "CUDA device " + std::to_string(device_));
+    checkCuda(cudaEventCreateWithFlags(&streamDone_, cudaEventDisableTiming), "cudaEventCreate");
     cudaDeviceProp prop{};
     checkCuda(cudaGetDeviceProperties(&prop, device_), "cudaGetDeviceProperties");
     name_ = prop.name;
@@ -96,7 +100,6 @@ CudaDevice::CudaDevice(int deviceIndex, DType dtype, cudaStream_t stream, CUgree
                   "cublasSetSmCountTarget");
     checkCuda(cudaMalloc(&blasWorkspace_, kBlasWorkspaceBytes),
               "cudaMalloc of the cuBLAS workspace");
-    reserved_ = kBlasWorkspaceBytes;
     checkCublas(cuda::cublas().setWorkspace(blas_, blasWorkspace_, kBlasWorkspaceBytes),
                 "cublasSetWorkspace");
     // Fp32 is the reference path: default math never uses TF32 (only CUBLAS_TF32_TENSOR_OP_MATH
@@ -124,20 +127,9 @@ void CudaDevice::destroy() noexcept {
     cudaSetDevice(device_);
   // Everything queued may still read our blocks and staging slots: wait before giving them back.
   if (stream_) cudaStreamSynchronize(stream_);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& block : blocks_)
-      cudaFree(block.first);
-    for (const auto& entry : free_)
-      for (const FreeBlock& block : entry.second)
-        if (block.released) cudaEventDestroy(block.released);
-    for (cudaEvent_t event : events_)
-      cudaEventDestroy(event);
-    blocks_.clear();
-    free_.clear();
-    events_.clear();
-    reserved_ = 0;
-  }
+  blocks_.reset();  // frees every block, in the primary context
+  if (streamDone_) cudaEventDestroy(streamDone_);
+  streamDone_ = nullptr;
   {
     std::lock_guard<std::mutex> lock(stagingMutex_);
     for (StagingSlot& slot : staging_) {
@@ -180,13 +172,24 @@ void CudaDevice::makeCurrent() const {
   if (rc != cudaSuccess) cuda::throwCuda(rc, "cudaSetDevice(" + std::to_string(device_) + ")");
 }
 
+void CudaDevice::usePrimaryContext() const {
+  const auto& api = driverApi();
+  CUcontext current = nullptr;
+  if (!primary_ || api.ctxGetCurrent(&current) != CUDA_SUCCESS || current == primary_) return;
+  checkDriver(
+      api.ctxSetCurrent(static_cast<CUcontext>(primary_)),
+      ("cuCtxSetCurrent (the primary context of CUDA device " + std::to_string(device_) + ")")
+          .c_str());
+}
+
 std::size_t CudaDevice::reservedBytes() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return reserved_;
+  return (blocks_ ? blocks_->reservedBytes() : 0) + (blasWorkspace_ ? kBlasWorkspaceBytes : 0);
 }
 
 CudaDevice::Scratch::Scratch(CudaDevice& device, std::size_t bytes)
-    : device_(device), ptr_(device.obtain(cuda::roundUp(bytes > 0 ? bytes : 1))), bytes_(bytes) {}
+    : device_(device),
+      ptr_(device.blocks_->take(cuda::roundUp(bytes > 0 ? bytes : 1))),
+      bytes_(bytes) {}
 
 CudaDevice::Scratch::~Scratch() {
   device_.release(ptr_, bytes_);

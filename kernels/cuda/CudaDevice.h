@@ -18,27 +18,48 @@
 // stream of our own, or the green context given with a stream made by cuGreenCtxStreamCreate (a
 // share of the SMs, runtime/cuda/CudaSmSplit.cpp). cuBLAS is then told how many SMs it has.
 //
-// Allocator: blocks are cached by rounded size. release() records an event on the stream (from a
-// pool, kept with the free block): allocate() reuses blocks in stream order without waiting,
-// allocateFor() makes another stream wait on exactly that release point.
+// Allocator: kernels/cuda/BlockCache.h (blocks cached by rounded size, each free one with an
+// event recorded at its release; cudaMalloc/cudaFree in the primary context, so that another
+// rank's thread never makes this device's green context current).
 
 #include <cuda_runtime.h>
 
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "kernels/ComputeDevice.h"
+#include "kernels/cuda/BlockCache.h"
 
 struct cublasContext;  // cublasHandle_t is cublasContext*; callers need no cuBLAS header
 struct CUctx_st;       // CUcontext is CUctx_st*; callers need no driver API header
 struct CUgreenCtx_st;  // CUgreenCtx is CUgreenCtx_st*
 
 namespace ps::kernels {
+
+class CudaDevice;
+
+// The CUDA runtime behind BlockCache (kernels/cuda/CudaDeviceMemory.cu).
+struct CudaBlockApi {
+  using Event = cudaEvent_t;
+  using Stream = cudaStream_t;
+  using Context = CUctx_st*;
+  CudaDevice* device = nullptr;
+  Context current();
+  bool setCurrent(Context context);
+  bool malloc(void** p, std::size_t bytes);
+  void free(void* p) noexcept;
+  bool createEvent(Event* event);
+  bool record(Event event, Stream stream);
+  void wait(Stream waiter, Event event);
+  void waitFor(Event event);
+  void destroyEvent(Event event) noexcept;
+};
 
 class CudaDevice final : public ComputeDevice {
  public:
@@ -60,17 +81,21 @@ class CudaDevice final : public ComputeDevice {
   // when another one is, so that what the caller creates next with the runtime API (events,
   // streams) belongs to it. Throws DeviceError when the driver refuses.
   void makeCurrent() const;
+  // Makes the device's primary context current on the calling thread (green contexts share its
+  // memory): for a thread that set up ranks in their green contexts and must not keep one current
+  // while the rank's own thread works in it.
+  void usePrimaryContext() const;
   // SMs this device's context may use: the green context's share, or 0 for the whole device.
   std::size_t smCount() const { return smCount_; }
 
   // A block of `bytes` (rounded up to 256, not zeroed: the caller overwrites all of it) to be
-  // written by work on `user`, a stream of any thread on this or another device; thread-safe.
-  // A reused cached block makes `user` wait (cudaStreamWaitEvent) on the event recorded when the
-  // block was released, i.e. only on its previous users, not on everything queued on this
-  // device's stream; a fresh cudaMalloc block needs no wait. The host never waits (except for
-  // the out-of-memory retry, which waits for this device's stream). Give it back with release()
-  // from the owner's thread once this device's stream is ordered after `user`'s work on it (e.g.
-  // it waited on an event recorded on `user` after the write).
+  // written by work on `user`, a stream of any thread on this or another device; thread-safe,
+  // and never makes this device's (green) context current on the calling thread. A reused
+  // cached block makes `user` wait (cudaStreamWaitEvent) on the event recorded when the block
+  // was released, i.e. only on its previous users; a fresh cudaMalloc block needs no wait. The
+  // host never waits (except for the out-of-memory retry, see setLiveChannels). Give it back
+  // with release() from the owner's thread once this device's stream is ordered after `user`'s
+  // work on it (e.g. it waited on an event recorded on `user` after the write).
   void* allocateFor(std::size_t bytes, cudaStream_t user);
   // Bytes held from cudaMalloc: live blocks, cached free blocks and the cuBLAS workspace.
   std::size_t reservedBytes() const;
@@ -79,6 +104,14 @@ class CudaDevice final : public ComputeDevice {
   // they throw DeviceError instead of waiting on (for a GPU stuck behind a dead peer). Set before
   // the device is shared between threads.
   void setWaitPoll(std::function<bool()> aborting) { waitPoll_ = std::move(aborting); }
+  // NCCL communicators are open on this GPU: from now on out of memory stops the run with the
+  // numbers instead of giving cached blocks back (cudaFree may wait for every NCCL kernel on the
+  // GPU, issue 32 §6).
+  void setLiveChannels(bool live) { blocks_->setLiveChannels(live); }
+  // Pins the upload/download staging ring once, at setup, for transfers of up to `largest` bytes
+  // (at most 16 MiB a slot; larger ones go in pieces): no cudaHostAlloc/cudaFreeHost, which may
+  // synchronise the device, happens once the run is going. Waits for the ring's pending copies.
+  void fixStaging(std::size_t largest);
 
   std::string name() const override { return name_; }
   bool isHost() const override { return false; }
@@ -169,14 +202,8 @@ class CudaDevice final : public ComputeDevice {
     std::size_t bytes_;
   };
 
-  // A cached free block and the event recorded on the stream when it was released (null when
-  // recording failed: then only allocate(), which is in stream order, may hand it out).
-  struct FreeBlock {
-    void* ptr = nullptr;
-    cudaEvent_t released = nullptr;
-  };
-  // One slot of the pinned ring that pageable uploads go through; `done` is recorded after the
-  // copy out of it, and the slot is written again only once it has completed.
+  // One slot of the pinned ring that pageable uploads and downloads go through; `done` is
+  // recorded after the copy out of it, and the slot is written again only once it completed.
   struct StagingSlot {
     void* host = nullptr;
     std::size_t capacity = 0;
@@ -188,13 +215,12 @@ class CudaDevice final : public ComputeDevice {
   // Waits for everything queued so far / for one event; polls with waitPoll_ when it is set.
   void waitForStream(const char* what);
   void waitForEvent(cudaEvent_t event, const char* what);
-  void* obtain(std::size_t bytes);  // a cached block of exactly `bytes` (in stream order) or fresh
-  void* fresh(std::size_t bytes);   // cudaMalloc, retried once after freeCached on out-of-memory
-  void freeCached();  // gives every cached free block back to the driver (caller holds mutex_)
-  // The event pool (caller holds mutex_; this device's context current for takeEvent).
-  cudaError_t takeEvent(cudaEvent_t* event);
-  void recycleEvent(cudaEvent_t event) noexcept;
   void uploadStaged(void* dst, const void* hostSrc, std::size_t bytes);
+  void downloadStaged(void* hostDst, const void* src, std::size_t bytes);
+  // The next slot of the ring with room for `bytes` (at most its fixed capacity once fixed), its
+  // previous copy completed; null when no pinned memory can be had. Caller holds stagingMutex_.
+  StagingSlot* stagingSlot(std::size_t bytes);
+  friend struct CudaBlockApi;
   void destroy() noexcept;
   void gemm(const GemmCall& g);
   // out2[c] += Σ_r dy[r,c]; and when x is set, out1[c] += Σ_r dy[r,c]·x̂[r,c] (layer norm).
@@ -211,17 +237,16 @@ class CudaDevice final : public ComputeDevice {
   cublasContext* blas_ = nullptr;
   void* blasWorkspace_ = nullptr;
 
-  mutable std::mutex mutex_;
-  // Rounded size → cached blocks, oldest release first.
-  std::unordered_map<std::size_t, std::vector<FreeBlock>> free_;
-  std::vector<cudaEvent_t> events_;                // idle release events
-  std::unordered_map<void*, std::size_t> blocks_;  // every block we hold → its size
-  std::size_t reserved_ = 0;
+  CUctx_st* primary_ = nullptr;  // the device's primary context: where memory is allocated
+  std::unique_ptr<cuda::BlockCache<CudaBlockApi>> blocks_;
+  std::mutex waitMutex_;              // guards streamDone_
+  cudaEvent_t streamDone_ = nullptr;  // recorded by the polled waitForStream
   std::function<bool()> waitPoll_;
 
   std::mutex stagingMutex_;
   std::array<StagingSlot, kStagingSlots> staging_{};
   std::size_t nextSlot_ = 0;
+  std::size_t stagingFixed_ = 0;  // the ring's capacity per slot once fixStaging ran; 0 before
 };
 
 }  // namespace ps::kernels

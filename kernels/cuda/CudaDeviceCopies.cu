@@ -56,6 +56,48 @@ void CudaDevice::upload(void* dst, const void* hostSrc, std::size_t bytes) {
   waitForStream("upload");
 }
 
+CudaDevice::StagingSlot* CudaDevice::stagingSlot(std::size_t bytes) {
+  StagingSlot& slot = staging_[nextSlot_];
+  nextSlot_ = (nextSlot_ + 1) % kStagingSlots;
+  if (slot.pending) {
+    waitForEvent(slot.done, "staging slot");
+    slot.pending = false;
+  }
+  if (!slot.done)
+    checkCuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming),
+              "cudaEventCreate (staging slot)");
+  // Once fixed, a slot is never re-pinned while the run goes (cudaHostAlloc/cudaFreeHost may
+  // synchronise the device, and NCCL kernels may be waiting on it): callers go in pieces.
+  if (stagingFixed_ > 0) return slot.host ? &slot : nullptr;
+  if (slot.capacity < bytes) {
+    if (slot.host) cudaFreeHost(slot.host);  // its last copy has completed (waited above)
+    slot.host = nullptr;
+    slot.capacity = 0;
+    const std::size_t capacity = stagingCapacity(bytes);
+    // Portable: pinned for every context, green ones included.
+    if (cudaHostAlloc(&slot.host, capacity, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      slot.host = nullptr;
+      return nullptr;
+    }
+    slot.capacity = capacity;
+  }
+  return &slot;
+}
+
+void CudaDevice::fixStaging(std::size_t largest) {
+  makeCurrent();
+  std::lock_guard<std::mutex> lock(stagingMutex_);
+  stagingFixed_ = 0;
+  const std::size_t capacity =
+      stagingCapacity(std::min(std::max<std::size_t>(largest, 1), kStagingMax));
+  for (std::size_t i = 0; i < kStagingSlots; ++i) {
+    StagingSlot* slot = stagingSlot(capacity);  // waits for the slot's pending copy
+    if (!slot) break;  // out of pinned memory: the driver stages (and may wait) instead
+  }
+  stagingFixed_ = capacity;
+}
+
 void CudaDevice::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes) {
   // Pageable memory: the bytes are copied into a pinned slot of a ring here, and the DMA reads
   // the slot later, so the caller may reuse hostSrc at once and we neither wait for our stream
@@ -65,37 +107,19 @@ void CudaDevice::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes)
   const auto* from = static_cast<const char*>(hostSrc);
   auto* to = static_cast<char*>(dst);
   while (bytes > 0) {
-    const std::size_t n = std::min(bytes, kStagingMax);
-    StagingSlot& slot = staging_[nextSlot_];
-    nextSlot_ = (nextSlot_ + 1) % kStagingSlots;
-    if (slot.pending) {
-      waitForEvent(slot.done, "upload (staging slot)");
-      slot.pending = false;
+    StagingSlot* slot = stagingSlot(std::min(bytes, kStagingMax));
+    if (!slot) {
+      // Out of pinned memory: the driver stages pageable memory itself (it may wait).
+      checkCuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_),
+                "cudaMemcpyAsync (host to device)");
+      return;
     }
-    if (!slot.done)
-      checkCuda(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming),
-                "cudaEventCreate (staging slot)");
-    if (slot.capacity < n) {
-      if (slot.host) cudaFreeHost(slot.host);  // its last copy has completed (waited above)
-      slot.host = nullptr;
-      slot.capacity = 0;
-      const std::size_t capacity = stagingCapacity(n);
-      // Portable: pinned for every context, green ones included.
-      if (cudaHostAlloc(&slot.host, capacity, cudaHostAllocPortable) != cudaSuccess) {
-        // Out of pinned memory: the driver stages pageable memory itself (it may wait).
-        cudaGetLastError();
-        slot.host = nullptr;
-        checkCuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyHostToDevice, stream_),
-                  "cudaMemcpyAsync (host to device)");
-        return;
-      }
-      slot.capacity = capacity;
-    }
-    std::memcpy(slot.host, from, n);
-    checkCuda(cudaMemcpyAsync(to, slot.host, n, cudaMemcpyHostToDevice, stream_),
+    const std::size_t n = std::min(bytes, slot->capacity);
+    std::memcpy(slot->host, from, n);
+    checkCuda(cudaMemcpyAsync(to, slot->host, n, cudaMemcpyHostToDevice, stream_),
               "cudaMemcpyAsync (host to device)");
-    checkCuda(cudaEventRecord(slot.done, stream_), "cudaEventRecord (staging slot)");
-    slot.pending = true;
+    checkCuda(cudaEventRecord(slot->done, stream_), "cudaEventRecord (staging slot)");
+    slot->pending = true;
     from += n;
     to += n;
     bytes -= n;
@@ -105,9 +129,45 @@ void CudaDevice::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes)
 void CudaDevice::download(void* hostDst, const void* src, std::size_t bytes) {
   if (bytes == 0) return;
   makeCurrent();
-  checkCuda(cudaMemcpyAsync(hostDst, src, bytes, cudaMemcpyDeviceToHost, stream_),
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, hostDst) != cudaSuccess) {
+    cudaGetLastError();
+    attributes.type = cudaMemoryTypeUnregistered;
+  }
+  if (attributes.type == cudaMemoryTypeUnregistered) {
+    downloadStaged(hostDst, src, bytes);
+    return;
+  }
+  checkCuda(cudaMemcpyAsync(hostDst, src, bytes, cudaMemcpyDefault, stream_),
             "cudaMemcpyAsync (device to host)");
   waitForStream("download");
+}
+
+void CudaDevice::downloadStaged(void* hostDst, const void* src, std::size_t bytes) {
+  // A copy into pageable memory blocks inside cudaMemcpyAsync until the stream drains, so a
+  // stream stuck behind a dead NCCL peer would never let the abort be seen (issue 32 §5): copy
+  // into a pinned slot, wait for it polling, then copy out on the host.
+  std::lock_guard<std::mutex> lock(stagingMutex_);
+  const auto* from = static_cast<const char*>(src);
+  auto* to = static_cast<char*>(hostDst);
+  while (bytes > 0) {
+    StagingSlot* slot = stagingSlot(std::min(bytes, kStagingMax));
+    if (!slot) {  // out of pinned memory: a copy the abort cannot interrupt, but a copy
+      checkCuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream_),
+                "cudaMemcpyAsync (device to host)");
+      waitForStream("download");
+      return;
+    }
+    const std::size_t n = std::min(bytes, slot->capacity);
+    checkCuda(cudaMemcpyAsync(slot->host, from, n, cudaMemcpyDeviceToHost, stream_),
+              "cudaMemcpyAsync (device to host)");
+    checkCuda(cudaEventRecord(slot->done, stream_), "cudaEventRecord (staging slot)");
+    waitForEvent(slot->done, "download");
+    std::memcpy(to, slot->host, n);
+    from += n;
+    to += n;
+    bytes -= n;
+  }
 }
 
 void CudaDevice::readBack(void* hostDst, const void* src, std::size_t bytes) {
@@ -133,20 +193,10 @@ void CudaDevice::waitForStream(const char* what) {
     checkCuda(cudaStreamSynchronize(stream_), what);
     return;
   }
-  cudaEvent_t done = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    checkCuda(takeEvent(&done), what);
-  }
-  try {
-    checkCuda(cudaEventRecord(done, stream_), what);
-    waitForEvent(done, what);
-  } catch (...) {
-    cudaEventDestroy(done);  // perhaps still pending on a stuck stream: not back to the pool
-    throw;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  recycleEvent(done);
+  // One event of our own, re-recorded each time (a wait left behind by an abort is harmless).
+  std::lock_guard<std::mutex> lock(waitMutex_);
+  checkCuda(cudaEventRecord(streamDone_, stream_), what);
+  waitForEvent(streamDone_, what);
 }
 
 void CudaDevice::waitForEvent(cudaEvent_t event, const char* what) {

@@ -197,6 +197,17 @@ Result<CpuRunResult> runOnCuda(const Plan& plan, const OpGraph& graph, const Cpu
       } else {
         transport = std::make_unique<CudaTransport>(s, ranks);
       }
+      // What remains to upload once the run goes is a micro-batch's inputs and targets (and
+      // predicted weights, in pieces): the staging ring is pinned now, never while NCCL waits.
+      const auto batchBytes =
+          static_cast<std::size_t>(options.model.activationElems()) * sizeof(float);
+      for (auto& d : res.devices) {
+        d->fixStaging(batchBytes);
+        d->setLiveChannels(nccl);
+      }
+      // Setup made every rank's context current here in turn; a green one may be current on
+      // one thread at a time, and its rank's thread is about to start (issue 32 §2).
+      res.devices.front()->usePrimaryContext();
     } catch (const kernels::DeviceError& e) {
       return Error{std::string("setting up the GPUs: ") + e.what()};
     }

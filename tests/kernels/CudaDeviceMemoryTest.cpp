@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "kernels/cpu/CpuDevice.h"
@@ -221,6 +222,20 @@ TEST_P(CudaDeviceTest, UploadFromADevicePointerCopies) {
   EXPECT_EQ(dst.host(), a);
 }
 
+TEST_P(CudaDeviceTest, FixedStagingMovesLargeTransfersInPiecesBothWays) {
+  // Pinned once at setup (no cudaHostAlloc while NCCL may wait); a pageable download goes
+  // through the pinned slots, polled, so that an abort is seen (issue 32 §5).
+  gpu_->setWaitPoll([] { return false; });
+  gpu_->fixStaging(64u << 10);
+  const Vec a = randomVector(300 * 1024 / 4 + 5, 7);  // ~4.7 slots of 64 KiB
+  DeviceVec dst(*gpu_, Vec(a.size()));
+  gpu_->upload(dst.get(), a.data(), a.size() * sizeof(float));
+  Vec back(a.size());
+  gpu_->download(back.data(), dst.get(), back.size() * sizeof(float));
+  EXPECT_EQ(back, a);
+  gpu_->setWaitPoll(nullptr);
+}
+
 TEST(CudaDeviceGreen, RunsInTheGreenContextOfItsStream) {
   if (!probe().hasDevice) GTEST_SKIP() << "no CUDA device (" << probe().reason << ")";
   const auto& api = cuda::driverApi();
@@ -279,6 +294,26 @@ TEST(CudaDeviceGreen, RunsInTheGreenContextOfItsStream) {
     d.readBack(back.data(), p, bytes);
     EXPECT_EQ(back, x);
     d.release(p, bytes);
+    // Another rank's thread (in the primary context) takes the block for its stream: the green
+    // context, current on this thread, is never made current on that one (issue 32 §2).
+    CUcontext primary = nullptr, onSender = nullptr;
+    void* q = nullptr;
+    std::thread sender([&] {
+      cudaSetDevice(0);
+      api.ctxGetCurrent(&primary);
+      q = d.allocateFor(bytes, other.get());
+      api.ctxGetCurrent(&onSender);
+      cudaStreamSynchronize(other.get());
+    });
+    sender.join();
+    d.release(q, bytes);  // by the owner's thread, as the ranks do
+    EXPECT_EQ(onSender, primary);
+    EXPECT_NE(onSender, expected);
+    // A set-up thread leaves the green context for the primary one.
+    d.makeCurrent();
+    d.usePrimaryContext();
+    ASSERT_EQ(api.ctxGetCurrent(&current), CUDA_SUCCESS);
+    EXPECT_EQ(current, primary);
   }
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   EXPECT_EQ(api.streamDestroy(stream), CUDA_SUCCESS);
