@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,9 @@ class Fields {
 
   // Unknown keys are errors (typos such as "fwd_ns" would otherwise be silently ignored).
   Status onlyKeys(std::initializer_list<std::string_view> allowed) const {
+    return onlyKeys(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
+  Status onlyKeys(std::span<const std::string_view> allowed) const {
     for (auto [key, value] : obj_) {
       (void)value;
       if (!key.empty() && key.front() == '_') continue;

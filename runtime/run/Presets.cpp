@@ -1,13 +1,18 @@
 #include "runtime/run/Presets.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <sstream>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/cost/JsonFields.h"
+#include "runtime/run/PlanKnobs.h"
 #include "trace/FileText.h"
 
 namespace ps::runtime {
@@ -15,127 +20,101 @@ namespace {
 
 using json::Fields;
 
+// "a, b or c".
+std::string wordList(std::span<const std::string_view> words) {
+  std::string text;
+  for (std::size_t i = 0; i < words.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == words.size() ? " or " : ", ") + std::string(words[i]);
+  return text;
+}
+
+std::string limitText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// Knobs a preset may not set: a cost file would be read relative to wherever the app runs (a
+// preset embeds its "costs" instead).
+bool presetKnob(const PlanKnob& knob) {
+  return knob.key != "costs_file";
+}
+
+// One knob of a preset's plan into its field, in the preset's own (hand-written) forms: ranges
+// and words as the CLI checks them.
+Status readPresetKnob(const Fields& f, const PlanKnob& knob, PlanSpec& spec) {
+  const auto inRange = [&](double v) -> Status {
+    if (knob.min < knob.max && v > knob.max)
+      return f.error(knob.key, "expected at most " + limitText(knob.max));
+    return {};
+  };
+  return std::visit(
+      [&](auto get) -> Status {
+        using Get = decltype(get);
+        if constexpr (std::is_same_v<Get, std::monostate>) {
+          return {};
+        } else {
+          auto& into = get(spec);
+          using T = std::decay_t<decltype(into)>;
+          if constexpr (std::is_same_v<T, int> || std::is_same_v<T, std::optional<int>>) {
+            PS_ASSIGN(v, f.integer(knob.key, knob.min > 0 ? 1 : 0));
+            if (!v) return {};
+            PS_TRY(inRange(static_cast<double>(*v)));
+            into = static_cast<int>(*v);
+          } else if constexpr (std::is_same_v<T, double> ||
+                               std::is_same_v<T, std::optional<double>>) {
+            PS_ASSIGN(v, f.number(knob.key, knob.positive));
+            if (!v) return {};
+            PS_TRY(inRange(*v));
+            into = *v;
+          } else if constexpr (std::is_same_v<T, bool>) {
+            PS_ASSIGN(v, f.boolean(knob.key));
+            if (v) into = *v;
+          } else if constexpr (std::is_same_v<T, std::string>) {
+            PS_ASSIGN(v, f.text(knob.key));
+            if (!v) return {};
+            if (!knob.choices.empty() &&
+                std::find(knob.choices.begin(), knob.choices.end(), *v) == knob.choices.end())
+              return f.error(knob.key, "expected " + wordList(knob.choices));
+            into = *v;
+          } else {  // a list of numbers
+            PS_ASSIGN(list, f.list(knob.key));
+            if (!list) return {};
+            into.clear();
+            for (simdjson::dom::element item : *list) {
+              double v = 0;
+              if (item.get_double().get(v))
+                return f.error(knob.key, "expected an array of numbers");
+              into.push_back(v);
+            }
+          }
+          return {};
+        }
+      },
+      knob.field);
+}
+
 Status readPlan(const Fields& f, PlanSpec& spec) {
-  PS_TRY(f.onlyKeys({"schedule",
-                     "stages",
-                     "microbatches",
-                     "chunks",
-                     "layers",
-                     "boundaries",
-                     "steps",
-                     "optimizer_sync",
-                     "recompute",
-                     "fwd_us",
-                     "bwd_us",
-                     "wgrad_us",
-                     "act_mb",
-                     "param_mb",
-                     "link_gbps",
-                     "link_latency_us",
-                     "split_backward",
-                     "forward_only",
-                     "costs",
-                     "rank_speed",
-                     "rank_memory_gb",
-                     "dp",
-                     "topology",
-                     "inter_gbps",
-                     "inter_latency_us",
-                     "mapping",
-                     "partition",
-                     "time_slack",
-                     "max_deferred_w",
-                     "balance_activations",
-                     "frozen_us",
-                     "fill",
-                     "token_slices",
-                     "seq_tokens",
-                     "attention_share",
-                     "seq_lengths",
-                     "microbatching",
-                     "microbatch_tokens",
-                     "microbatch_overhead",
-                     "weight_versions",
-                     "a2a_mb",
-                     "a2a",
-                     "fetch_mb",
-                     "fetch",
-                     "fetch_ahead",
-                     "stage_graph",
-                     "schedule_file"}));
-  PS_ASSIGN(schedule, f.text("schedule"));
+  std::vector<std::string_view> keys;
+  for (const PlanKnob& knob : planKnobs())
+    if (presetKnob(knob)) keys.push_back(knob.key);
+  keys.push_back("costs");
+  PS_TRY(f.onlyKeys(keys));
   // A fitted plan of an order no generator makes (pipescope-cli fit) names its torch CSV
   // instead, relative to the preset file (findPreset resolves it).
-  PS_ASSIGN(scheduleFile, f.text("schedule_file"));
-  if (scheduleFile) spec.scheduleFile = *scheduleFile;
-  if (!schedule && !scheduleFile)
+  if (!f.find("schedule") && !f.find("schedule_file"))
     return f.error("schedule", "missing (a generator name, see `schedules`, or a schedule_file)");
-  if (schedule) spec.schedule = *schedule;
-  auto intField = [&](std::string_view key, auto apply) -> Status {
-    auto v = f.integer(key, 1);
-    if (!v) return std::move(v).takeError();
-    if (!*v) return {};
-    if (**v > (1 << 20)) return f.error(key, "expected at most 1048576");
-    apply(static_cast<int>(**v));
-    return {};
-  };
-  PS_TRY(intField("stages", [&](int v) { spec.stages = v; }));
-  PS_TRY(intField("microbatches", [&](int v) { spec.microbatches = v; }));
-  PS_TRY(intField("chunks", [&](int v) { spec.chunks = v; }));
-  PS_TRY(intField("layers", [&](int v) { spec.layers = v; }));
-  PS_TRY(intField("steps", [&](int v) { spec.steps = v; }));
-  PS_TRY(intField("dp", [&](int v) { spec.dataParallel = v; }));
-  PS_TRY(intField("max_deferred_w", [&](int v) { spec.maxDeferredW = v; }));
-  for (auto [key, into] :
-       {std::pair{"topology", &spec.topology}, std::pair{"mapping", &spec.mapping},
-        std::pair{"partition", &spec.partition}, std::pair{"fill", &spec.fill},
-        std::pair{"token_slices", &spec.tokenSlices}, std::pair{"seq_lengths", &spec.seqLengths},
-        std::pair{"microbatching", &spec.microbatching},
-        std::pair{"weight_versions", &spec.weightVersions}, std::pair{"a2a", &spec.a2a},
-        std::pair{"fetch", &spec.fetch}, std::pair{"stage_graph", &spec.stageGraph}}) {
-    PS_ASSIGN(text, f.text(key));
-    if (text) *into = *text;
-  }
-  PS_ASSIGN(boundaries, f.text("boundaries"));
-  if (boundaries) spec.boundaries = *boundaries;
-  PS_ASSIGN(sync, f.text("optimizer_sync"));
-  if (sync) {
-    const auto parsed = parseOptimizerSync(*sync);
-    if (!parsed) return f.error("optimizer_sync", "expected \"barrier\" or \"none\"");
-    spec.optimizerSync = *parsed;
-  }
-  PS_ASSIGN(recompute, f.boolean("recompute"));
-  if (recompute) spec.recompute = *recompute;
-  PS_ASSIGN(split, f.boolean("split_backward"));
-  if (split) spec.splitBackward = *split;
-  PS_ASSIGN(forward, f.boolean("forward_only"));
-  if (forward) spec.forwardOnly = *forward;
-  PS_ASSIGN(balance, f.boolean("balance_activations"));
-  if (balance) spec.balanceActivations = *balance;
-  PS_ASSIGN(frozen, f.number("frozen_us"));
-  if (frozen) spec.frozenUs = *frozen;
-  PS_TRY(intField("seq_tokens", [&](int v) { spec.seqTokens = v; }));
-  PS_TRY(intField("microbatch_tokens", [&](int v) { spec.microbatchTokens = v; }));
-  PS_TRY(intField("fetch_ahead", [&](int v) { spec.fetchAhead = v; }));
-  PS_ASSIGN(a2aMb, f.number("a2a_mb"));
-  if (a2aMb) spec.a2aMb = *a2aMb;
-  PS_ASSIGN(fetchMb, f.number("fetch_mb"));
-  if (fetchMb) spec.fetchMb = *fetchMb;
-  PS_ASSIGN(overhead, f.number("microbatch_overhead"));
-  if (overhead) spec.microbatchOverhead = *overhead;
-  PS_ASSIGN(share, f.number("attention_share"));
-  if (share) spec.attentionShare = *share;
-  auto numbers = [&](std::string_view key, std::vector<double>& into) -> Status {
-    PS_ASSIGN(list, f.list(key));
-    if (!list) return {};
-    into.clear();
-    for (simdjson::dom::element item : *list) {
-      double v = 0;
-      if (item.get_double().get(v)) return f.error(key, "expected an array of numbers");
-      into.push_back(v);
+  for (const PlanKnob& knob : planKnobs()) {
+    if (knob.key == "optimizer_sync") {
+      PS_ASSIGN(sync, f.text(knob.key));
+      if (!sync) continue;
+      const auto parsed = parseOptimizerSync(*sync);
+      if (!parsed) return f.error(knob.key, "expected \"barrier\" or \"none\"");
+      spec.optimizerSync = *parsed;
+    } else if (presetKnob(knob)) {
+      PS_TRY(readPresetKnob(f, knob, spec));
     }
-    return {};
-  };
+  }
   // A model of its own (a skewed layer-cost model), in the cost file's format.
   PS_ASSIGN(costs, f.objectText("costs"));
   if (costs) {
@@ -143,26 +122,6 @@ Status readPlan(const Fields& f, PlanSpec& spec) {
     if (!model) return f.error("costs", model.error());
     spec.costs = std::make_shared<const CostModel>(std::move(*model));
   }
-  PS_TRY(numbers("rank_speed", spec.rankSpeed));
-  PS_TRY(numbers("rank_memory_gb", spec.rankMemoryGb));
-  auto number = [&](std::string_view key, double& into) -> Status {
-    auto v = f.number(key);
-    if (!v) return std::move(v).takeError();
-    if (*v) into = **v;
-    return {};
-  };
-  PS_TRY(number("fwd_us", spec.uniform.fwdUs));
-  PS_TRY(number("bwd_us", spec.uniform.bwdUs));
-  PS_TRY(number("wgrad_us", spec.uniform.wgradUs));
-  PS_TRY(number("act_mb", spec.uniform.actMb));
-  PS_TRY(number("param_mb", spec.uniform.paramMb));
-  PS_TRY(number("link_latency_us", spec.uniform.linkLatencyUs));
-  PS_TRY(number("inter_latency_us", spec.interLatencyUs));
-  PS_TRY(number("time_slack", spec.timeSlack));
-  PS_ASSIGN(inter, f.number("inter_gbps", true));
-  if (inter) spec.interGbps = *inter;
-  PS_ASSIGN(gbps, f.number("link_gbps", true));
-  if (gbps) spec.uniform.linkGbps = *gbps;
   return {};
 }
 

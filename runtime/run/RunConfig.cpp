@@ -7,9 +7,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "kernels/ComputeDevice.h"
 #include "runtime/cost/CostJson.h"
+#include "runtime/run/PlanKnobs.h"
 
 namespace ps::runtime {
 namespace {
@@ -166,60 +169,28 @@ Result<PlanSpec> planSpecOf(const Knobs& knobs) {
   PlanSpec spec;
   if (!knobs.has("schedule"))
     return Error{knobs.where() + " has no \"schedule\": not the config of a plan"};
-  PS_TRY(knobs.read("schedule", spec.schedule));
-  PS_TRY(knobs.read("schedule_file", spec.scheduleFile));
-  PS_TRY(knobs.read("stages", spec.stages));
-  PS_TRY(knobs.read("microbatches", spec.microbatches));
-  PS_TRY(knobs.read("chunks", spec.chunks));
-  PS_TRY(knobs.read("layers", spec.layers));
-  PS_TRY(knobs.readBoundaries("boundaries", spec.boundaries));
-  PS_TRY(knobs.read("steps", spec.steps));
-  std::string sync = optimizerSyncName(spec.optimizerSync);
-  PS_TRY(knobs.read("optimizer_sync", sync));
-  const auto parsedSync = parseOptimizerSync(sync);
-  if (!parsedSync)
-    return Error{knobs.where() + ": \"optimizer_sync\" must be \"barrier\" or \"none\" (got \"" +
-                 sync + "\")"};
-  spec.optimizerSync = *parsedSync;
-  PS_TRY(knobs.read("recompute", spec.recompute));
-  PS_TRY(knobs.read("split_backward", spec.splitBackward));
-  PS_TRY(knobs.read("max_deferred_w", spec.maxDeferredW));
-  PS_TRY(knobs.read("forward_only", spec.forwardOnly));
-  PS_TRY(knobs.read("balance_activations", spec.balanceActivations));
-  PS_TRY(knobs.read("frozen_us", spec.frozenUs));
-  PS_TRY(knobs.read("fill", spec.fill));
-  PS_TRY(knobs.read("token_slices", spec.tokenSlices));
-  PS_TRY(knobs.read("seq_tokens", spec.seqTokens));
-  PS_TRY(knobs.read("attention_share", spec.attentionShare));
-  PS_TRY(knobs.read("weight_versions", spec.weightVersions));
-  PS_TRY(knobs.read("stage_graph", spec.stageGraph));
-  PS_TRY(knobs.read("a2a_mb", spec.a2aMb));
-  PS_TRY(knobs.read("a2a", spec.a2a));
-  PS_TRY(knobs.read("fetch_mb", spec.fetchMb));
-  PS_TRY(knobs.read("fetch", spec.fetch));
-  PS_TRY(knobs.read("fetch_ahead", spec.fetchAhead));
-  PS_TRY(knobs.read("seq_lengths", spec.seqLengths));
-  PS_TRY(knobs.read("microbatching", spec.microbatching));
-  PS_TRY(knobs.read("microbatch_tokens", spec.microbatchTokens));
-  PS_TRY(knobs.read("microbatch_overhead", spec.microbatchOverhead));
-  PS_TRY(knobs.read("rank_speed", spec.rankSpeed));
-  PS_TRY(knobs.read("rank_memory_gb", spec.rankMemoryGb));
-  PS_TRY(knobs.read("dp", spec.dataParallel));
-  PS_TRY(knobs.read("partition", spec.partition));
-  PS_TRY(knobs.read("time_slack", spec.timeSlack));
-  PS_TRY(knobs.read("topology", spec.topology));
-  PS_TRY(knobs.read("inter_gbps", spec.interGbps));
-  PS_TRY(knobs.read("inter_latency_us", spec.interLatencyUs));
-  PS_TRY(knobs.read("mapping", spec.mapping));
-  UniformCostFlags& u = spec.uniform;
-  PS_TRY(knobs.read("fwd_us", u.fwdUs));
-  PS_TRY(knobs.read("bwd_us", u.bwdUs));
-  PS_TRY(knobs.read("wgrad_us", u.wgradUs));
-  PS_TRY(knobs.read("act_mb", u.actMb));
-  PS_TRY(knobs.read("param_mb", u.paramMb));
-  PS_TRY(knobs.read("link_gbps", u.linkGbps));
-  PS_TRY(knobs.read("link_latency_us", u.linkLatencyUs));
-  PS_TRY(knobs.read("costs_file", spec.costsFile));
+  for (const PlanKnob& knob : planKnobs()) {
+    if (knob.key == "boundaries") {  // an array here, "i,j,k" in the spec
+      PS_TRY(knobs.readBoundaries(knob.key, spec.boundaries));
+    } else if (knob.key == "optimizer_sync") {
+      std::string sync = optimizerSyncName(spec.optimizerSync);
+      PS_TRY(knobs.read(knob.key, sync));
+      const auto parsed = parseOptimizerSync(sync);
+      if (!parsed)
+        return Error{knobs.where() +
+                     ": \"optimizer_sync\" must be \"barrier\" or \"none\" (got \"" + sync + "\")"};
+      spec.optimizerSync = *parsed;
+    } else {
+      PS_TRY(std::visit(
+          [&](auto get) -> Status {
+            if constexpr (std::is_same_v<decltype(get), std::monostate>)
+              return {};
+            else
+              return knobs.read(knob.key, get(spec));
+          },
+          knob.field));
+    }
+  }
   // The uniform flags rebuild uniform costs exactly; a cost file may be gone or changed, and
   // given costs have nothing else to come from: those take the copy the run embedded.
   bool embedded = false;

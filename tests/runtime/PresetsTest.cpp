@@ -111,14 +111,15 @@ TEST(Presets, BadFilesNameTheKey) {
   };
   EXPECT_EQ(
       with("\"stages\": 2", "\"stagez\": 2"),
-      "x.json: plan.stagez: unknown key (expected schedule, stages, microbatches, chunks, "
-      "layers, boundaries, steps, optimizer_sync, recompute, fwd_us, bwd_us, wgrad_us, "
-      "act_mb, param_mb, link_gbps, link_latency_us, split_backward, forward_only, costs, "
-      "rank_speed, rank_memory_gb, dp, topology, inter_gbps, inter_latency_us, mapping, "
-      "partition, time_slack, max_deferred_w, balance_activations, frozen_us, fill, "
-      "token_slices, seq_tokens, attention_share, seq_lengths, microbatching, microbatch_tokens, "
-      "microbatch_overhead, weight_versions, a2a_mb, a2a, fetch_mb, fetch, "
-      "fetch_ahead, stage_graph, schedule_file)");
+      // The plan knob table's order (runtime/run/PlanKnobs.cpp), "costs" last.
+      "x.json: plan.stagez: unknown key (expected schedule, schedule_file, stages, dp, "
+      "microbatches, chunks, layers, boundaries, partition, time_slack, steps, optimizer_sync, "
+      "recompute, split_backward, max_deferred_w, forward_only, balance_activations, "
+      "stage_graph, weight_versions, token_slices, seq_lengths, microbatching, "
+      "microbatch_tokens, seq_tokens, attention_share, a2a_mb, a2a, fetch_mb, fetch, "
+      "fetch_ahead, microbatch_overhead, frozen_us, fill, rank_speed, rank_memory_gb, topology, "
+      "inter_gbps, inter_latency_us, mapping, fwd_us, bwd_us, wgrad_us, act_mb, param_mb, "
+      "link_gbps, link_latency_us, costs)");
   EXPECT_EQ(with("\"stages\": 2", "\"stages\": 0"),
             "x.json: plan.stages: expected a positive integer");
   EXPECT_EQ(with("\"name\": \"x\"", "\"name\": \"X Y\""),
