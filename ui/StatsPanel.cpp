@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "trace/analysis/AnalyticBubble.h"
+#include "runtime/schedules/ClosedForms.h"
 #include "trace/analysis/ConfigJson.h"
 #include "trace/analysis/FigureCoverage.h"
 #include "trace/analysis/ReportFormat.h"
@@ -37,8 +37,8 @@ std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace,
   // --dp D: D pipelines of ranks / D ranks, each taking M / D of the micro-batches.
   const int replicas = trace::dataParallelOf(run);
   const auto analytic =
-      trace::analyticBubble(*run.schedule, ranks / replicas, *run.num_microbatches / replicas,
-                            trace::chunksOf(run).value_or(1));
+      runtime::analyticBubble(*run.schedule, ranks / replicas, *run.num_microbatches / replicas,
+                              trace::chunksOf(run).value_or(1));
   const auto line = report.find("bubble ratio");
   if (!analytic || line == std::string::npos) return report;
   const auto end = report.find('\n', line);

@@ -9,20 +9,20 @@ const std::vector<ScheduleInfo>& scheduleRegistry() {
   // the oldest idea to the newest).
   static const std::vector<ScheduleInfo> registry = {
       {"gpipe", "classic", "all forwards, then all backwards (GPipe, Huang et al. 2019)", "none",
-       false, generateGpipe},
+       false, generateGpipe, flushBubble},
       {"1f1b", "classic",
        "one forward, one backward, flush at the step's end (PipeDream-Flush / DAPPLE)", "none",
-       false, generateOneFOneB},
+       false, generateOneFOneB, flushBubble},
       {"interleaved-1f1b", "interleaved",
        "1F1B over v looped chunks per rank (Megatron-LM, Narayanan et al. 2021): bubble / v",
-       "m a multiple of p", false, generateInterleaved1F1B},
+       "m a multiple of p", false, generateInterleaved1F1B, interleavedBubble},
       {"looped-bfs", "interleaved",
        "breadth-first over v looped chunks (Lamy-Poirier 2023): bubble / v, GPipe's memory", "none",
-       false, generateLoopedBfs},
+       false, generateLoopedBfs, interleavedBubble},
       {"zb-h1", "zero-bubble",
        "backward split into I and W, W postponed into the bubbles (Qi et al. 2024): 1F1B's "
        "memory, bubble / 3",
-       "m >= p", false, generateZeroBubbleH1},
+       "m >= p", false, generateZeroBubbleH1, zeroBubbleH1Bubble},
       {"zb-h2", "zero-bubble",
        "2p-1 forwards in flight, parallelogram steps (Qi et al. 2024): zero steady-state bubble "
        "without an optimizer barrier",
@@ -30,11 +30,11 @@ const std::vector<ScheduleInfo>& scheduleRegistry() {
       {"zb-v", "zero-bubble",
        "zero-bubble over two chunks per rank in a V (Qi et al. 2024): 1F1B's memory on every "
        "rank, zero steady-state bubble without an optimizer barrier (m >= 2p-1)",
-       "v = 2 (fixed)", false, generateZeroBubbleV},
+       "v = 2 (fixed)", false, generateZeroBubbleV, zeroBubbleVBubble},
       {"chimera", "bidirectional",
        "two pipeline replicas in opposite directions (Chimera, Li & Hoefler 2021); forward "
        "doubling for m > p",
-       "p even, m = p or a multiple of 2p", false, generateChimera},
+       "p even, m = p or a multiple of 2p", false, generateChimera, chimeraBubble},
       {"dualpipe-v", "bidirectional",
        "DeepSeek's DualPipe cut in half: V shape, forward and backward chunks overlapped",
        "v = 2 (fixed), m >= 2p", false, generateDualPipeV},

@@ -4,10 +4,12 @@
 // `repeatSteps`) or `steps` steps (asynchronous schedules, whose steps overlap by design).
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/plan/Plan.h"
+#include "runtime/schedules/ClosedForms.h"
 #include "trace/Result.h"
 
 namespace ps::runtime {
@@ -26,6 +28,9 @@ struct ScheduleInfo {
   std::string constraints;  // human-readable, e.g. "m >= p, p even"
   bool asynchronous = false;
   std::function<Result<Plan>(const ScheduleParams&)> generate;
+  // The paper's bubble ratio at (p, m, v) under its uniform assumptions (ClosedForms.h); empty
+  // for a schedule without one.
+  std::function<std::optional<AnalyticBubble>(int p, int m, int v)> closedForm;
 };
 
 // Every generator, in the order `pipescope-cli schedules` lists them.

@@ -10,9 +10,9 @@
 
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/run/Presets.h"
+#include "runtime/schedules/ClosedForms.h"
 #include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
-#include "trace/analysis/AnalyticBubble.h"
 #include "trace/analysis/RunAnalysis.h"
 
 namespace ps::runtime {
@@ -87,8 +87,8 @@ TEST(Presets, FormulasAgreeWithTheAnalyticBubble) {
   for (const auto& p : builtinPresets().presets) {
     if (p.formula.empty()) continue;
     SCOPED_TRACE(p.name);
-    const auto analytic = trace::analyticBubble(p.spec.schedule, p.spec.stages.value_or(0),
-                                                p.spec.microbatches.value_or(0), p.spec.chunks);
+    const auto analytic = analyticBubble(p.spec.schedule, p.spec.stages.value_or(0),
+                                         p.spec.microbatches.value_or(0), p.spec.chunks);
     ASSERT_TRUE(analytic.has_value());
     EXPECT_EQ(analytic->formula, p.formula);
     ASSERT_EQ(p.headline.metric, "bubble_ratio");

@@ -1,8 +1,8 @@
-#include "trace/analysis/AnalyticBubble.h"
+#include "runtime/schedules/ClosedForms.h"
 
 #include <gtest/gtest.h>
 
-namespace ps::trace {
+namespace ps::runtime {
 namespace {
 
 TEST(AnalyticBubbleTest, ClosedFormsOfThePapers) {
@@ -34,4 +34,4 @@ TEST(AnalyticBubbleTest, RankCountsAtTheEndOfIntDoNotOverflow) {
 }
 
 }  // namespace
-}  // namespace ps::trace
+}  // namespace ps::runtime
