@@ -119,105 +119,134 @@ struct OpRef {
   std::size_t index;
 };
 
-}  // namespace
+// One op as a complete ("X") event on its lane's row.
+std::string opEvent(const RunTrace& run, const OpColumns& lane, std::size_t i, int pid, int tid) {
+  JsonWriter j;
+  j.beginObject();
+  j.key("ph").value("X");
+  j.key("name").value(opLabel(run, lane, i));
+  j.key("cat").value(opKindName(lane.kind[i]));
+  j.key("pid").value(pid);
+  j.key("tid").value(tid);
+  j.key("ts").raw(micros(lane.start[i]));
+  j.key("dur").raw(micros(satSub(lane.end[i], lane.start[i])));
+  j.key("args").beginObject();
+  j.key("kind").value(opKindName(lane.kind[i]));
+  if (lane.stage[i] >= 0) j.key("stage").value(lane.stage[i]);
+  if (lane.microbatch[i] >= 0) j.key("microbatch").value(lane.microbatch[i]);
+  j.key("step").value(lane.step[i]);
+  if (lane.bytes[i] >= 0) j.key("bytes").value(lane.bytes[i]);
+  if (lane.peer[i] >= 0) j.key("peer").value(lane.peer[i]);
+  j.endObject().endObject();
+  return j.str();
+}
 
-ChromeExportStats writeChromeTrace(const RunTrace& run, std::ostream& out) {
-  ChromeExportStats stats;
-  EventStream s(out);
-  // Sends and receives per (src, dst, direction), for the flow arrows.
-  std::map<std::tuple<int, int, bool>, std::vector<OpRef>> sends, recvs;
-  std::vector<std::array<std::vector<int>, kLaneCount>> rowsOf(run.ranks.size());
+// One end of a flow arrow: "s" at the send, "f" (binding to the enclosing slice) at the receive.
+std::string flowEvent(const char* phase, std::int64_t id, int pid, int tid, std::int64_t ts) {
+  JsonWriter j;
+  j.beginObject().key("ph").value(phase);
+  if (phase[0] == 'f') j.key("bp").value("e");
+  j.key("id").value(id).key("name").value("transfer").key("cat").value("p2p");
+  j.key("pid").value(pid).key("tid").value(tid).key("ts").raw(micros(ts)).endObject();
+  return j.str();
+}
 
-  for (std::size_t r = 0; r < run.ranks.size(); ++r) {
-    const int pid = static_cast<int>(r);
-    const RankTrace& rank = run.ranks[r];
-    std::string pname = "rank " + std::to_string(r);
+// The run as Chrome trace events: a process per rank, a thread per lane row, ops, memory
+// counters, then flow arrows from each send to the receive it feeds.
+class ChromeWriter {
+ public:
+  ChromeWriter(const RunTrace& run, std::ostream& out)
+      : run_(run), s_(out), rowsOf_(run.ranks.size()) {}
+
+  ChromeExportStats write() {
+    for (std::size_t r = 0; r < run_.ranks.size(); ++r)
+      writeRank(static_cast<int>(r));
+    writeFlows();
+    s_.finish();
+    return stats_;
+  }
+
+ private:
+  void writeRank(int pid) {
+    const RankTrace& rank = run_.ranks[static_cast<std::size_t>(pid)];
+    std::string pname = "rank " + std::to_string(pid);
     if (rank.info.device) pname += " (" + *rank.info.device + ")";
-    metadata(s, "process_name", pid, -1, pname, pid);
-    for (int l = 0; l < kLaneCount; ++l) {
-      const OpColumns& lane = rank.lanes[l];
-      if (lane.empty()) continue;
-      int rowCount = 1;
-      rowsOf[r][l] = packRows(lane, rowCount);
-      for (int row = 0; row < rowCount; ++row) {
-        std::string tname(laneName(static_cast<Lane>(l)));
-        if (row > 0) tname += " #" + std::to_string(row + 1);
-        metadata(s, "thread_name", pid, l * kRowsPerLane + row, tname, l * kRowsPerLane + row);
-        ++stats.threads;
-      }
-      for (std::size_t i = 0; i < lane.size(); ++i) {
-        JsonWriter j;
-        j.beginObject();
-        j.key("ph").value("X");
-        j.key("name").value(opLabel(run, lane, i));
-        j.key("cat").value(opKindName(lane.kind[i]));
-        j.key("pid").value(pid);
-        j.key("tid").value(l * kRowsPerLane + rowsOf[r][l][i]);
-        j.key("ts").raw(micros(lane.start[i]));
-        j.key("dur").raw(micros(satSub(lane.end[i], lane.start[i])));
-        j.key("args").beginObject();
-        j.key("kind").value(opKindName(lane.kind[i]));
-        if (lane.stage[i] >= 0) j.key("stage").value(lane.stage[i]);
-        if (lane.microbatch[i] >= 0) j.key("microbatch").value(lane.microbatch[i]);
-        j.key("step").value(lane.step[i]);
-        if (lane.bytes[i] >= 0) j.key("bytes").value(lane.bytes[i]);
-        if (lane.peer[i] >= 0) j.key("peer").value(lane.peer[i]);
-        j.endObject().endObject();
-        s.event(j.str());
-        ++stats.events;
-        const OpKind k = lane.kind[i];
-        if (lane.peer[i] >= 0 && (isSend(k) || isRecv(k))) {
-          const bool forward = k == OpKind::SEND_F || k == OpKind::RECV_F;
-          if (isSend(k))
-            sends[{pid, lane.peer[i], forward}].push_back({pid, l, i});
-          else
-            recvs[{lane.peer[i], pid, forward}].push_back({pid, l, i});
-        }
-      }
-    }
+    metadata(s_, "process_name", pid, -1, pname, pid);
+    for (int l = 0; l < kLaneCount; ++l)
+      if (!rank.lanes[l].empty()) writeLane(pid, l);
     for (std::size_t m = 0; m < rank.memory.size(); ++m) {
       JsonWriter j;
       j.beginObject().key("ph").value("C").key("name").value("memory in use").key("pid").value(pid);
       j.key("ts").raw(micros(rank.memory.t[m]));
       j.key("args").beginObject().key("bytes").value(rank.memory.bytes[m]).endObject().endObject();
-      s.event(j.str());
+      s_.event(j.str());
+    }
+  }
+
+  void writeLane(int pid, int l) {
+    const OpColumns& lane = run_.ranks[static_cast<std::size_t>(pid)].lanes[l];
+    int rowCount = 1;
+    auto& rows = rowsOf_[static_cast<std::size_t>(pid)][l];
+    rows = packRows(lane, rowCount);
+    for (int row = 0; row < rowCount; ++row) {
+      std::string tname(laneName(static_cast<Lane>(l)));
+      if (row > 0) tname += " #" + std::to_string(row + 1);
+      metadata(s_, "thread_name", pid, l * kRowsPerLane + row, tname, l * kRowsPerLane + row);
+      ++stats_.threads;
+    }
+    for (std::size_t i = 0; i < lane.size(); ++i) {
+      s_.event(opEvent(run_, lane, i, pid, l * kRowsPerLane + rows[i]));
+      ++stats_.events;
+      const OpKind k = lane.kind[i];
+      if (lane.peer[i] < 0 || !(isSend(k) || isRecv(k))) continue;
+      const bool forward = k == OpKind::SEND_F || k == OpKind::RECV_F;
+      if (isSend(k))
+        sends_[{pid, lane.peer[i], forward}].push_back({pid, l, i});
+      else
+        recvs_[{lane.peer[i], pid, forward}].push_back({pid, l, i});
     }
   }
 
   // The k-th send from a to b in one direction feeds the k-th receive on b from a.
-  std::int64_t flowId = 0;
-  for (const auto& [key, sendList] : sends) {
-    auto it = recvs.find(key);
-    if (it == recvs.end()) continue;
-    const std::size_t n = std::min(sendList.size(), it->second.size());
-    for (std::size_t k = 0; k < n; ++k) {
-      const OpRef& a = sendList[k];
-      const OpRef& b = it->second[k];
-      const OpColumns& sl = run.ranks[a.rank].lanes[a.lane];
-      const OpColumns& rl = run.ranks[b.rank].lanes[b.lane];
-      // Bind points inside both slices: the send's start, the receive's end (or start when
-      // the receive takes no time) — "f" with bp "e" binds to the enclosing slice.
-      const std::int64_t sendTs = sl.start[a.index];
-      const std::int64_t recvTs =
-          rl.end[b.index] > rl.start[b.index] ? rl.end[b.index] - 1 : rl.start[b.index];
-      ++flowId;
-      JsonWriter sj;
-      sj.beginObject().key("ph").value("s").key("id").value(flowId).key("name").value("transfer");
-      sj.key("cat").value("p2p").key("pid").value(a.rank);
-      sj.key("tid").value(a.lane * kRowsPerLane + rowsOf[a.rank][a.lane][a.index]);
-      sj.key("ts").raw(micros(sendTs)).endObject();
-      s.event(sj.str());
-      JsonWriter fj;
-      fj.beginObject().key("ph").value("f").key("bp").value("e").key("id").value(flowId);
-      fj.key("name").value("transfer").key("cat").value("p2p").key("pid").value(b.rank);
-      fj.key("tid").value(b.lane * kRowsPerLane + rowsOf[b.rank][b.lane][b.index]);
-      fj.key("ts").raw(micros(recvTs)).endObject();
-      s.event(fj.str());
-      ++stats.flows;
+  void writeFlows() {
+    std::int64_t flowId = 0;
+    for (const auto& [key, sendList] : sends_) {
+      auto it = recvs_.find(key);
+      if (it == recvs_.end()) continue;
+      const std::size_t n = std::min(sendList.size(), it->second.size());
+      for (std::size_t k = 0; k < n; ++k) {
+        const OpRef& a = sendList[k];
+        const OpRef& b = it->second[k];
+        const OpColumns& sl = run_.ranks[a.rank].lanes[a.lane];
+        const OpColumns& rl = run_.ranks[b.rank].lanes[b.lane];
+        // Bind points inside both slices: the send's start, the receive's end (or start when
+        // the receive takes no time) — "f" with bp "e" binds to the enclosing slice.
+        const std::int64_t recvTs =
+            rl.end[b.index] > rl.start[b.index] ? rl.end[b.index] - 1 : rl.start[b.index];
+        ++flowId;
+        s_.event(flowEvent("s", flowId, a.rank, tidOf(a), sl.start[a.index]));
+        s_.event(flowEvent("f", flowId, b.rank, tidOf(b), recvTs));
+        ++stats_.flows;
+      }
     }
   }
-  s.finish();
-  return stats;
+
+  int tidOf(const OpRef& op) const {
+    return op.lane * kRowsPerLane + rowsOf_[op.rank][op.lane][op.index];
+  }
+
+  const RunTrace& run_;
+  EventStream s_;
+  ChromeExportStats stats_;
+  // Sends and receives per (src, dst, direction), for the flow arrows.
+  std::map<std::tuple<int, int, bool>, std::vector<OpRef>> sends_, recvs_;
+  std::vector<std::array<std::vector<int>, kLaneCount>> rowsOf_;
+};
+
+}  // namespace
+
+ChromeExportStats writeChromeTrace(const RunTrace& run, std::ostream& out) {
+  return ChromeWriter(run, out).write();
 }
 
 Result<ChromeExportStats> writeChromeTraceFile(const RunTrace& run, const std::string& path) {

@@ -44,6 +44,72 @@ std::optional<std::size_t> stepLookedUp(const std::vector<StepRange>& steps, std
   return static_cast<std::size_t>(std::prev(it) - steps.begin());
 }
 
+// A rank's trace without events: the file's shape and the one thread's id.
+RawRankTrace emptyPart(const RawRankTrace& trace, int rank, int ranks, std::int32_t track) {
+  RawRankTrace part;
+  part.file = trace.file;
+  part.format = trace.format;
+  part.rank = rank;
+  part.worldSize = ranks;
+  part.wallClockOffsetNs = trace.wallClockOffsetNs;
+  part.host = trace.host;
+  part.device = trace.device;
+  part.memoryCapacityBytes = trace.memoryCapacityBytes;
+  if (const auto id = trace.threadIds.find(track); id != trace.threadIds.end())
+    part.threadIds.insert(*id);
+  return part;
+}
+
+// Gives a rank's events names of its own table and the step ranges they look up (see
+// stepLookedUp): linear in the rank's events, with scratch reused from rank to rank.
+class PartLocalizer {
+ public:
+  explicit PartLocalizer(const RawRankTrace& whole)
+      : whole_(whole), local_(whole.names.size(), -1) {}
+
+  void localize(RawRankTrace& part) {
+    for (auto& e : part.events) {
+      if (e.step < 0)
+        if (const auto step = stepLookedUp(whole_.steps, e.start_ns)) steps_.push_back(*step);
+      if (e.name < 0) continue;
+      std::int32_t& local = local_[static_cast<std::size_t>(e.name)];
+      if (local < 0) {
+        local = part.intern(whole_.names[static_cast<std::size_t>(e.name)]);
+        touched_.push_back(e.name);
+      }
+      e.name = local;
+    }
+    for (const std::int32_t name : touched_)
+      local_[static_cast<std::size_t>(name)] = -1;
+    touched_.clear();
+    std::sort(steps_.begin(), steps_.end());
+    steps_.erase(std::unique(steps_.begin(), steps_.end()), steps_.end());
+    for (const std::size_t step : steps_)
+      part.steps.push_back(whole_.steps[step]);
+    steps_.clear();
+  }
+
+ private:
+  const RawRankTrace& whole_;
+  std::vector<std::int32_t> local_;  // the whole trace's name -> the part's; -1 between ranks
+  std::vector<std::int32_t> touched_;
+  std::vector<std::size_t> steps_;
+};
+
+// What the split says about itself.
+std::string splitNote(int ranks, bool byThreadId, std::int64_t elsewhere, std::size_t others) {
+  std::string note =
+      "threads as ranks: " + std::to_string(ranks) +
+      " threads of one process hold recognised compute; each is a rank, " +
+      (byThreadId ? "by thread id" : "in track order (the file gives no thread ids)");
+  if (elsewhere > 0)
+    note += " (" + std::to_string(elsewhere) + (elsewhere == 1 ? " event" : " events") + " of " +
+            std::to_string(others) +
+            (others == 1 ? " other thread or stream" : " other threads or streams") +
+            " kept on rank 0)";
+  return note;
+}
+
 }  // namespace
 
 std::size_t computeTrackCount(const RawRankTrace& trace, const OpRecognizer& recognizer) {
@@ -78,9 +144,9 @@ ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recogniz
     rankOfTrack[order[r]] = r;
 
   // Linear in the events and the threads (issue 30, item 13): each rank's trace holds only the
-  // names its own events use, its own thread id, and the step ranges its events look up (see
-  // stepLookedUp). Copying the whole trace per thread was O(threads x names): 8000 threads took
-  // 4 GB, 20000 aborted.
+  // names its own events use, its own thread id, and the step ranges its events look up.
+  // Copying the whole trace per thread was O(threads x names): 8000 threads took 4 GB, 20000
+  // aborted.
   const int n = static_cast<int>(order.size());
   std::vector<std::vector<RawEvent>> byRank(order.size());
   std::int64_t elsewhere = 0;
@@ -95,63 +161,24 @@ ThreadSplit splitThreadsAsRanks(RawRankTrace trace, const OpRecognizer& recogniz
     byRank[it == rankOfTrack.end() ? 0 : it->second].push_back(e);
   }
   trace.events = {};
-  std::vector<std::int32_t> localName(trace.names.size(), -1);  // reset after each rank
-  std::vector<std::int32_t> touched;
-  std::vector<std::size_t> steps;
+  PartLocalizer localizer(trace);
   for (int r = 0; r < n; ++r) {
     const std::int32_t track = order[static_cast<std::size_t>(r)];
-    RawRankTrace part;
-    part.file = trace.file;
-    part.format = trace.format;
-    part.rank = r;
-    part.worldSize = n;
-    part.wallClockOffsetNs = trace.wallClockOffsetNs;
-    part.host = trace.host;
-    part.device = trace.device;
-    part.memoryCapacityBytes = trace.memoryCapacityBytes;
-    if (const auto id = trace.threadIds.find(track); id != trace.threadIds.end())
-      part.threadIds.insert(*id);
+    RawRankTrace part = emptyPart(trace, r, n, track);
     if (r == 0) {  // said once, by rank 0, which also keeps the memory samples
       part.warnings = std::move(trace.warnings);
       part.memory = std::move(trace.memory);
     }
     part.events = std::move(byRank[static_cast<std::size_t>(r)]);
-    for (auto& e : part.events) {
-      if (e.step < 0)
-        if (const auto step = stepLookedUp(trace.steps, e.start_ns)) steps.push_back(*step);
-      if (e.name < 0) continue;
-      std::int32_t& local = localName[static_cast<std::size_t>(e.name)];
-      if (local < 0) {
-        local = part.intern(trace.names[static_cast<std::size_t>(e.name)]);
-        touched.push_back(e.name);
-      }
-      e.name = local;
-    }
-    for (const std::int32_t name : touched)
-      localName[static_cast<std::size_t>(name)] = -1;
-    touched.clear();
-    std::sort(steps.begin(), steps.end());
-    steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
-    for (const std::size_t step : steps)
-      part.steps.push_back(trace.steps[step]);
-    steps.clear();
+    localizer.localize(part);
     out.traces.push_back(std::move(part));
     const auto [kind, id] = key(track);
     out.origins.push_back((kind == 0 ? "thread " : "track ") + std::to_string(id));
   }
-
   const bool byThreadId = std::all_of(order.begin(), order.end(), [&](std::int32_t track) {
     return trace.threadIds.count(track) > 0;
   });
-  out.note = "threads as ranks: " + std::to_string(n) +
-             " threads of one process hold recognised compute; each is a rank, " +
-             (byThreadId ? "by thread id" : "in track order (the file gives no thread ids)");
-  if (elsewhere > 0)
-    out.note +=
-        " (" + std::to_string(elsewhere) + (elsewhere == 1 ? " event" : " events") + " of " +
-        std::to_string(otherTracks.size()) +
-        (otherTracks.size() == 1 ? " other thread or stream" : " other threads or streams") +
-        " kept on rank 0)";
+  out.note = splitNote(n, byThreadId, elsewhere, otherTracks.size());
   return out;
 }
 

@@ -90,80 +90,12 @@ KinetoTraceBuilder::KinetoTraceBuilder(std::string file) {
 
 void KinetoTraceBuilder::add(const KinetoEvent& event) {
   switch (event.phase) {
-    case KinetoPhase::Complete: {
-      const bool step = event.profilerStep && mayHoldSteps(event.category);
-      if (event.category == KinetoCategory::Launch) {
-        addLaunch(event);
-        return;
-      }
-      const bool stated = event.category == KinetoCategory::StatedOp;
-      if (!step && !stated && (!isImported(event.category) || event.profilerStep)) return;
-      const auto start = parseMicrosAsNanos(event.ts);
-      if (!start) {
-        ++badTimes_;
-        return;
-      }
-      const std::int64_t dur = std::max<std::int64_t>(0, parseMicrosAsNanos(event.dur).value_or(0));
-      const std::int64_t end =
-          *start > std::numeric_limits<std::int64_t>::max() - dur ? *start : *start + dur;
-      if (step) {
-        addStep(event.name, *start, end);
-      } else if (event.category == KinetoCategory::StatedOp) {
-        addStated(event, *start, end);
-      } else {
-        addRange(event, *start, end);
-      }
-      return;
-    }
-    case KinetoPhase::Begin: {
-      PendingBegin begin;
-      begin.category = event.category;
-      begin.profilerStep = event.profilerStep;
-      const auto start = parseMicrosAsNanos(event.ts);
-      const bool wanted = (event.profilerStep && mayHoldSteps(event.category)) ||
-                          (!event.profilerStep && isImported(event.category));
-      if (!wanted || !start) {
-        if (wanted) ++badTimes_;
-        begin.category = KinetoCategory::Other;  // keeps the B/E pairing, imports nothing
-        begin.profilerStep = false;
-      } else {
-        begin.name = event.name;
-        begin.startNs = *start;
-      }
-      std::string key(event.pid);
-      key += '\x1f';
-      key += event.tid;
-      openBegins_[key].push_back(std::move(begin));
-      return;
-    }
-    case KinetoPhase::End: {
-      std::string key(event.pid);
-      key += '\x1f';
-      key += event.tid;
-      auto it = openBegins_.find(key);
-      if (it == openBegins_.end() || it->second.empty()) {
-        ++unmatchedEnds_;
-        return;
-      }
-      PendingBegin begin = std::move(it->second.back());
-      it->second.pop_back();
-      if (begin.category == KinetoCategory::Other && !begin.profilerStep) return;
-      const auto end = parseMicrosAsNanos(event.ts);
-      if (!end) {
-        ++badTimes_;
-        return;
-      }
-      const std::int64_t endNs = std::max(*end, begin.startNs);
-      if (begin.profilerStep) {
-        addStep(begin.name, begin.startNs, endNs);
-        return;
-      }
-      KinetoEvent range = event;
-      range.category = begin.category;
-      range.name = begin.name;
-      addRange(range, begin.startNs, endNs);
-      return;
-    }
+    case KinetoPhase::Complete:
+      return addComplete(event);
+    case KinetoPhase::Begin:
+      return addBegin(event);
+    case KinetoPhase::End:
+      return addEnd(event);
     case KinetoPhase::Instant:
       if (event.name == "[memory]") addMemory(event);
       return;
@@ -173,6 +105,75 @@ void KinetoTraceBuilder::add(const KinetoEvent& event) {
     case KinetoPhase::Other:
       return;
   }
+}
+
+void KinetoTraceBuilder::addComplete(const KinetoEvent& event) {
+  const bool step = event.profilerStep && mayHoldSteps(event.category);
+  if (event.category == KinetoCategory::Launch) return addLaunch(event);
+  const bool stated = event.category == KinetoCategory::StatedOp;
+  if (!step && !stated && (!isImported(event.category) || event.profilerStep)) return;
+  const auto start = parseMicrosAsNanos(event.ts);
+  if (!start) {
+    ++badTimes_;
+    return;
+  }
+  const std::int64_t dur = std::max<std::int64_t>(0, parseMicrosAsNanos(event.dur).value_or(0));
+  const std::int64_t end =
+      *start > std::numeric_limits<std::int64_t>::max() - dur ? *start : *start + dur;
+  if (step)
+    addStep(event.name, *start, end);
+  else if (stated)
+    addStated(event, *start, end);
+  else
+    addRange(event, *start, end);
+}
+
+// B/E pairs nest per (pid, tid).
+std::string KinetoTraceBuilder::threadKey(const KinetoEvent& event) {
+  std::string key(event.pid);
+  key += '\x1f';
+  key += event.tid;
+  return key;
+}
+
+void KinetoTraceBuilder::addBegin(const KinetoEvent& event) {
+  PendingBegin begin;
+  begin.category = event.category;
+  begin.profilerStep = event.profilerStep;
+  const auto start = parseMicrosAsNanos(event.ts);
+  const bool wanted = (event.profilerStep && mayHoldSteps(event.category)) ||
+                      (!event.profilerStep && isImported(event.category));
+  if (!wanted || !start) {
+    if (wanted) ++badTimes_;
+    begin.category = KinetoCategory::Other;  // keeps the B/E pairing, imports nothing
+    begin.profilerStep = false;
+  } else {
+    begin.name = event.name;
+    begin.startNs = *start;
+  }
+  openBegins_[threadKey(event)].push_back(std::move(begin));
+}
+
+void KinetoTraceBuilder::addEnd(const KinetoEvent& event) {
+  auto it = openBegins_.find(threadKey(event));
+  if (it == openBegins_.end() || it->second.empty()) {
+    ++unmatchedEnds_;
+    return;
+  }
+  PendingBegin begin = std::move(it->second.back());
+  it->second.pop_back();
+  if (begin.category == KinetoCategory::Other && !begin.profilerStep) return;
+  const auto end = parseMicrosAsNanos(event.ts);
+  if (!end) {
+    ++badTimes_;
+    return;
+  }
+  const std::int64_t endNs = std::max(*end, begin.startNs);
+  if (begin.profilerStep) return addStep(begin.name, begin.startNs, endNs);
+  KinetoEvent range = event;
+  range.category = begin.category;
+  range.name = begin.name;
+  addRange(range, begin.startNs, endNs);
 }
 
 void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs,

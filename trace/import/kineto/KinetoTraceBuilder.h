@@ -47,6 +47,11 @@ class KinetoTraceBuilder {
     std::int64_t other = -1;
   };
 
+  // One event by phase: a complete ("X") event, a range's begin ("B") or end ("E").
+  void addComplete(const KinetoEvent& event);
+  void addBegin(const KinetoEvent& event);
+  void addEnd(const KinetoEvent& event);
+  static std::string threadKey(const KinetoEvent& event);
   void addRange(const KinetoEvent& event, std::int64_t startNs, std::int64_t endNs);
   // PipeScope's own export: an op stated in args, on the rank its process id names; a memory
   // counter of that rank.

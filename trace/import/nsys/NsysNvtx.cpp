@@ -39,6 +39,75 @@ bool is(const std::optional<std::int64_t>& code, std::int64_t value) {
   return code && *code == value;
 }
 
+// A mark or thread name that names the rank ("MPI Rank 3"): a hint for its process.
+void readRankHint(NsysContext& ctx, const SqliteStatement& row) {
+  if (row.isNull(3)) return;
+  std::string_view label = row.text(4);
+  if (label.empty() && !row.isNull(5)) label = ctx.strings.get(row.int64(5));
+  if (auto rank = rankFromLabel(label)) ctx.processes.get(processOf(row.int64(3))).rankHint = rank;
+}
+
+// What NVTX rows were left out, counted for the warnings.
+struct SkippedRanges {
+  std::int64_t unended = 0, unnamed = 0, backwards = 0;
+};
+
+// One push/pop or start/end range as a CpuAnnotation event on its host thread.
+void readRange(NsysContext& ctx, const SqliteStatement& row, SkippedRanges& skipped) {
+  if (row.isNull(1)) {
+    ++skipped.unended;
+    return;
+  }
+  if (row.isNull(3)) return;  // no thread: nothing to place it on
+  const std::int64_t start = row.int64(0), end = row.int64(1);
+  if (end < start) {
+    ++skipped.backwards;
+    return;
+  }
+  std::string_view name = row.text(4);
+  if (row.isNull(4)) {
+    if (row.isNull(5)) {
+      ++skipped.unnamed;
+      return;
+    }
+    name = ctx.strings.get(row.int64(5));
+  }
+  const std::int64_t globalTid = row.int64(3);
+  NsysProcess& p = ctx.processes.get(processOf(globalTid));
+  RawEvent event;
+  event.start_ns = start;
+  event.end_ns = end;
+  event.name = p.trace.intern(name);
+  event.source = EventSource::CpuAnnotation;
+  event.track = tidOf(globalTid);
+  // Payload union members, most likely first: the step is an integer payload (DESIGN §6).
+  for (int col = 6; col <= 9; ++col) {
+    if (row.isNull(col)) continue;
+    const std::int64_t v = row.int64(col);
+    if (v >= 0 && v <= std::numeric_limits<std::int32_t>::max())
+      event.step = static_cast<std::int32_t>(v);
+    break;
+  }
+  if (auto n = profilerStepNumber(name)) p.trace.steps.push_back({start, end, *n});
+  p.hasRanges = true;
+  p.projection.ranges.push_back({globalTid, p.trace.events.size()});
+  p.projection.launches[globalTid];  // marks the thread for the runtime scan
+  p.trace.events.push_back(event);
+}
+
+void warnSkipped(NsysContext& ctx, const SkippedRanges& skipped) {
+  if (skipped.unended > 0)
+    ctx.warnings.push_back(std::to_string(skipped.unended) +
+                           " NVTX ranges never ended (still open when the capture stopped): "
+                           "not imported");
+  if (skipped.unnamed > 0)
+    ctx.warnings.push_back(std::to_string(skipped.unnamed) +
+                           " NVTX ranges without a name: not imported");
+  if (skipped.backwards > 0)
+    ctx.warnings.push_back(std::to_string(skipped.backwards) +
+                           " NVTX ranges end before they start: not imported");
+}
+
 }  // namespace
 
 Status readNvtxRanges(NsysContext& ctx) {
@@ -55,75 +124,21 @@ Status readNvtxRanges(NsysContext& ctx) {
       return {};
     }
   }
-  // Payload union members, most likely first: the step is an integer payload (DESIGN §6).
   const std::string sql =
       "SELECT start, \"end\", eventType, globalTid, " + s.columnOrNull(T, "text") + ", " +
       s.columnOrNull(T, "textId") + ", " + s.columnOrNull(T, "int64Value") + ", " +
       s.columnOrNull(T, "uint64Value") + ", " + s.columnOrNull(T, "int32Value") + ", " +
       s.columnOrNull(T, "uint32Value") + " FROM " + quoteIdentifier(T);
   const NsysEnums& e = ctx.enums;
-  std::int64_t unended = 0, unnamed = 0, backwards = 0;
-  Status status = ctx.scan(T, sql, [&](const SqliteStatement& row) {
+  SkippedRanges skipped;
+  PS_TRY(ctx.scan(T, sql, [&](const SqliteStatement& row) {
     const std::int64_t type = row.int64(2);
-    const bool range = is(e.pushPopRange, type) || is(e.startEndRange, type);
-    if (!range) {
-      if ((is(e.threadName, type) || is(e.mark, type)) && !row.isNull(3)) {
-        std::string_view label = row.text(4);
-        if (label.empty() && !row.isNull(5)) label = ctx.strings.get(row.int64(5));
-        if (auto rank = rankFromLabel(label))
-          ctx.processes.get(processOf(row.int64(3))).rankHint = rank;
-      }
-      return;
-    }
-    if (row.isNull(1)) {
-      ++unended;
-      return;
-    }
-    if (row.isNull(3)) return;  // no thread: nothing to place it on
-    const std::int64_t start = row.int64(0), end = row.int64(1);
-    if (end < start) {
-      ++backwards;
-      return;
-    }
-    std::string_view name = row.text(4);
-    if (row.isNull(4)) {
-      if (row.isNull(5)) {
-        ++unnamed;
-        return;
-      }
-      name = ctx.strings.get(row.int64(5));
-    }
-    const std::int64_t globalTid = row.int64(3);
-    NsysProcess& p = ctx.processes.get(processOf(globalTid));
-    RawEvent event;
-    event.start_ns = start;
-    event.end_ns = end;
-    event.name = p.trace.intern(name);
-    event.source = EventSource::CpuAnnotation;
-    event.track = tidOf(globalTid);
-    for (int col = 6; col <= 9; ++col) {
-      if (row.isNull(col)) continue;
-      const std::int64_t v = row.int64(col);
-      if (v >= 0 && v <= std::numeric_limits<std::int32_t>::max())
-        event.step = static_cast<std::int32_t>(v);
-      break;
-    }
-    if (auto n = profilerStepNumber(name)) p.trace.steps.push_back({start, end, *n});
-    p.hasRanges = true;
-    p.projection.ranges.push_back({globalTid, p.trace.events.size()});
-    p.projection.launches[globalTid];  // marks the thread for the runtime scan
-    p.trace.events.push_back(event);
-  });
-  if (!status) return status;
-  if (unended > 0)
-    ctx.warnings.push_back(std::to_string(unended) +
-                           " NVTX ranges never ended (still open when the capture stopped): "
-                           "not imported");
-  if (unnamed > 0)
-    ctx.warnings.push_back(std::to_string(unnamed) + " NVTX ranges without a name: not imported");
-  if (backwards > 0)
-    ctx.warnings.push_back(std::to_string(backwards) +
-                           " NVTX ranges end before they start: not imported");
+    if (is(e.pushPopRange, type) || is(e.startEndRange, type))
+      readRange(ctx, row, skipped);
+    else if (is(e.threadName, type) || is(e.mark, type))
+      readRankHint(ctx, row);
+  }));
+  warnSkipped(ctx, skipped);
   return {};
 }
 
