@@ -1,32 +1,27 @@
 // pipescope-cli import FORMAT FILE... --db OUT [--name N] [--align auto|wall|collective|p2p]
 //   [--rank FILE=N]... [--rules RULES.json] [--threads-as-ranks] [torch-csv cost flags]
-// FORMAT is any entry of trace/import/ImportFormats.h. Profiles: reads every file, recognises
-// pipeline ops, aligns the ranks' clocks, and only then appends one run to OUT. Schedules: the
-// plan is simulated (runtime::runPlan). Bad input or Ctrl-C leaves no run of ours in OUT, and a
-// file it created is removed again unless another process appended a run or opened it meanwhile.
+// FORMAT is any entry of trace/import/ImportFormats.h. The import itself is runtime::importRun
+// (runtime/run/ImportRun.h), the app's too: this file parses the flags and prints the result.
+// Bad input or Ctrl-C leaves no run of ours in OUT, and a file it created is removed again
+// unless another process appended a run or opened it meanwhile.
 
 #include <CLI/CLI.hpp>
 
-#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
-#include <optional>
 
 #include "app/cli/CliCommon.h"
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "runtime/fit/ScheduleMatch.h"
-#include "runtime/run/RunPlan.h"
+#include "runtime/run/ImportRun.h"
 #include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/import/ClockAlignment.h"
 #include "trace/import/GzipLimits.h"
 #include "trace/import/ImportFormats.h"
-#include "trace/import/ImportName.h"
-#include "trace/import/ImportPipeline.h"
-#include "trace/import/ImportReaders.h"
-#include "trace/store/AbandonedWrite.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
 
@@ -62,15 +57,6 @@ Result<std::map<std::string, int>> parseRankMapping(const std::vector<std::strin
   return out;
 }
 
-// An import that did not finish takes back what it wrote: its run, and the file when it created
-// it and nobody else has added a run or opened it since (abandonWrite). Closes the store.
-void takeBack(trace::TraceStore store, std::optional<std::int64_t> runId, bool created) {
-  auto taken = trace::abandonWrite(std::move(store), runId, created);
-  if (!taken)
-    std::cerr << "pipescope-cli: warning: " << trace::terminalSafe(taken.error(), kErrorLineCap)
-              << '\n';
-}
-
 // What Ctrl-C during an import prints: the file holds nothing of ours (a file we created is
 // gone again unless another writer uses it too).
 int cancelled(const ImportCliOptions& o) {
@@ -96,8 +82,9 @@ void printSchedule(const trace::RunTrace& run, const trace::RunAnalysis& a, cons
             << run.info.id << " fits a plan to it\n";
 }
 
-int printRunLine(trace::TraceStore& store, std::int64_t runId, const std::string& name,
+int printRunLine(trace::TraceStore& store, const runtime::ImportRunResult& imported,
                  const InterruptScope& interrupt, const std::string& db) {
+  const std::int64_t runId = *imported.runId;
   trace::LoadOptions load;
   load.cancel = interrupt.flag();
   auto run = trace::loadRun(store, runId, load);
@@ -107,95 +94,49 @@ int printRunLine(trace::TraceStore& store, std::int64_t runId, const std::string
         kExitRunFailed);
   if (!run) return fail(run.error(), kExitRunFailed);
   const auto a = trace::analyzeRun(*run);
-  std::cout << "run " << runId << ": " << trace::terminalSafe(name) << ": " << run->opCount()
-            << " ops";
+  std::cout << "run " << runId << ": " << trace::terminalSafe(imported.name) << ": "
+            << run->opCount() << " ops";
   if (a.step_time_ns) std::cout << ", step " << trace::formatDuration(*a.step_time_ns);
   if (a.bubble_ratio) std::cout << ", bubble " << trace::formatPercent(*a.bubble_ratio);
   std::cout << '\n';
-  if (run->info.source != "torch-csv") printSchedule(*run, a, db);
+  // A simulated schedule follows its file's order: there is no recorded order to name.
+  if (!imported.simulated) printSchedule(*run, a, db);
   return kExitOk;
 }
 
-// A schedule has no timings: it is simulated with the cost flags given.
-int importSchedule(const ImportCliOptions& o, const InterruptScope& interrupt) {
-  if (o.files.size() != 1) return fail("import " + o.format + ": give exactly one file");
-  runtime::RunPlanRequest request;
-  request.spec = o.csv;
-  request.spec.scheduleFile = o.files[0];
-  request.backend = runtime::Backend::Sim;
-  request.source = o.format;
-  request.name = o.name.empty() ? trace::import::defaultImportName(o.format, o.files) : o.name;
-  const bool created = !std::filesystem::exists(o.db);
-  runtime::RunControl control;
-  control.cancel = interrupt.flag();
-  auto result = runtime::runPlan(request, {o.db}, control);
-  if (!result) {
-    if (interrupt.interrupted()) return cancelled(o);
-    return fail(result.error());
-  }
-  for (const auto& note : result->built->notes)
-    std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, kErrorLineCap) << '\n';
-  if (result->status != trace::RunStatus::Complete) {
-    if (result->store) takeBack(std::move(*result->store), result->runId, created);
-    result->store.reset();
-    if (interrupt.interrupted()) return cancelled(o);
-    return fail(result->message, kExitRunFailed);
-  }
-  return printRunLine(*result->store, *result->runId, result->name, interrupt, o.db);
-}
-
-Result<trace::import::ImportOptions> importOptions(const ImportCliOptions& o) {
-  trace::import::ImportOptions options;
-  options.format = o.format;
-  options.name = o.name.empty() ? trace::import::defaultImportName(o.format, o.files) : o.name;
-  options.align = trace::import::parseAlignMode(o.align).value_or(trace::import::AlignMode::Auto);
-  options.threadsAsRanks = o.threadsAsRanks;
+// The flags as runtime::importRun takes them; --rank FILE=N is parsed here, checked there.
+Result<runtime::ImportRunRequest> importRequest(const ImportCliOptions& o) {
+  runtime::ImportRunRequest request;
+  request.format = o.format;
+  request.files = o.files;
+  request.name = o.name;
+  request.align = trace::import::parseAlignMode(o.align).value_or(trace::import::AlignMode::Auto);
   auto ranks = parseRankMapping(o.ranks);
   if (!ranks) return std::move(ranks).takeError();
-  options.explicitRanks = std::move(*ranks);
-  if (!o.rules.empty()) {
-    auto rules = trace::import::MappingRules::load(o.rules);
-    if (!rules) return std::move(rules).takeError();
-    options.rulesFile = o.rules;
-    options.recognizer = trace::import::OpRecognizer(std::move(*rules));
-  }
-  for (const auto& [file, rank] : options.explicitRanks)
-    if (std::find(o.files.begin(), o.files.end(), file) == o.files.end())
-      return Error{"--rank " + file + "=" + std::to_string(rank) + ": " + file +
-                   " is not one of the files to import"};
-  return options;
+  request.explicitRanks = std::move(*ranks);
+  request.rulesFile = o.rules;
+  request.threadsAsRanks = o.threadsAsRanks;
+  request.simulation = o.csv;
+  return request;
 }
 
-int importProfiles(const ImportCliOptions& o, const InterruptScope& interrupt) {
-  auto options = importOptions(o);
-  if (!options) return fail(options.error());
-  trace::import::ReadControl control;
-  control.cancel = interrupt.flag();
-
-  auto raws = trace::import::readTraceFiles(o.format, o.files, control);
-  if (!raws) return interrupt.interrupted() ? cancelled(o) : fail(raws.error());
-  auto run = trace::import::assembleImport(std::move(*raws), *options, control);
-  if (!run) return interrupt.interrupted() ? cancelled(o) : fail(run.error());
-  if (interrupt.interrupted()) return cancelled(o);
-
-  const bool created = !std::filesystem::exists(o.db);
-  std::optional<trace::TraceStore> store;
-  {
-    auto opened = trace::TraceStore::open(o.db, trace::TraceStore::Mode::ReadWrite);
-    if (!opened) return fail(opened.error());
-    store.emplace(std::move(*opened));
-  }
-  auto runId = trace::import::writeImportedRun(*store, *run, control);
-  if (!runId) {
-    // writeImportedRun deleted its run already.
-    takeBack(std::move(*store), std::nullopt, created);
-    store.reset();
-    return interrupt.interrupted() ? cancelled(o) : fail(runId.error(), kExitRunFailed);
-  }
-  if (const int rc = printRunLine(*store, *runId, run->header.info.name, interrupt, o.db);
-      rc != kExitOk)
+// Ctrl-C or SIGTERM: reading, assembly, simulation or writing stops at its next poll and the
+// file holds no run of this import.
+int runImport(const ImportCliOptions& o, const InterruptScope& interrupt) {
+  auto request = importRequest(o);
+  if (!request) return fail(request.error());
+  auto imported = runtime::importRun(*request, {o.db}, {}, interrupt.flag());
+  if (!imported) return interrupt.interrupted() ? cancelled(o) : fail(imported.error());
+  for (const auto& note : imported->notes)
+    std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, kErrorLineCap) << '\n';
+  for (const auto& warning : imported->warnings)
+    std::cerr << "pipescope-cli: warning: " << trace::terminalSafe(warning, kErrorLineCap) << '\n';
+  if (!imported->runId)
+    return interrupt.interrupted() ? cancelled(o) : fail(imported->failure, kExitRunFailed);
+  if (const int rc = printRunLine(*imported->store, *imported, interrupt, o.db); rc != kExitOk)
     return rc;
-  std::cout << trace::import::formatImportSummary(*run);
+  // A profile's recognition summary; a simulated schedule printed its notes above.
+  if (!imported->simulated) std::cout << imported->summary;
   return kExitOk;
 }
 
@@ -251,16 +192,8 @@ Action addImportCommand(CLI::App& app) {
               " at most; PIPESCOPE_GZIP_MAX_RATIO=N (0: no ratio limit) and "
               "PIPESCOPE_GZIP_MAX_BYTES=SIZE (e.g. 64G) change that.");
   return [opt]() {
-    // Ctrl-C or SIGTERM: reading, assembly or writing stops at its next poll; no run is written.
     const InterruptScope interrupt;
-    const auto* format = trace::import::findImportFormat(opt->format);
-    if (format != nullptr && format->kind == trace::import::ImportKind::Schedule) {
-      if (opt->threadsAsRanks)
-        return fail("--threads-as-ranks: " + opt->format +
-                    " is a schedule, its ranks are the file's; the flag is for profiles");
-      return importSchedule(*opt, interrupt);
-    }
-    return importProfiles(*opt, interrupt);
+    return runImport(*opt, interrupt);
   };
 }
 

@@ -18,8 +18,8 @@ enum class ImportKind {
   // Timed profiles: `read` each file, then the shared stages (assembleImport, writeImportedRun).
   Profiles,
   // An untimed schedule that is simulated (runtime::runPlan with PlanSpec::scheduleFile): trace/
-  // cannot run a plan, so `read` is null and the callers above runtime (the CLI, the import job)
-  // run it.
+  // cannot run a plan, so `read` is null and runtime::importRun (runtime/run/ImportRun.h), the one
+  // import of the CLI and the app, runs it.
   Schedule,
 };
 

@@ -9,12 +9,35 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QVBoxLayout>
+
+#include <optional>
 
 #include "trace/import/ImportFormats.h"
 #include "ui/QtText.h"
 
 namespace ps::ui {
+namespace {
+
+// "0 1, 3": each file's rank in the list's order; empty: the files say. Nothing when the text
+// is not one rank number >= 0 per file.
+std::optional<QMap<QString, int>> ranksOf(const QString& text, const QStringList& files) {
+  const QStringList words = text.split(QRegularExpression("[\\s,]+"), Qt::SkipEmptyParts);
+  if (words.isEmpty()) return QMap<QString, int>{};
+  if (words.size() != files.size()) return std::nullopt;
+  QMap<QString, int> ranks;
+  for (int i = 0; i < words.size(); ++i) {
+    bool ok = false;
+    const int rank = words[i].toInt(&ok);
+    if (!ok || rank < 0) return std::nullopt;
+    ranks[files[i]] = rank;
+  }
+  return ranks;
+}
+
+}  // namespace
+
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   setWindowTitle("Import traces");
   setObjectName("importDialog");
@@ -52,6 +75,13 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   name_ = new QLineEdit(this);
   name_->setObjectName("importName");
   name_->setPlaceholderText("automatic");
+  ranks_ = new QLineEdit(this);
+  ranks_->setObjectName("importRanks");
+  ranks_->setPlaceholderText("optional: each file's rank in the list's order, e.g. 0 1 2 3");
+  ranks_->setToolTip(
+      "For files whose contents and names do not say which rank they are "
+      "(pipescope-cli import --rank FILE=N)");
+  connect(ranks_, &QLineEdit::textChanged, this, &ImportDialog::updateOk);
   threadsAsRanks_ = new QCheckBox("Each thread is a rank (one process ran every stage)", this);
   threadsAsRanks_->setObjectName("importThreadsAsRanks");
   threadsAsRanks_->setToolTip(
@@ -71,7 +101,8 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   form->addRow("Clock alignment", align_);
   form->addRow("Label rules", rulesRow);
   form->addRow("Run name", name_);
-  form->addRow("Ranks", threadsAsRanks_);
+  form->addRow("Ranks", ranks_);
+  form->addRow("", threadsAsRanks_);
 
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
   buttons_->button(QDialogButtonBox::Ok)->setText("Import");
@@ -106,21 +137,35 @@ void ImportDialog::setFiles(const QStringList& files) {
   updateOk();
 }
 
-void ImportDialog::updateOk() {
-  buttons_->button(QDialogButtonBox::Ok)->setEnabled(files_->count() > 0);
+QStringList ImportDialog::files() const {
+  QStringList files;
+  for (int i = 0; i < files_->count(); ++i)
+    files << files_->item(i)->text();
+  return files;
 }
 
-// Threads as ranks splits profiles; a schedule has its ranks in the file.
+// Import needs files, and ranks (when given) one per file.
+void ImportDialog::updateOk() {
+  const bool ranksOk = !ranks_->isEnabled() || ranksOf(ranks_->text(), files()).has_value();
+  ranks_->setStyleSheet(ranksOk ? QString() : "QLineEdit { color: #b00020; }");
+  buttons_->button(QDialogButtonBox::Ok)->setEnabled(files_->count() > 0 && ranksOk);
+}
+
+// Ranks and threads as ranks are for profiles; a schedule has its ranks in the file.
 void ImportDialog::updateFormatOptions() {
   const auto* f = trace::import::findImportFormat(format_->currentData().toString().toStdString());
-  threadsAsRanks_->setEnabled(f != nullptr && f->kind == trace::import::ImportKind::Profiles);
+  const bool profiles = f != nullptr && f->kind == trace::import::ImportKind::Profiles;
+  threadsAsRanks_->setEnabled(profiles);
+  ranks_->setEnabled(profiles);
+  updateOk();
 }
 
 ImportRequest ImportDialog::request() const {
   ImportRequest r;
   r.format = format_->currentData().toString();
-  for (int i = 0; i < files_->count(); ++i)
-    r.files << files_->item(i)->text();
+  r.files = files();
+  if (ranks_->isEnabled())
+    r.ranks = ranksOf(ranks_->text(), r.files).value_or(QMap<QString, int>{});
   r.align = align_->currentData().toString();
   r.rulesFile = rules_->text().trimmed();
   r.name = name_->text().trimmed();

@@ -1,6 +1,7 @@
 #pragma once
 // File → Import: pick files, their format (every entry of trace/import/ImportFormats.h, guessed
-// from the files), the clock alignment, label rules, threads as ranks and the run's name.
+// from the files), the clock alignment, label rules, the files' ranks (where they do not say),
+// threads as ranks and the run's name.
 
 #include <QDialog>
 
@@ -26,12 +27,14 @@ class ImportDialog : public QDialog {
   void addFiles();
   void updateOk();
   void updateFormatOptions();
+  QStringList files() const;
 
   QListWidget* files_ = nullptr;
   QComboBox* format_ = nullptr;
   QComboBox* align_ = nullptr;
   QLineEdit* rules_ = nullptr;
   QLineEdit* name_ = nullptr;
+  QLineEdit* ranks_ = nullptr;
   QCheckBox* threadsAsRanks_ = nullptr;
   QDialogButtonBox* buttons_ = nullptr;
 };

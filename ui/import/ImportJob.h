@@ -1,8 +1,8 @@
 #pragma once
-// Runs an import on a worker thread (DESIGN §7.6): read the files, recognise, align, write into
-// the open trace file. Progress is staged (read → align → write) and throttled; Cancel stops it
-// and leaves the file as it was. Results reach the GUI thread through queued calls only while
-// the job is still the current one.
+// Runs an import on a worker thread (DESIGN §7.6): runtime::importRun, the CLI's import, into the
+// open trace file. Progress is staged (profiles: read → align → write; schedules: plan → run →
+// write) and throttled; Cancel stops it and leaves the file as it was. Results reach the GUI thread
+// through queued calls only while the job is still the current one.
 
 #include <QObject>
 #include <QString>
@@ -24,7 +24,7 @@ class ImportJob : public QObject {
   bool busy() const { return jobs_.busy(); }
 
  signals:
-  // stage: "read", "align", "write"; percent 0..100.
+  // stage: importRun's ("read", "align", "write"; "plan", "run", "write"); percent 0..100.
   void progress(const QString& stage, int percent);
   // The new run and a few lines saying what was recognised.
   void finished(qint64 runId, const QString& summary);

@@ -1,6 +1,8 @@
 #pragma once
-// What File → Import asks for: the files, their format, how to align the ranks' clocks.
+// What File → Import asks for: the files, their format, how to align the ranks' clocks. The
+// import job hands it to runtime::importRun (runtime/run/ImportRun.h), as the CLI does its flags.
 
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -15,6 +17,7 @@ struct ImportRequest {
   QString rulesFile;            // optional label-mapping rules JSON
   QString name;                 // run name; empty = automatic
   bool threadsAsRanks = false;  // a single-process trace: each thread a rank (profiles only)
+  QMap<QString, int> ranks;     // file -> its rank, where the files do not say (profiles only)
 };
 
 // The format a set of files most likely is (each format's guess from the name and first bytes:
