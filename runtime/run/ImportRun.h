@@ -51,9 +51,9 @@ struct ImportTarget {
   std::string path;
 };
 
-// Progress by stage, fraction 0..1, on the thread that calls importRun (a read on several
-// threads reports one call at a time). Profiles: "read", "align", "write"; schedules: "plan",
-// "run", "write". Throttling is the caller's business.
+// Progress by stage, fraction 0..1, one call at a time: from the thread that calls importRun, or
+// while several files are read at once from the reading threads. Profiles: "read", "align",
+// "write"; schedules: "plan", "run", "write". Throttling is the caller's business.
 using ImportProgress = std::function<void(std::string_view stage, double fraction)>;
 
 struct ImportRunResult {
