@@ -15,9 +15,8 @@
 #include <QTimer>
 #include <QToolButton>
 
-#include "kernels/cpu/Gemm.h"
-#include "kernels/cpu/VectorMath.h"
 #include "runtime/cuda/CudaBackend.h"
+#include "runtime/run/BackendDescription.h"
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
 
@@ -143,11 +142,10 @@ void PlanPanel::buildKnobs() {
   backend_ = combo(this, "backendCombo", {"sim", "cpu", "cuda"}, tips::kBackend);
   if (auto* items = qobject_cast<QStandardItemModel*>(backend_->model())) {
     // cpu says which kernels it computes with; a generic BLAS set on a vector CPU says so.
-    const QString warning = QString::fromStdString(kernels::blasCoreWarning());
+    const runtime::BackendDescription cpu = runtime::describeBackend(runtime::Backend::Cpu);
     items->item(1)->setToolTip(
-        QString::fromStdString("Rank threads training the model: " + kernels::blasCoreName() +
-                               ", elementwise " + kernels::simdLevel()) +
-        (warning.isEmpty() ? QString() : "\n" + warning));
+        QString::fromStdString("Rank threads training the model: " + cpu.summary()) +
+        (cpu.warning.empty() ? QString() : "\n" + QString::fromStdString(cpu.warning)));
     // cuda is offered when a device is present, and says why not otherwise.
     if (!cuda().available()) items->item(2)->setFlags(Qt::NoItemFlags);
   }

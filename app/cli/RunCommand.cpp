@@ -21,8 +21,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
 #include "app/cli/RunPrediction.h"
-#include "kernels/cpu/Gemm.h"
-#include "kernels/cpu/VectorMath.h"
+#include "runtime/run/BackendDescription.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/TerminalText.h"
@@ -72,7 +71,9 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
   if (!kind) return Error{"--optimizer: " + kind.error()};
   options.optimizer.kind = *kind;
   options.optimizer.lr = o.lr;
-  options.dtype = o.dtype == "bf16" ? kernels::DType::Bf16 : kernels::DType::Fp32;
+  auto dtype = runtime::parseDtype(o.dtype);
+  if (!dtype) return Error{"--dtype \"" + o.dtype + "\": give fp32 or bf16"};
+  options.dtype = *dtype;
   options.smSplit = o.smSplit;
   options.linkGbps = o.plan.spec.uniform.linkGbps;
   options.linkLatencyUs = o.plan.spec.uniform.linkLatencyUs;
@@ -133,10 +134,9 @@ int runModel(RunOptions& o) {
   if (root && backend == runtime::Backend::Cpu) {
     // Which kernels the numbers come from: the BLAS's set for this CPU and the vector width of
     // our own elementwise kernels.
-    std::cerr << "pipescope-cli: cpu kernels: " << kernels::blasCoreName() << ", elementwise "
-              << kernels::simdLevel() << '\n';
-    if (const std::string warning = kernels::blasCoreWarning(); !warning.empty())
-      std::cerr << "pipescope-cli: " << warning << '\n';
+    const runtime::BackendDescription cpu = runtime::describeBackend(backend);
+    std::cerr << "pipescope-cli: cpu kernels: " << cpu.summary() << '\n';
+    if (!cpu.warning.empty()) std::cerr << "pipescope-cli: " << cpu.warning << '\n';
   }
 
   // Calibration (--compare-sim, --calibrate-out): before the file is touched.

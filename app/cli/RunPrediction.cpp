@@ -10,6 +10,7 @@
 #include "runtime/cost/CostJson.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/Calibrate.h"
+#include "runtime/run/BackendDescription.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
 #include "runtime/run/SharedGpuPrediction.h"
@@ -75,7 +76,7 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
     const auto cuda = runtime::cudaAvailability();
     if (cuda.available()) where = cuda.devices.front().name;
     std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cuda backend ("
-              << where << ", " << kernels::dtypeName(options.dtype) << ")\n";
+              << where << ", " << runtime::nameOfDtype(options.dtype) << ")\n";
     // With --sm-split each rank sharing a GPU gets a share of its SMs: calibrate on one.
     const int gpus = cuda.available() ? static_cast<int>(cuda.devices.size()) : 0;
     const int shareOf = runtime::calibrationShareOf(built.plan.numRanks, gpus, options.smSplit);

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/exec/Mailbox.h"
+#include "runtime/exec/MessageKey.h"
 #include "runtime/plan/Plan.h"
 #include "trace/Result.h"
 

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "runtime/cost/CostModel.h"
+#include "runtime/exec/KernelTypes.h"
 #include "runtime/model/ModelConfig.h"
 #include "runtime/model/Optimizer.h"
 #include "trace/Result.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/ComputeDevice.h"
+#include "runtime/exec/KernelTypes.h"
 #include "runtime/model/ModelConfig.h"
 #include "runtime/model/Optimizer.h"
 #include "runtime/model/TokenLayout.h"
@@ -40,7 +40,7 @@ struct CpuRunOptions {
   std::vector<double> computeStretch;
   // cuda backend only: GEMM input precision (the cpu backend refuses bf16) and whether ranks
   // sharing one GPU each get their own share of its SMs (green contexts) where the driver can.
-  kernels::DType dtype = kernels::DType::Fp32;
+  kernels::DType dtype{};  // Fp32 (KernelTypes.h)
   bool smSplit = false;
   // cuda backend only: time ops with CUDA events (the default). Off, ops are stamped with the
   // host clock at issue: meaningless as GPU times, but it measures what recording costs.

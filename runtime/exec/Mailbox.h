@@ -9,20 +9,11 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/exec/MessageKey.h"
 #include "runtime/model/Tensor.h"
 #include "trace/Result.h"
 
 namespace ps::runtime {
-
-struct MessageKey {
-  bool backward = false;  // false: activation for F; true: gradient for I/B
-  int stage = 0;          // the consuming stage
-  int replica = 0;
-  int microbatch = 0;
-  int step = 0;
-  int fromStage = 0;  // the producing stage (a stage DAG may deliver several inputs)
-  auto operator<=>(const MessageKey&) const = default;
-};
 
 class Mailbox {
  public:

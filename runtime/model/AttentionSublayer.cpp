@@ -1,5 +1,7 @@
 #include "runtime/model/AttentionSublayer.h"
 
+#include "kernels/cpu/MaskedAttention.h"
+
 namespace ps::runtime {
 
 namespace k = ps::kernels;

@@ -8,10 +8,11 @@
 #include <span>
 #include <string_view>
 
-#include "runtime/model/MemoryCounter.h"
 #include "trace/Result.h"
 
 namespace ps::runtime {
+
+class MemoryCounter;  // runtime/model/MemoryCounter.h (it includes kernels/: not for ui or app)
 
 enum class OptimizerKind { Sgd, Adam };
 

@@ -25,6 +25,7 @@
 #include <span>
 #include <vector>
 
+#include "kernels/cpu/MaskedAttention.h"
 #include "runtime/model/ActivationStash.h"
 #include "runtime/model/Layer.h"
 #include "runtime/model/LossHead.h"

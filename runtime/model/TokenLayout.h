@@ -10,7 +10,7 @@
 
 #include <vector>
 
-#include "kernels/cpu/MaskedAttention.h"
+#include "runtime/exec/KernelTypes.h"
 #include "runtime/model/MicrobatchKey.h"
 #include "runtime/model/ModelConfig.h"
 #include "runtime/model/SyntheticData.h"

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "runtime/exec/CpuExecutor.h"
-#include "runtime/exec/Transport.h"
 #include "trace/TraceRecords.h"
 
 namespace ps::trace {
@@ -26,7 +25,8 @@ class TraceWriter;
 
 namespace ps::runtime {
 struct ExecShared;
-}
+class Transport;  // runtime/exec/Transport.h (it holds kernels types: not for app)
+}  // namespace ps::runtime
 
 namespace ps::runtime::mpi {
 

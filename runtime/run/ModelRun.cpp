@@ -1,5 +1,6 @@
 #include "runtime/run/ModelRun.h"
 
+#include "kernels/ComputeDevice.h"
 #include "kernels/cpu/Gemm.h"
 #include "kernels/cpu/VectorMath.h"
 #include "runtime/cuda/CudaBackend.h"

@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "kernels/ComputeDevice.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/PlanBuilder.h"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/ComputeDevice.h"
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/Presets.h"

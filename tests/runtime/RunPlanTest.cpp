@@ -11,6 +11,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/ComputeDevice.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/run/RunPlan.h"
 #include "tests/common/TestUtil.h"

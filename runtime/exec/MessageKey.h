@@ -1,0 +1,20 @@
+#pragma once
+// What a message between ranks is for (Mailbox.h, the transports, the NCCL channel order): its own
+// header so that CommOrder.h, which ui reaches through runtime/cuda/CudaBackend.h, needs no Tensor
+// and so no kernels/ header (DESIGN §1).
+
+#include <compare>
+
+namespace ps::runtime {
+
+struct MessageKey {
+  bool backward = false;  // false: activation for F; true: gradient for I/B
+  int stage = 0;          // the consuming stage
+  int replica = 0;
+  int microbatch = 0;
+  int step = 0;
+  int fromStage = 0;  // the producing stage (a stage DAG may deliver several inputs)
+  auto operator<=>(const MessageKey&) const = default;
+};
+
+}  // namespace ps::runtime
