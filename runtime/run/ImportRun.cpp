@@ -39,12 +39,12 @@ Result<const trace::import::ImportFormat*> formatOf(const ImportRunRequest& requ
   const trace::import::ImportFormat* guessed = nullptr;
   for (const auto& file : request.files) {
     const auto* format = trace::import::guessImportFormat(file);
-    if (format == nullptr || (guessed != nullptr && format != guessed))
-      return Error{file + ": cannot tell its import format" +
-                   (format == nullptr
-                        ? std::string()
-                        : " (the other files are " + std::string(guessed->name) + ")") +
-                   "; name one of " + trace::import::importFormatNames()};
+    if (format == nullptr)
+      return Error{file + ": cannot tell its import format; name one of " +
+                   trace::import::importFormatNames()};
+    if (guessed != nullptr && format != guessed)
+      return Error{file + ": looks like " + std::string(format->name) + ", the files before it " +
+                   std::string(guessed->name) + "; one import takes one format"};
     guessed = format;
   }
   return guessed;
@@ -67,8 +67,7 @@ Status checkRequest(const ImportRunRequest& request, const trace::import::Import
                  " is a schedule, its ranks are the file's; the flag is for profiles"};
   if (!request.explicitRanks.empty())
     return Error{"--rank: " + name +
-                 " is a schedule, its ranks are the file's; --rank is for "
-                 "profiles"};
+                 " is a schedule, its ranks are the file's; --rank is for profiles"};
   return {};
 }
 

@@ -142,6 +142,27 @@ TEST(ImportRun, ASchedulesRanksAreItsFiles) {
             "unknown import format \"pipescope\" (valid: nsys, kineto, torch-csv)");
 }
 
+TEST(ImportRun, AGuessNeedsFilesOfOneKnownFormat) {
+  test::TempDir dir;
+  const std::string json = dir.file("rank0.json"), csv = dir.file("s.csv"), txt = dir.file("x.txt");
+  test::writeFile(json, kinetoRank(0));
+  test::writeFile(csv, "0F0,0B0\n");
+  test::writeFile(txt, "hello");
+  ImportRunRequest request;
+  request.files = {json, csv};
+  auto refused = importRun(request, {dir.file("out.sqlite")});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(), csv +
+                                 ": looks like torch-csv, the files before it kineto; one import "
+                                 "takes one format");
+  request.files = {txt};
+  refused = importRun(request, {dir.file("out.sqlite")});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error(),
+            txt + ": cannot tell its import format; name one of nsys, kineto, torch-csv");
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out.sqlite")));
+}
+
 // A cancel at each stage of each kind: the file keeps the one run it had, nothing half-written.
 TEST(ImportRun, CancelAtAnyStageLeavesNoRunOfItsOwn) {
   test::TempDir dir;
