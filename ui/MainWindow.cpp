@@ -53,39 +53,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   historyDock_ = addDock("Run history", "runHistoryDock", history_, Qt::LeftDockWidgetArea);
   connect(history_, &RunHistoryPanel::selectionChanged, this, &MainWindow::followHistorySelection);
 
-  stats_ = new StatsPanel(this);
-  statsDock_ = addDock("Stats", "statsDock", stats_, Qt::BottomDockWidgetArea);
-  links_ = new LinksPanel(this);
-  linksDock_ = addDock("Links", "linkDock", links_, Qt::BottomDockWidgetArea);
-  compare_ = new CompareModel(this);
-  auto* compareView = new QTableView(this);
-  compareView->setObjectName("compareTable");
-  compareView->setModel(compare_);
-  compareView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  compareView->verticalHeader()->hide();
-  compareDock_ = addDock("Compare", "compareDock", compareView, Qt::BottomDockWidgetArea);
-  details_ = new OpDetailsPanel(this);
-  details_->setTimeline(area_->timeline());
-  detailsDock_ = addDock("Details", "detailsDock", details_, Qt::BottomDockWidgetArea);
-  teach_ = new TeachPanel(area_->timeline(), this);
-  teachDock_ = addDock("Teach", "teachDock", teach_, Qt::BottomDockWidgetArea);
-  explore_ = new ExplorePanel(this);
-  exploreDock_ = addDock("Explore", "exploreDock", explore_, Qt::BottomDockWidgetArea);
-  // The sweep starts from the plan on screen; a chosen candidate is shown and simulated.
-  connect(explore_, &ExplorePanel::exploreRequested, this,
-          [this] { explore_->explore(plan_->request()); });
-  connect(explore_, &ExplorePanel::candidateChosen, this,
-          [this](const runtime::RunPlanRequest& request) {
-            plan_->showRequest(request);
-            runRequest(request);
-          });
-  tabifyDockWidget(statsDock_, linksDock_);
-  tabifyDockWidget(statsDock_, teachDock_);
-  tabifyDockWidget(statsDock_, compareDock_);
-  tabifyDockWidget(statsDock_, detailsDock_);
-  tabifyDockWidget(statsDock_, exploreDock_);
-  compareDock_->hide();
-  statsDock_->raise();
+  buildBottomDocks();
 
   controller_ = new RunController(this);
   connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
@@ -249,12 +217,9 @@ bool MainWindow::showRun(qint64 id) {
 }
 
 void MainWindow::showLoaded(const std::shared_ptr<const LoadedRun>& run) {
-  current_ = run;
   endComparison();
   area_->showRun(run);
-  stats_->showRun(run);
-  links_->showRun(run);
-  teach_->setRun(run->trace);
+  setCurrentRun(run);
   showKnobsOf(*run);
   // The loader's word on what it left out of the file; every line is in the Stats dock.
   if (const auto& warnings = run->trace->warnings; !warnings.empty())
@@ -298,9 +263,7 @@ bool MainWindow::compareRuns(qint64 a, qint64 b) {
     return false;
   }
   if (!current_ || current_->id() != a) {
-    current_ = *runA;
-    stats_->showRun(current_);
-    links_->showRun(current_);
+    setCurrentRun(*runA);
     showKnobsOf(*current_);
   }
   compared_ = *runB;

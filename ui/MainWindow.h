@@ -102,6 +102,11 @@ class MainWindow : public QMainWindow {
   bool saveTraceAs(const QString& to, bool showErrorDialog = true);
   QString lastImportSummary() const { return importSummary_; }
 
+ signals:
+  // The run the window shows changed (selected, compared as A, grown live, explained): every
+  // dock that shows the current run follows this (MainWindowDocks.cpp).
+  void currentRunChanged(const std::shared_ptr<const LoadedRun>& run);
+
  protected:
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -115,6 +120,9 @@ class MainWindow : public QMainWindow {
   bool listRuns(bool showErrorDialog, qint64 current = -1);
   void followHistorySelection();
   void showLoaded(const std::shared_ptr<const LoadedRun>& run);
+  // MainWindowDocks.cpp: the bottom docks and the current run they follow.
+  void buildBottomDocks();
+  void setCurrentRun(const std::shared_ptr<const LoadedRun>& run);
   void endComparison();
   void fitToScreen();
   // MainWindowMenus.cpp

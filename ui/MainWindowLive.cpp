@@ -55,11 +55,8 @@ bool MainWindow::followLive() {
   }
   if (!changed) return true;
   auto run = analyseInMemory(path_, std::make_shared<trace::RunTrace>(tail_->snapshot()));
-  current_ = run;
   area_->growRun(run);
-  stats_->showRun(run);
-  links_->showRun(run);
-  teach_->setRun(run->trace);
+  setCurrentRun(run);
   if (run->trace->info.status != trace::RunStatus::Running) tail_.reset();
   return true;
 }

@@ -90,10 +90,7 @@ void MainWindow::onRunExplained(const std::shared_ptr<const LoadedRun>& run,
   const std::shared_ptr<const LoadedRun> explained = withExplanation(*run, why);
   for (auto& [id, unsaved] : unsaved_)
     if (unsaved == run) unsaved = explained;
-  if (current_ == run) {
-    current_ = explained;
-    stats_->showRun(current_);
-  }
+  if (current_ == run) setCurrentRun(explained);
   if (compared_ == run) compared_ = explained;
   area_->explain(*explained);
 }

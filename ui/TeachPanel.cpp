@@ -16,6 +16,7 @@
 
 #include "trace/Units.h"
 #include "trace/analysis/PresentRanks.h"
+#include "ui/LoadedRun.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -70,6 +71,10 @@ TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), v
   connect(slider_, &QSlider::valueChanged, this,
           [this](int v) { setPosition(static_cast<std::size_t>(std::max(0, v))); });
   setRun(nullptr);
+}
+
+void TeachPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
+  if (run && run->trace != run_) setRun(run->trace);
 }
 
 void TeachPanel::setRun(std::shared_ptr<const trace::RunTrace> run) {

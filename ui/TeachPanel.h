@@ -22,6 +22,8 @@ class QToolButton;
 
 namespace ps::ui {
 
+struct LoadedRun;
+
 class TimelineView;
 
 class TeachPanel : public QWidget {
@@ -32,6 +34,9 @@ class TeachPanel : public QWidget {
 
   explicit TeachPanel(TimelineView* view, QWidget* parent = nullptr);
   void setRun(std::shared_ptr<const trace::RunTrace> run);
+  // The window's current run (MainWindow::currentRunChanged): starts over only when its ops
+  // changed, not when the same trace comes back explained.
+  void showRun(const std::shared_ptr<const LoadedRun>& run);
 
   std::size_t count() const { return order_.size(); }
   std::size_t position() const { return position_; }
