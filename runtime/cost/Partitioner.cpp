@@ -114,60 +114,73 @@ std::string bytes(double b) {
   return trace::formatBytes(static_cast<std::int64_t>(std::llround(b)));
 }
 
-}  // namespace
+// One partitioning problem: the stages' ranks and in-flight counts, checked, and the costs of
+// a stage over layers [a, b).
+struct PartitionProblem {
+  const CostModel& model;
+  const PartitionRequest& req;
+  int L = 0, S = 0;
+  std::vector<int> rankOf, inFlight, stagesOn;
+  Prefix pre;
+  double state = 0;
 
-Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest& req) {
-  const int L = static_cast<int>(model.layers.size());
-  const int S = req.numStages;
-  if (S <= 0) return Error{"partition: needs at least one stage (got " + std::to_string(S) + ")"};
-  if (L < S)
-    return Error{"partition: cannot cut " + std::to_string(L) + " layers into " +
-                 std::to_string(S) + " stages (each stage needs at least one layer)"};
-  std::vector<int> rankOf = req.stageRank;
-  if (rankOf.empty())
-    for (int s = 0; s < S; ++s)
-      rankOf.push_back(s);
-  if (static_cast<int>(rankOf.size()) != S)
-    return Error{"partition: stage→rank map has " + std::to_string(rankOf.size()) +
-                 " entries for " + std::to_string(S) + " stages"};
-  std::vector<int> inFlight = req.inFlight;
-  if (inFlight.empty()) inFlight.assign(S, 1);
-  if (static_cast<int>(inFlight.size()) != S)
-    return Error{"partition: in-flight list has " + std::to_string(inFlight.size()) +
-                 " entries for " + std::to_string(S) + " stages"};
-  int maxRank = 0;
-  for (int s = 0; s < S; ++s) {
-    if (rankOf[s] < 0) return Error{"partition: stage " + std::to_string(s) + " has no rank"};
-    if (inFlight[s] < 0)
-      return Error{"partition: stage " + std::to_string(s) + " has negative in-flight count"};
-    maxRank = std::max(maxRank, rankOf[s]);
-  }
-  std::vector<int> stagesOn(maxRank + 1, 0);
-  for (int r : rankOf)
-    ++stagesOn[r];
-
-  const Prefix pre(model.layers);
-  const double state = model.stateBytesPerParamByte;
-  auto memory = [&](int s, int a, int b) {
+  PartitionProblem(const CostModel& m, const PartitionRequest& r)
+      : model(m), req(r), pre(m.layers), state(m.stateBytesPerParamByte) {}
+  double memory(int s, int a, int b) const {
     return (pre.params[b] - pre.params[a]) * state + (pre.acts[b] - pre.acts[a]) * inFlight[s];
-  };
+  }
   // A stage's share of its rank's capacity (see the header for ranks with several stages).
-  auto budget = [&](int s) {
+  double budget(int s) const {
     const auto cap = model.capacityOf(rankOf[s]);
     if (!req.enforceMemory || !cap) return kInf;
     return static_cast<double>(*cap) / stagesOn[rankOf[s]];
-  };
-  auto time = [&](int s, int a, int b) {
+  }
+  double time(int s, int a, int b) const {
     if (memory(s, a, b) > budget(s)) return kInf;
     return (pre.work[b] - pre.work[a]) / model.speedOf(rankOf[s]);
-  };
+  }
+  // Stage-independent costs take the linear DP; otherwise the scan, bounded (minMaxPartition).
+  bool uniformStages() const {
+    bool uniform = true;
+    for (int s = 1; s < S; ++s)
+      uniform = uniform && model.speedOf(rankOf[s]) == model.speedOf(rankOf[0]) &&
+                budget(s) == budget(0) &&
+                (inFlight[s] == inFlight[0] || std::isinf(budget(s)));  // unbounded: no weight
+    return uniform;
+  }
+};
 
-  // Stage-independent costs take the linear DP; otherwise the scan, bounded (see minMaxPartition).
-  bool uniformStages = true;
-  for (int s = 1; s < S; ++s)
-    uniformStages = uniformStages && model.speedOf(rankOf[s]) == model.speedOf(rankOf[0]) &&
-                    budget(s) == budget(0) &&
-                    (inFlight[s] == inFlight[0] || std::isinf(budget(s)));  // unbounded: no weight
+// The request's stage maps, defaulted and checked.
+Status fillStageMaps(PartitionProblem& p) {
+  const int S = p.S;
+  p.rankOf = p.req.stageRank;
+  if (p.rankOf.empty())
+    for (int s = 0; s < S; ++s)
+      p.rankOf.push_back(s);
+  if (static_cast<int>(p.rankOf.size()) != S)
+    return Error{"partition: stage→rank map has " + std::to_string(p.rankOf.size()) +
+                 " entries for " + std::to_string(S) + " stages"};
+  p.inFlight = p.req.inFlight;
+  if (p.inFlight.empty()) p.inFlight.assign(S, 1);
+  if (static_cast<int>(p.inFlight.size()) != S)
+    return Error{"partition: in-flight list has " + std::to_string(p.inFlight.size()) +
+                 " entries for " + std::to_string(S) + " stages"};
+  int maxRank = 0;
+  for (int s = 0; s < S; ++s) {
+    if (p.rankOf[s] < 0) return Error{"partition: stage " + std::to_string(s) + " has no rank"};
+    if (p.inFlight[s] < 0)
+      return Error{"partition: stage " + std::to_string(s) + " has negative in-flight count"};
+    maxRank = std::max(maxRank, p.rankOf[s]);
+  }
+  p.stagesOn.assign(maxRank + 1, 0);
+  for (int r : p.rankOf)
+    ++p.stagesOn[r];
+  return {};
+}
+
+// The table sizes the exact partitioners can afford, and finite totals.
+Status checkProblemSize(const PartitionProblem& p, bool uniformStages) {
+  const int L = p.L, S = p.S;
   const auto cells = static_cast<double>(S) * static_cast<double>(L - S + 1);
   if (cells > static_cast<double>(kMaxPartitionCells))
     return Error{"partition: " + std::to_string(S) + " stages over " + std::to_string(L) +
@@ -178,66 +191,92 @@ Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest
                  " layers on ranks of different speeds or memory " +
                  "budgets: the exact partitioner is quadratic in layers there and is limited to " +
                  std::to_string(kMaxHeterogeneousLayers) + "; give --boundaries"};
-  if (!std::isfinite(pre.work.back()) || !std::isfinite(pre.params.back()) ||
-      !std::isfinite(pre.acts.back()))
+  if (!std::isfinite(p.pre.work.back()) || !std::isfinite(p.pre.params.back()) ||
+      !std::isfinite(p.pre.acts.back()))
     return Error{"partition: the layers' total time or bytes overflow a double"};
+  return {};
+}
 
+std::vector<int> stageStarts(const std::vector<int>& boundaries, int L) {
+  std::vector<int> starts{0};
+  starts.insert(starts.end(), boundaries.begin(), boundaries.end());
+  starts.push_back(L);
+  return starts;
+}
+
+// Nothing fits: the cut that leaves the smallest shortfall, and its worst stage, in words.
+Error noCutFits(const PartitionProblem& p, bool uniformStages) {
+  auto excess = [&](int s, int a, int b) { return p.memory(s, a, b) - p.budget(s); };
+  const MinMax closest = minMaxPartition(p.L, p.S, excess, uniformStages);
+  const std::vector<int> starts = stageStarts(closest.boundaries, p.L);
+  int worst = 0;
+  for (int s = 1; s < p.S; ++s)
+    if (excess(s, starts[s], starts[s + 1]) > excess(worst, starts[worst], starts[worst + 1]))
+      worst = s;
+  const int a = starts[worst], b = starts[worst + 1], r = p.rankOf[worst];
+  const double params = (p.pre.params[b] - p.pre.params[a]) * p.state;
+  const double acts = (p.pre.acts[b] - p.pre.acts[a]) * p.inFlight[worst];
+  std::string share = bytes(p.budget(worst));
+  if (p.stagesOn[r] > 1)
+    share += " (its share of " + bytes(static_cast<double>(*p.model.capacityOf(r))) + " over " +
+             std::to_string(p.stagesOn[r]) + " stages)";
+  return Error{"partition: no cut of " + std::to_string(p.L) + " layers into " +
+               std::to_string(p.S) + " stages fits in memory; the closest leaves rank " +
+               std::to_string(r) + " short by " + bytes(closest.value) + ": stage " +
+               std::to_string(worst) + " (layers " + std::to_string(a) + ".." +
+               std::to_string(b - 1) + ") needs " + bytes(params + acts) + " = parameters and " +
+               "optimizer state " + bytes(params) + " + activations of " +
+               std::to_string(p.inFlight[worst]) + " in-flight micro-batches " + bytes(acts) +
+               ", but has " + share};
+}
+
+// Among cuts whose slowest stage stays within the slack of the fastest possible, the one whose
+// largest stage memory is least. Stage memory weighs activations by each stage's own in-flight
+// count, so the stages' costs differ: the scan, bounded like heterogeneous ranks.
+Status lightestWithinSlack(const PartitionProblem& p, MinMax& best) {
+  if (p.L > kMaxHeterogeneousLayers)
+    return Error{
+        "partition: the memory objective scans quadratically in layers and is limited "
+        "to " +
+        std::to_string(kMaxHeterogeneousLayers) + " layers (got " + std::to_string(p.L) +
+        "); give --boundaries"};
+  const double bound = best.value * (1 + p.req.timeSlack) * (1 + 1e-12);  // rounding: ties fit
+  auto lightest = [&](int s, int a, int b) {
+    return p.time(s, a, b) > bound ? kInf : p.memory(s, a, b);
+  };
+  const MinMax light = minMaxPartition(p.L, p.S, lightest, false);
+  if (!std::isinf(light.value)) best.boundaries = light.boundaries;  // the time cut fits: never
+  return {};
+}
+
+}  // namespace
+
+Result<Partition> partitionLayers(const CostModel& model, const PartitionRequest& req) {
+  PartitionProblem p(model, req);
+  p.L = static_cast<int>(model.layers.size());
+  p.S = req.numStages;
+  const int L = p.L, S = p.S;
+  if (S <= 0) return Error{"partition: needs at least one stage (got " + std::to_string(S) + ")"};
+  if (L < S)
+    return Error{"partition: cannot cut " + std::to_string(L) + " layers into " +
+                 std::to_string(S) + " stages (each stage needs at least one layer)"};
+  PS_TRY(fillStageMaps(p));
+  const bool uniformStages = p.uniformStages();
+  PS_TRY(checkProblemSize(p, uniformStages));
+
+  auto time = [&p](int s, int a, int b) { return p.time(s, a, b); };
   MinMax best = minMaxPartition(L, S, time, uniformStages);
-  if (std::isinf(best.value)) {
-    // Nothing fits: find the cut that leaves the smallest shortfall and report its worst stage.
-    auto excess = [&](int s, int a, int b) { return memory(s, a, b) - budget(s); };
-    const MinMax closest = minMaxPartition(L, S, excess, uniformStages);
-    std::vector<int> starts{0};
-    starts.insert(starts.end(), closest.boundaries.begin(), closest.boundaries.end());
-    starts.push_back(L);
-    int worst = 0;
-    for (int s = 1; s < S; ++s)
-      if (excess(s, starts[s], starts[s + 1]) > excess(worst, starts[worst], starts[worst + 1]))
-        worst = s;
-    const int a = starts[worst], b = starts[worst + 1], r = rankOf[worst];
-    const double params = (pre.params[b] - pre.params[a]) * state;
-    const double acts = (pre.acts[b] - pre.acts[a]) * inFlight[worst];
-    std::string share = bytes(budget(worst));
-    if (stagesOn[r] > 1)
-      share += " (its share of " + bytes(static_cast<double>(*model.capacityOf(r))) + " over " +
-               std::to_string(stagesOn[r]) + " stages)";
-    return Error{"partition: no cut of " + std::to_string(L) + " layers into " + std::to_string(S) +
-                 " stages fits in memory; the closest leaves rank " + std::to_string(r) +
-                 " short by " + bytes(closest.value) + ": stage " + std::to_string(worst) +
-                 " (layers " + std::to_string(a) + ".." + std::to_string(b - 1) + ") needs " +
-                 bytes(params + acts) + " = parameters and " + "optimizer state " + bytes(params) +
-                 " + activations of " + std::to_string(inFlight[worst]) +
-                 " in-flight micro-batches " + bytes(acts) + ", but has " + share};
-  }
-
-  if (req.objective == PartitionObjective::Memory) {
-    // Among cuts whose slowest stage stays within the slack of the fastest possible, the one
-    // whose largest stage memory is least. Stage memory weighs activations by each stage's own
-    // in-flight count, so the stages' costs differ: the scan, bounded like heterogeneous ranks.
-    if (L > kMaxHeterogeneousLayers)
-      return Error{
-          "partition: the memory objective scans quadratically in layers and is limited "
-          "to " +
-          std::to_string(kMaxHeterogeneousLayers) + " layers (got " + std::to_string(L) +
-          "); give --boundaries"};
-    const double bound = best.value * (1 + req.timeSlack) * (1 + 1e-12);  // rounding: ties fit
-    auto lightest = [&](int s, int a, int b) {
-      return time(s, a, b) > bound ? kInf : memory(s, a, b);
-    };
-    const MinMax light = minMaxPartition(L, S, lightest, false);
-    if (!std::isinf(light.value)) best.boundaries = light.boundaries;  // the time cut fits: never
-  }
+  if (std::isinf(best.value)) return noCutFits(p, uniformStages);
+  if (req.objective == PartitionObjective::Memory) PS_TRY(lightestWithinSlack(p, best));
   Partition out;
   out.boundaries = best.boundaries;
-  std::vector<int> starts{0};
-  starts.insert(starts.end(), best.boundaries.begin(), best.boundaries.end());
-  starts.push_back(L);
+  const std::vector<int> starts = stageStarts(best.boundaries, L);
   for (int s = 0; s < S; ++s) {
-    out.stageNs.push_back((pre.work[starts[s + 1]] - pre.work[starts[s]]) /
-                          model.speedOf(rankOf[s]));
+    out.stageNs.push_back((p.pre.work[starts[s + 1]] - p.pre.work[starts[s]]) /
+                          model.speedOf(p.rankOf[s]));
     out.maxStageNs = std::max(out.maxStageNs, out.stageNs.back());
     out.stageBytes.push_back(
-        static_cast<std::int64_t>(std::llround(memory(s, starts[s], starts[s + 1]))));
+        static_cast<std::int64_t>(std::llround(p.memory(s, starts[s], starts[s + 1]))));
   }
   return out;
 }

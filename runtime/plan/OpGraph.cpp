@@ -65,15 +65,11 @@ Result<std::vector<std::pair<std::int32_t, std::int32_t>>> resolveExtraEdges(
   return edges;
 }
 
-}  // namespace
-
-Result<OpGraph> buildOpGraph(const Plan& p) {
-  PS_TRY(graph::checkPlanShape(p));
-  OpGraph g;
-  ActionIndex index(p);
+// The programs copied whole into g (a rank's nodes are one contiguous range), each action checked
+// and indexed: `index` finds every op, `optOf` each (rank, step)'s OPT.
+Status indexPrograms(const Plan& p, OpGraph& g, ActionIndex& index,
+                     std::vector<std::int32_t>& optOf) {
   const std::size_t total = p.actionCount();
-  // The programs, copied whole (a rank's nodes are one contiguous range), then checked and
-  // indexed in place.
   g.actions.reserve(total + static_cast<std::size_t>(p.steps));
   g.rank.reserve(total + static_cast<std::size_t>(p.steps));
   g.rankBegin.assign(static_cast<std::size_t>(p.numRanks) + 1, 0);
@@ -83,8 +79,7 @@ Result<OpGraph> buildOpGraph(const Plan& p) {
     g.rank.insert(g.rank.end(), p.programs[r].size(), r);
   }
   g.rankBegin[p.numRanks] = static_cast<std::int32_t>(g.actions.size());
-  std::vector<std::int32_t> optOf(static_cast<std::size_t>(p.numRanks) * p.steps, -1);
-
+  optOf.assign(static_cast<std::size_t>(p.numRanks) * p.steps, -1);
   for (int r = 0; r < p.numRanks; ++r)
     for (std::int32_t id = g.rankBegin[r]; id < g.rankBegin[r + 1]; ++id) {
       const Action& a = g.actions[static_cast<std::size_t>(id)];
@@ -106,91 +101,116 @@ Result<OpGraph> buildOpGraph(const Plan& p) {
         slot = id;
       }
     }
-  g.rankBegin[p.numRanks] = static_cast<std::int32_t>(g.actions.size());
   g.computeCount = g.actions.size();
-  PS_TRY(graph::checkEveryOpPresent(p, index));
+  return graph::checkEveryOpPresent(p, index);
+}
+
+// What a compute node's dependencies are looked up in.
+struct DepContext {
+  const Plan& p;
+  const OpGraph& g;
+  const ActionIndex& index;
+  std::vector<std::vector<int>> predsOf, succsOf;  // per stage
+  bool barrier = false;
+  KeyedLists rankStepGrads;  // per (rank, step) without a barrier
+};
+
+// Compute node `node`'s data and order dependencies (the plan's extra edges aside).
+void appendComputeDeps(const DepContext& c, std::size_t node, std::vector<std::int32_t>& deps) {
+  const Action& a = c.g.actions[node];
+  const int s = a.stage, m = a.microbatch, k = a.step;
+  switch (a.kind) {
+    case OpKind::F:
+      for (int pred : c.predsOf[s])
+        deps.push_back(c.index.find(OpKind::F, pred, m, k));
+      // DiffusionPipe: the frozen part's output for this micro-batch, where a FILL makes it.
+      if (const auto fill = c.index.find(OpKind::FILL, s, m, k); fill >= 0) deps.push_back(fill);
+      if (c.p.microbatches[m].sliceOf >= 0)
+        deps.push_back(c.index.find(OpKind::F, s, c.p.microbatches[m].sliceOf, k));
+      break;
+    case OpKind::R:
+      deps.push_back(c.index.find(OpKind::F, s, m, k));
+      break;
+    case OpKind::B:
+    case OpKind::I: {
+      deps.push_back(c.index.find(OpKind::F, s, m, k));
+      if (const auto r = c.index.find(OpKind::R, s, m, k); r >= 0) deps.push_back(r);
+      for (int succ : c.succsOf[s]) {
+        const auto b = c.index.find(OpKind::B, succ, m, k);
+        deps.push_back(b >= 0 ? b : c.index.find(OpKind::I, succ, m, k));
+      }
+      break;
+    }
+    case OpKind::W:
+      deps.push_back(c.index.find(OpKind::I, s, m, k));
+      break;
+    case OpKind::OPT:
+      if (c.barrier) {
+        deps.push_back(static_cast<std::int32_t>(c.g.computeCount) + k);  // the step's barrier
+      } else {
+        const auto grads =
+            c.rankStepGrads.of(static_cast<std::size_t>(c.g.rank[node]) * c.p.steps + k);
+        deps.insert(deps.end(), grads.begin(), grads.end());
+      }
+      break;
+    default:
+      break;  // FILL has no dependencies
+  }
+}
+
+}  // namespace
+
+Result<OpGraph> buildOpGraph(const Plan& p) {
+  PS_TRY(graph::checkPlanShape(p));
+  OpGraph g;
+  ActionIndex index(p);
+  std::vector<std::int32_t> optOf;
+  PS_TRY(indexPrograms(p, g, index, optOf));
 
   bool anyOpt = false;
   for (auto id : optOf)
     anyOpt |= id >= 0;
-  const bool barrier = anyOpt && p.optimizerSync == OptimizerSync::Barrier;
+  DepContext c{p, g, index, {}, {}, anyOpt && p.optimizerSync == OptimizerSync::Barrier, {}};
   const bool perRank = anyOpt && p.optimizerSync == OptimizerSync::None;
   // Barrier nodes, one per step, when the optimizer waits for every rank.
-  if (barrier)
+  if (c.barrier)
     for (int k = 0; k < p.steps; ++k) {
       g.actions.push_back(Action{OpKind::OPT, -1, -1, k});
       g.rank.push_back(-1);
     }
-  const auto barrierOf = [&](int step) { return static_cast<std::int32_t>(g.computeCount) + step; };
 
   // OPT rules: the grad ops of each step (barrier) or of each (rank, step).
   const std::size_t nCompute = g.computeCount;
-  KeyedLists stepGrads, rankStepGrads;
-  if (barrier)
+  KeyedLists stepGrads;
+  if (c.barrier)
     stepGrads = gatherByKey(static_cast<std::size_t>(p.steps), nCompute, [&](std::size_t j) {
       return isGradOp(g.actions[j].kind) ? g.actions[j].step : -1;
     });
   if (perRank)
-    rankStepGrads =
+    c.rankStepGrads =
         gatherByKey(static_cast<std::size_t>(p.numRanks) * p.steps, nCompute, [&](std::size_t j) {
           return isGradOp(g.actions[j].kind) ? g.rank[j] * p.steps + g.actions[j].step : -1;
         });
   auto extra = resolveExtraEdges(p, index);
   if (!extra) return std::move(extra).takeError();
   std::size_t nextExtra = 0;
-
-  std::vector<std::vector<int>> predsOf(p.numStages), succsOf(p.numStages);
+  c.predsOf.resize(p.numStages);
+  c.succsOf.resize(p.numStages);
   for (int s = 0; s < p.numStages; ++s) {
-    predsOf[s] = p.predecessors(s);
-    succsOf[s] = p.successors(s);
+    c.predsOf[s] = p.predecessors(s);
+    c.succsOf[s] = p.successors(s);
   }
 
   // One pass: node i's deps are appended in node order, so depBegin is the running size.
   const std::size_t n = g.actions.size();
   g.depBegin.resize(n + 1);
-  g.deps.reserve(2 * nCompute + (barrier ? stepGrads.items.size() : rankStepGrads.items.size()) +
+  g.deps.reserve(2 * nCompute +
+                 (c.barrier ? stepGrads.items.size() : c.rankStepGrads.items.size()) +
                  extra->size());
   auto& deps = g.deps;
   for (std::size_t node = 0; node < nCompute; ++node) {
     g.depBegin[node] = static_cast<std::int32_t>(deps.size());
-    const Action& a = g.actions[node];
-    const int s = a.stage, m = a.microbatch, k = a.step;
-    switch (a.kind) {
-      case OpKind::F:
-        for (int pred : predsOf[s])
-          deps.push_back(index.find(OpKind::F, pred, m, k));
-        // DiffusionPipe: the frozen part's output for this micro-batch, where a FILL makes it.
-        if (const auto fill = index.find(OpKind::FILL, s, m, k); fill >= 0) deps.push_back(fill);
-        if (p.microbatches[m].sliceOf >= 0)
-          deps.push_back(index.find(OpKind::F, s, p.microbatches[m].sliceOf, k));
-        break;
-      case OpKind::R:
-        deps.push_back(index.find(OpKind::F, s, m, k));
-        break;
-      case OpKind::B:
-      case OpKind::I: {
-        deps.push_back(index.find(OpKind::F, s, m, k));
-        if (const auto r = index.find(OpKind::R, s, m, k); r >= 0) deps.push_back(r);
-        for (int succ : succsOf[s]) {
-          const auto b = index.find(OpKind::B, succ, m, k);
-          deps.push_back(b >= 0 ? b : index.find(OpKind::I, succ, m, k));
-        }
-        break;
-      }
-      case OpKind::W:
-        deps.push_back(index.find(OpKind::I, s, m, k));
-        break;
-      case OpKind::OPT:
-        if (barrier) {
-          deps.push_back(barrierOf(k));
-        } else {
-          const auto grads = rankStepGrads.of(static_cast<std::size_t>(g.rank[node]) * p.steps + k);
-          deps.insert(deps.end(), grads.begin(), grads.end());
-        }
-        break;
-      default:
-        break;  // FILL has no dependencies
-    }
+    appendComputeDeps(c, node, deps);
     for (;
          nextExtra < extra->size() && (*extra)[nextExtra].first == static_cast<std::int32_t>(node);
          ++nextExtra)
