@@ -14,7 +14,7 @@ namespace {
 using Element = simdjson::dom::element;
 using Fields = std::map<std::string, Element, std::less<>>;
 
-enum class Format { Text, Number, Us, MiB, Gbps, Flag, IntList, File };
+enum class Format { Text, Number, Us, MiB, Gbps, Flag, IntList, NumberList, File };
 
 struct KnobSpec {
   std::string_view key;
@@ -62,6 +62,8 @@ constexpr KnobSpec kPlanKnobs[] = {
     {"inter_gbps", "inter-node link", Format::Gbps},
     {"inter_latency_us", "inter-node latency", Format::Us},
     {"mapping", "mapping", Format::Text},
+    {"rank_speed", "rank speed", Format::NumberList},
+    {"rank_memory_gb", "rank memory GiB", Format::NumberList},
 };
 
 // The uniform cost flags: meaningless where a cost file or calibrated costs replace them.
@@ -155,6 +157,17 @@ std::optional<std::string> formatted(Element e, Format format) {
         if (item.get_int64().get(v)) return std::nullopt;
         if (!out.empty()) out += ',';
         out += std::to_string(v);
+      }
+      return out.empty() ? std::string("none") : out;
+    }
+    case Format::NumberList: {
+      simdjson::dom::array items;
+      if (e.get_array().get(items)) return std::nullopt;
+      std::string out;
+      for (Element item : items) {
+        double v = 0;
+        if (item.get_double().get(v)) return std::nullopt;
+        out += (out.empty() ? "" : ",") + numberText(v);
       }
       return out.empty() ? std::string("none") : out;
     }
