@@ -2,7 +2,6 @@
 
 #include <QHeaderView>
 #include <QLabel>
-#include <QPointer>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -64,17 +63,10 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(table_, 1);
 }
 
-ExplorePanel::~ExplorePanel() {
-  stop();
-}
-
-void ExplorePanel::stop() {
-  if (cancel_) cancel_->store(true);
-  if (worker_.joinable()) worker_.join();
-}
+ExplorePanel::~ExplorePanel() = default;
 
 void ExplorePanel::explore(const runtime::RunPlanRequest& base) {
-  stop();
+  jobs_.cancel();  // a sweep in flight is superseded (start() also waits for it)
   base_ = base;
   base_.backend = runtime::Backend::Sim;  // candidates are simulated; a chosen one is too
   spec_ = {};
@@ -93,26 +85,18 @@ void ExplorePanel::explore(const runtime::RunPlanRequest& base) {
   if (replicas > 1) spec_.dataParallel.push_back(replicas);
   if (!spec_.base.mapping.empty() && spec_.base.mapping != "rank")
     spec_.mappings = {"", spec_.base.mapping};
-  cancel_ = std::make_shared<std::atomic<bool>>(false);
-  done_ = false;
   button_->setEnabled(false);
   status_->setText("Exploring…");
-  QPointer<ExplorePanel> self(this);
-  worker_ = std::thread([self, spec = spec_, cancel = cancel_, this] {
-    auto result = runtime::explorePlans(spec, cancel.get());
-    done_ = true;
-    // Back on the GUI thread; dropped by Qt if the panel is gone by then.
-    QMetaObject::invokeMethod(
-        this,
-        [self, result = std::move(result)]() mutable {
-          if (self) self->showResult(std::move(result));
-        },
-        Qt::QueuedConnection);
+  // Through the window's one kind of background job: a superseded sweep's result never arrives,
+  // and busy() stays true until the result is on screen.
+  jobs_.start([this, spec = spec_](const JobTracker::Job& job) {
+    auto result = std::make_shared<Result<runtime::ExploreResult>>(
+        runtime::explorePlans(spec, job.cancelFlag()));
+    job.finish([this, result] { showResult(std::move(*result)); });
   });
 }
 
 void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
-  if (worker_.joinable()) worker_.join();
   button_->setEnabled(true);
   if (!result) {
     result_.reset();

@@ -9,10 +9,10 @@
 #include <atomic>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "runtime/run/Explore.h"
 #include "runtime/run/RunPlan.h"
+#include "ui/JobTracker.h"
 #include "ui/PlanPanel.h"  // Q_DECLARE_METATYPE(RunPlanRequest), for the signal
 
 class QLabel;
@@ -31,7 +31,7 @@ class ExplorePanel : public QWidget {
 
   // Sweeps around `base`: its schedule's knobs are varied, its costs, links and ranks kept.
   void explore(const runtime::RunPlanRequest& base);
-  bool busy() const { return worker_.joinable() && !done_; }
+  bool busy() const { return jobs_.busy(); }
   const std::optional<runtime::ExploreResult>& result() const { return result_; }
   // Loads candidate `index` of the ranked list, as a click on it does.
   void choose(int index);
@@ -45,7 +45,6 @@ class ExplorePanel : public QWidget {
 
  private:
   void showResult(Result<runtime::ExploreResult> result);
-  void stop();
 
   QPushButton* button_ = nullptr;
   QLabel* status_ = nullptr;
@@ -54,9 +53,7 @@ class ExplorePanel : public QWidget {
   runtime::RunPlanRequest base_;
   runtime::ExploreSpec spec_;
   std::optional<runtime::ExploreResult> result_;
-  std::thread worker_;
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  std::atomic<bool> done_{true};
+  JobTracker jobs_{this};  // last: cancelled and joined before the widgets go
 };
 
 }  // namespace ps::ui
