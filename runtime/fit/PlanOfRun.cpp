@@ -5,14 +5,21 @@
 #include <sstream>
 
 #include "runtime/fit/PlanFit.h"
+#include "runtime/run/Backends.h"
 #include "runtime/run/RunConfig.h"
 #include "runtime/run/Sensitivity.h"
 
 namespace ps::runtime::fit {
 namespace {
 
+// A run's source is its backend's name when one of ours recorded it (else "torch-csv", ...).
 bool recordedByPipeScope(const trace::RunTrace& run) {
-  return run.info.source == "sim" || run.info.source == "cpu" || run.info.source == "cuda";
+  return findBackend(run.info.source) != nullptr;
+}
+
+bool reallyRan(const trace::RunTrace& run) {
+  const BackendInfo* backend = findBackend(run.info.source);
+  return backend && backend->trainsModel;
 }
 
 std::string errorText(double ratio) {
@@ -37,7 +44,7 @@ Result<RunPlan> planOfRun(const trace::RunTrace& run, const std::atomic<bool>* c
     if (!built && recordedByPipeScope(run)) return Error{what + ": " + built.error()};
     if (built) {
       // A run that really ran: its measured times, not the flags' (the simulator's are its own).
-      if (run.info.source == "cpu" || run.info.source == "cuda") useMeasuredCosts(*built, run);
+      if (reallyRan(run)) useMeasuredCosts(*built, run);
       out.spec = request->spec;
       // A rebuild from the spec alone must simulate what the table does: the costs go with it.
       out.spec.costs = std::make_shared<const CostModel>(built->cost);

@@ -1,23 +1,20 @@
 #include "runtime/run/Backend.h"
 
+#include "runtime/run/Backends.h"
+
 namespace ps::runtime {
 
 std::string_view backendName(Backend backend) {
-  switch (backend) {
-    case Backend::Sim:
-      return "sim";
-    case Backend::Cpu:
-      return "cpu";
-    case Backend::Cuda:
-      return "cuda";
-  }
-  return "sim";
+  return backendInfo(backend).name;
 }
 
 std::optional<Backend> parseBackend(std::string_view name) {
-  for (Backend b : {Backend::Sim, Backend::Cpu, Backend::Cuda})
-    if (backendName(b) == name) return b;
+  if (const BackendInfo* row = findBackend(name)) return row->id;
   return std::nullopt;
+}
+
+bool trainsModel(Backend backend) {
+  return backendInfo(backend).trainsModel;
 }
 
 }  // namespace ps::runtime

@@ -2,7 +2,7 @@
 
 #include "kernels/ComputeDevice.h"
 #include "kernels/cpu/Gemm.h"
-#include "kernels/cpu/VectorMath.h"
+#include "runtime/run/Backends.h"
 
 namespace ps::runtime {
 
@@ -15,20 +15,8 @@ std::string BackendDescription::summary() const {
 }
 
 BackendDescription describeBackend(Backend backend) {
-  BackendDescription d;
-  switch (backend) {
-    case Backend::Sim:
-      break;
-    case Backend::Cpu:
-      d.blas = kernels::blasCoreName();
-      d.simd = kernels::simdLevel();
-      d.warning = kernels::blasCoreWarning();
-      break;
-    case Backend::Cuda:
-      d.blas = "cuBLAS";
-      break;
-  }
-  return d;
+  const BackendInfo& row = backendInfo(backend);
+  return row.describe ? row.describe() : BackendDescription{};
 }
 
 std::string_view nameOfDtype(kernels::DType type) {

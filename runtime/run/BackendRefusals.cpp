@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "runtime/run/Backends.h"
+
 namespace ps::runtime {
 namespace {
 
@@ -15,18 +17,18 @@ bool hasFrozenFill(const Plan& plan) {
 // Micro-batches of their own shapes run on the host (threads or processes), never with a
 // frozen encoder (its output has the model's one shape); a plan that scales or slices its
 // micro-batches without saying how (none of the generators) cannot be trained.
-Status checkTokenLayouts(Backend backend, const Plan& plan, bool frozen,
+Status checkTokenLayouts(const BackendInfo& backend, const Plan& plan, bool frozen,
                          const std::shared_ptr<const TokenLayouts>& tokens) {
-  const std::string name(backendName(backend));
+  const std::string name(backend.name);
   bool sliced = false, scaled = false;
   for (const MicrobatchSpec& mb : plan.microbatches) {
     sliced = sliced || mb.sliceOf >= 0;
     scaled = scaled || mb.costScale != 1.0;
   }
   const std::string flag = sliced ? "--token-slices" : "--seq-lengths";
-  // Whether or not the cpu backend could lay these micro-batches out, the GPUs cannot.
-  if (backend == Backend::Cuda && (tokens || sliced || scaled))
-    return Error{flag + ": the cuda backend runs micro-batches of one shape (--mb-size, " +
+  // Whether or not the host could lay these micro-batches out, this backend cannot.
+  if (!backend.limits.shapedMicrobatches && (tokens || sliced || scaled))
+    return Error{flag + ": the " + name + " backend runs micro-batches of one shape (--mb-size, " +
                  "--seq); run --backend cpu, or simulate with --backend sim"};
   if (!tokens) {
     if (sliced || scaled)
@@ -43,8 +45,9 @@ Status checkTokenLayouts(Backend backend, const Plan& plan, bool frozen,
 
 Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                          const std::shared_ptr<const TokenLayouts>& tokens) {
-  const std::string name(backendName(backend));
-  const bool threadsOnly = backend == Backend::Cuda || processes;
+  const BackendInfo& row = backendInfo(backend);
+  const std::string name(row.name);
+  const bool threadsOnly = !row.limits.sharedMemoryRanks || processes;
   // BPipe's copies between ranks' memory: threads share one address space; processes and GPUs
   // would need the copies sent, which they do not do yet.
   if (!plan.activationMoves.empty() && threadsOnly)
@@ -52,7 +55,7 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                  " backend moves activations between rank threads only (run --backend cpu "
                  "without --procs, or --backend sim)"};
   const bool frozen = hasFrozenFill(plan);
-  PS_TRY(checkTokenLayouts(backend, plan, frozen, tokens));
+  PS_TRY(checkTokenLayouts(row, plan, frozen, tokens));
   if (!plan.stagePreds.empty() && threadsOnly)
     return Error{"--stage-graph: the " + name +
                  " backend runs chains of stages only; stage DAGs run on rank threads (--backend "
@@ -69,10 +72,12 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                  "without --procs, or --backend sim)"};
   // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
   // between threads.
-  if (backend == Backend::Cuda && plan.numReplicas() > 2)
-    return Error{"--dp " + std::to_string(plan.numReplicas()) +
-                 ": the cuda backend all-reduces between two replicas (give --dp 2, or run "
-                 "--backend cpu)"};
+  const int maxReplicas = row.limits.maxReplicas;
+  if (maxReplicas > 0 && plan.numReplicas() > maxReplicas)
+    return Error{"--dp " + std::to_string(plan.numReplicas()) + ": the " + name +
+                 " backend all-reduces between " +
+                 (maxReplicas == 2 ? std::string("two") : std::to_string(maxReplicas)) +
+                 " replicas (give --dp " + std::to_string(maxReplicas) + ", or run --backend cpu)"};
   return {};
 }
 

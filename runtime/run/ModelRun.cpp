@@ -5,6 +5,7 @@
 #include "kernels/cpu/VectorMath.h"
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/Calibrate.h"
+#include "runtime/run/Backends.h"
 #include "trace/JsonWriter.h"
 
 namespace ps::runtime {
@@ -12,11 +13,12 @@ namespace ps::runtime {
 Status checkModelOptions(Backend backend, const CpuRunOptions& options) {
   PS_TRY(validate(options.model));
   PS_TRY(validate(options.optimizer));
-  if (backend != Backend::Cuda && options.dtype != kernels::DType::Fp32)
+  const BackendLimits& limits = backendInfo(backend).limits;
+  if (!limits.bf16 && options.dtype != kernels::DType::Fp32)
     return Error{"--dtype " + std::string(kernels::dtypeName(options.dtype)) + ": the " +
                  std::string(backendName(backend)) +
                  " backend computes in fp32 only (bf16 needs --backend cuda)"};
-  if (backend != Backend::Cuda && options.smSplit)
+  if (!limits.smSplit && options.smSplit)
     return Error{"--sm-split: only the cuda backend splits a GPU's SMs between ranks"};
   return {};
 }
@@ -95,12 +97,8 @@ std::string modelRunConfigJson(const std::string& planJson, Backend backend,
       w.value(s);
     w.endArray();
   }
-  if (backend == Backend::Cpu) {  // what the cpu backend's numbers were computed with
-    w.key("cpu_kernels").beginObject();
-    w.key("blas").value(kernels::blasCoreName());
-    w.key("simd").value(kernels::simdLevel());
-    w.endObject();
-  }
+  // What the backend's numbers were computed with (the cpu backend's kernels).
+  if (const BackendInfo& row = backendInfo(backend); row.configJsonTail) row.configJsonTail(w);
   w.endObject();
   return w.str();
 }

@@ -1,0 +1,149 @@
+// The backends' rows (Backends.h). Each row says what the backend is and what it can do; the
+// run path (RunPlan.cpp), the refusals (BackendRefusals.cpp, ModelRun.cpp) and the front ends
+// read only these rows.
+
+#include "runtime/run/Backends.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "kernels/cpu/Gemm.h"
+#include "kernels/cpu/VectorMath.h"
+#include "runtime/exec/ComputeStretch.h"
+#include "runtime/run/PlanBuilder.h"
+
+namespace ps::runtime {
+namespace {
+
+// ---- sim: the simulator, from the plan's per-layer costs ----
+
+BackendInfo simRow() {
+  BackendInfo row{Backend::Sim, "sim", "the simulator, from the per-layer costs (instant)."};
+  return row;
+}
+
+// ---- cpu: the layered model trained on rank threads ----
+
+BackendDescription describeCpu() {
+  BackendDescription d;
+  d.blas = kernels::blasCoreName();
+  d.simd = kernels::simdLevel();
+  d.warning = kernels::blasCoreWarning();
+  return d;
+}
+
+std::string cpuDetails() {
+  const BackendDescription cpu = describeCpu();
+  return "Rank threads training the model: " + cpu.summary() +
+         (cpu.warning.empty() ? std::string() : "\n" + cpu.warning);
+}
+
+BackendInfo cpuRow() {
+  BackendInfo row{Backend::Cpu, "cpu", "real training of the model on CPU threads, one per rank."};
+  row.trainsModel = true;
+  row.describe = describeCpu;
+  row.details = cpuDetails;
+  row.execute = runOnCpuThreads;
+  // --rank-speed: a slow rank's compute is stretched (only threads on one CPU can).
+  row.prepare = [](const BuiltPlan& built, CpuRunOptions& options) {
+    options.computeStretch = computeStretchOf(built.cost, built.plan.numRanks);
+  };
+  row.configJsonTail = [](trace::JsonWriter& w) {  // what its numbers were computed with
+    w.key("cpu_kernels").beginObject();
+    w.key("blas").value(kernels::blasCoreName());
+    w.key("simd").value(kernels::simdLevel());
+    w.endObject();
+  };
+  return row;
+}
+
+// ---- cuda: the layered model trained on the GPUs ----
+
+BackendAvailability cudaAvailable() {
+  const CudaAvailability cuda = cudaAvailability();
+  if (cuda.available()) return {};
+  // "no CUDA device (<why>)", whatever the availability query's wording.
+  const std::string prefix = "no CUDA device";
+  return {false, cuda.reason,
+          cuda.reason.rfind(prefix, 0) == 0 ? cuda.reason : prefix + " (" + cuda.reason + ")"};
+}
+
+// "0: NVIDIA H200 (139.8 GiB, 132 SMs)", one line per device.
+std::string cudaDetails() {
+  std::string lines;
+  for (const CudaDeviceInfo& d : cudaAvailability().devices) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%.1f",
+                  static_cast<double>(d.memoryBytes) / (1024.0 * 1024.0 * 1024.0));
+    if (!lines.empty()) lines += '\n';
+    lines += std::to_string(d.index) + ": " + d.name + " (" + size + " GiB, " +
+             std::to_string(d.smCount) + " SMs)";
+  }
+  return lines;
+}
+
+// Its rank rows: the device each rank runs on and, where the plan sets no cap, its memory as
+// the rank's capacity.
+void describeCudaRanks(trace::RunHeader& header) {
+  const auto devices = cudaRankDevices(static_cast<int>(header.ranks.size()));
+  for (std::size_t r = 0; r < header.ranks.size() && r < devices.size(); ++r) {
+    header.ranks[r].device = devices[r].name;
+    if (!header.ranks[r].memory_capacity_bytes)
+      header.ranks[r].memory_capacity_bytes = devices[r].memoryBytes;
+  }
+}
+
+BackendInfo cudaRow() {
+  BackendInfo row{Backend::Cuda, "cuda", "real training on the GPUs."};
+  row.trainsModel = true;
+  // Chimera's twins and --dp 2 exchange gradients pairwise; one micro-batch shape.
+  row.limits = {.sharedMemoryRanks = false,
+                .shapedMicrobatches = false,
+                .maxReplicas = 2,
+                .bf16 = true,
+                .smSplit = true};
+  row.availability = cudaAvailable;
+  row.describe = [] {
+    BackendDescription d;
+    d.blas = "cuBLAS";
+    return d;
+  };
+  row.details = cudaDetails;
+  row.execute = runOnCuda;
+  // The GPUs' memory and a deadlock-free channel order, before the file is opened.
+  row.checkBeforeOpen = [](const Plan& plan, const CpuRunOptions& options) -> Status {
+    if (auto fits = checkCudaPlan(plan, options); !fits) return Error{fits.error()};
+    return {};
+  };
+  row.placementNote = [](int ranks, bool smSplit) -> std::optional<CudaPlacementNote> {
+    return describeCudaPlacement(ranks, smSplit);
+  };
+  row.describeRanks = describeCudaRanks;
+  return row;
+}
+
+}  // namespace
+
+const std::vector<BackendInfo>& backends() {
+  static const std::vector<BackendInfo> rows = [] {
+    std::vector<BackendInfo> r{simRow(), cpuRow(), cudaRow()};
+    for (std::size_t i = 0; i < r.size(); ++i)  // an id is its row's position
+      if (static_cast<std::size_t>(r[i].id) != i) std::abort();
+    return r;
+  }();
+  return rows;
+}
+
+const BackendInfo* findBackend(std::string_view name) {
+  for (const BackendInfo& row : backends())
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
+const BackendInfo& backendInfo(Backend backend) {
+  const auto& rows = backends();
+  const auto at = static_cast<std::size_t>(backend);
+  return rows[at < rows.size() ? at : 0];
+}
+
+}  // namespace ps::runtime
