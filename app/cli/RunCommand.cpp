@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -22,6 +23,7 @@
 #include "app/cli/PlanOptions.h"
 #include "app/cli/RunPrediction.h"
 #include "runtime/run/BackendDescription.h"
+#include "runtime/run/Backends.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/TerminalText.h"
@@ -39,7 +41,7 @@ namespace {
 
 struct RunOptions {
   PlanOptions plan;
-  std::string backend = "cpu";
+  std::string backend;  // the registry's first model backend unless --backend says
   bool procs = false;
   std::string model = "mlp";
   int hidden = 64;
@@ -81,7 +83,10 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
 }
 
 int runModel(RunOptions& o) {
-  const runtime::Backend backend = runtime::parseBackend(o.backend).value_or(runtime::Backend::Cpu);
+  // --backend is checked against the registry's model rows (addRunCommand).
+  const runtime::BackendInfo* row = runtime::findBackend(o.backend);
+  if (!row || !row->trainsModel) return fail("--backend " + o.backend + ": not a model backend");
+  const runtime::Backend backend = row->id;
 #ifdef PIPESCOPE_HAVE_MPI
   // --procs: every process runs this function for its own rank; only rank 0 speaks and writes.
   std::unique_ptr<runtime::mpi::MpiSession> mpi;
@@ -122,21 +127,21 @@ int runModel(RunOptions& o) {
     return fail(v.error());
 
   const unsigned cores = std::thread::hardware_concurrency();
-  if (root && backend == runtime::Backend::Cpu && cores &&
-      static_cast<unsigned>(built->plan.numRanks) > cores)
+  const bool onCores = root && row->computesOnHostCores;
+  if (onCores && cores && static_cast<unsigned>(built->plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << built->plan.numRanks << " ranks on " << cores
               << " cores: measured times include contention between ranks\n";
   // Emulated links wait for real: a latency meant for the simulator would look like a hang.
-  if (root && backend == runtime::Backend::Cpu && options->linkLatencyUs >= 1e6)
+  if (onCores && options->linkLatencyUs >= 1e6)
     std::cerr << "pipescope-cli: warning: --link-latency-us: every transfer between ranks waits "
               << trace::formatDuration(static_cast<std::int64_t>(options->linkLatencyUs * 1e3))
-              << " for real on the cpu backend (Ctrl-C cancels)\n";
-  if (root && backend == runtime::Backend::Cpu) {
+              << " for real on the " << row->name << " backend (Ctrl-C cancels)\n";
+  if (onCores) {
     // Which kernels the numbers come from: the BLAS's set for this CPU and the vector width of
     // our own elementwise kernels.
-    const runtime::BackendDescription cpu = runtime::describeBackend(backend);
-    std::cerr << "pipescope-cli: cpu kernels: " << cpu.summary() << '\n';
-    if (!cpu.warning.empty()) std::cerr << "pipescope-cli: " << cpu.warning << '\n';
+    const runtime::BackendDescription kernels = runtime::describeBackend(backend);
+    std::cerr << "pipescope-cli: " << row->name << " kernels: " << kernels.summary() << '\n';
+    if (!kernels.warning.empty()) std::cerr << "pipescope-cli: " << kernels.warning << '\n';
   }
 
   // Calibration (--compare-sim, --calibrate-out): before the file is touched.
@@ -225,8 +230,16 @@ Action addRunCommand(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("run", "Train the layered model pipelined by a plan; record it");
   addPlanOptions(*cmd, opt->plan);
-  cmd->add_option("--backend", opt->backend, "cpu (threads) or cuda")
-      ->check(CLI::IsMember({"cpu", "cuda"}));
+  // The registry's model backends (the simulator is `sim`), each with its summary.
+  std::vector<std::string> names;
+  std::string help = "Where the model trains:";
+  for (const runtime::BackendInfo& row : runtime::backends())
+    if (row.trainsModel) {
+      names.emplace_back(row.name);
+      help += " " + std::string(row.name) + ": " + std::string(row.summary);
+    }
+  if (!names.empty()) opt->backend = names.front();
+  cmd->add_option("--backend", opt->backend, help)->check(CLI::IsMember(names));
   cmd->add_option("--dtype", opt->dtype,
                   "cuda: GEMM inputs fp32 (the reference) or bf16 (fp32 accumulate)")
       ->check(CLI::IsMember({"fp32", "bf16"}));

@@ -41,6 +41,7 @@ std::string cpuDetails() {
 BackendInfo cpuRow() {
   BackendInfo row{Backend::Cpu, "cpu", "real training of the model on CPU threads, one per rank."};
   row.trainsModel = true;
+  row.computesOnHostCores = true;
   row.describe = describeCpu;
   row.details = cpuDetails;
   row.execute = runOnCpuThreads;

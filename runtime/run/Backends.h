@@ -53,6 +53,9 @@ struct BackendInfo {
   std::string_view name;     // --backend, config_json's "backend", run.source
   std::string_view summary;  // one line, for --help and the app's Backend list
   bool trainsModel = false;  // false: the simulator (runPlan simulates instead of executing)
+  // Its ranks compute on this machine's cores: more ranks than cores contend, an emulated link
+  // waits for real, and its kernels are worth naming on the terminal.
+  bool computesOnHostCores = false;
   BackendLimits limits;
   BackendAvailability (*availability)() = nullptr;  // null: always available
   BackendDescription (*describe)() = nullptr;       // what it computes with; null: nothing
