@@ -2,7 +2,6 @@
 
 #include <optional>
 
-#include "runtime/sim/SimRows.h"
 #include "trace/ProgressThrottle.h"
 #include "ui/LoadedRun.h"
 
@@ -76,31 +75,25 @@ void RunController::start(const runtime::RunPlanRequest& request, const QString&
   });
 }
 
-void RunController::startSimulation(runtime::RunPlanRequest request, const QString& path) {
-  request.write = false;
+void RunController::startSimulation(const runtime::RunPlanRequest& request, const QString& path) {
   const qint64 placeholder = nextPlaceholder_--;
   jobs_.start([this, request, path, placeholder](const JobTracker::Job& job) {
     trace::ProgressThrottle throttle(std::chrono::milliseconds(50));
     const runtime::RunControl control = jobControl(this, job, throttle);
-    auto result = runtime::runPlan(request, {}, control);
-    if (!result || result->status != trace::RunStatus::Complete) {
-      const QString error = QString::fromStdString(result ? result->message : result.error());
-      job.finish([this, error] { emit failed(error); });
+    auto preview = runtime::previewPlan(request, control, placeholder);
+    if (!preview) {
+      job.finish([this, error = QString::fromStdString(preview.error())] { emit failed(error); });
       return;
     }
-    trace::RunHeader header = runtime::simRunHeader(request, *result);
-    header.info.id = placeholder;
-    auto run = std::make_shared<trace::RunTrace>(
-        runtime::simRunTrace(header, *result->sim, result->built->plan.steps));
     if (job.cancelled()) {
       job.finish([this] { emit failed("cancelled before it was shown"); });
       return;
     }
-    std::shared_ptr<const LoadedRun> loaded = analyseInMemory(path, std::move(run), Explain::Later);
-    auto simulated = std::make_shared<runtime::RunPlanResult>(std::move(*result));
+    std::shared_ptr<const LoadedRun> loaded = analyseInMemory(path, preview->trace, Explain::Later);
+    auto kept = std::make_shared<const runtime::PlanPreview>(std::move(*preview));
     // Queued on the GUI thread, so only a run that reached the window is saved.
-    job.finish([this, loaded, simulated, header, path, placeholder] {
-      queueSave(simulated, header, path, placeholder);
+    job.finish([this, loaded, kept, path, placeholder] {
+      queueSave(kept, path, placeholder);
       emit previewed(loaded, placeholder);
       if (loaded->explaining) queueExplanation(loaded);
     });
@@ -123,11 +116,10 @@ void RunController::queueExplanation(const std::shared_ptr<const LoadedRun>& run
   });
 }
 
-void RunController::queueSave(const std::shared_ptr<runtime::RunPlanResult>& result,
-                              const trace::RunHeader& header, const QString& path,
-                              qint64 placeholder) {
+void RunController::queueSave(const std::shared_ptr<const runtime::PlanPreview>& preview,
+                              const QString& path, qint64 placeholder) {
   ++savesPending_;
-  saves_.start([this, result, header, file = path.toStdString(), placeholder] {
+  saves_.start([this, preview, file = path.toStdString(), placeholder] {
     qint64 begunId = -1;
     runtime::RunControl control;
     control.begun = [&](std::int64_t id) {
@@ -135,7 +127,7 @@ void RunController::queueSave(const std::shared_ptr<runtime::RunPlanResult>& res
       QMetaObject::invokeMethod(
           this, [this, placeholder, id] { emit saveBegan(placeholder, id); }, Qt::QueuedConnection);
     };
-    auto saved = runtime::saveSimulation(header, {file}, control, std::move(*result));
+    auto saved = runtime::savePreview(*preview, {file}, control);
     QString error;
     if (!saved)
       error = QString::fromStdString(saved.error());

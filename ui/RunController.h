@@ -4,13 +4,13 @@
 // JobTracker job: a new request cancels the old one, and results reach the GUI thread only while
 // still current (DESIGN §7.6). Progress is staged (plan → run → write) and throttled.
 //
-// A simulated run is shown from memory first: the worker simulates, builds the run as the file
-// will hold it (runtime/sim/SimRows.h), analyses it and hands it over (previewed), and only then
-// is it written, in the background, one save after another in the order they were shown
-// (saveBegan with the file's id, then saved or saveFailed). A newer request does not cancel a
-// save: what was shown is recorded. The run's explanation (bubble causes, critical path) follows
-// the picture (explained), worked out on a thread of its own. cpu and cuda runs are written step by
-// step as they train.
+// A simulated run is shown from memory first: the worker asks the core for its preview
+// (runtime::previewPlan: the run as the file will hold it), analyses it and hands it over
+// (previewed), and only then is it written (runtime::savePreview), in the background, one save
+// after another in the order they were shown (saveBegan with the file's id, then saved or
+// saveFailed). A newer request does not cancel a save: what was shown is recorded. The run's
+// explanation (bubble causes, critical path) follows the picture (explained), worked out on a
+// thread of its own. cpu and cuda runs are written step by step as they train.
 
 #include <QObject>
 #include <QString>
@@ -67,9 +67,9 @@ class RunController : public QObject {
                  const std::shared_ptr<const trace::RunExplanation>& why);
 
  private:
-  void startSimulation(runtime::RunPlanRequest request, const QString& path);
-  void queueSave(const std::shared_ptr<runtime::RunPlanResult>& result,
-                 const trace::RunHeader& header, const QString& path, qint64 placeholder);
+  void startSimulation(const runtime::RunPlanRequest& request, const QString& path);
+  void queueSave(const std::shared_ptr<const runtime::PlanPreview>& preview, const QString& path,
+                 qint64 placeholder);
   void queueExplanation(const std::shared_ptr<const LoadedRun>& run);
 
   JobTracker jobs_;

@@ -9,6 +9,7 @@
 #include "runtime/run/DeviceMapping.h"
 #include "runtime/run/MappingSearch.h"
 #include "runtime/run/PlanSize.h"
+#include "runtime/run/RunPlan.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/sim/Simulator.h"
 
@@ -28,9 +29,9 @@ bool takesChunks(const std::string& schedule) {
 
 // Step time, bubble and peaks of one built candidate.
 Result<ExploreCandidate> measure(const BuiltPlan& built, const std::atomic<bool>* cancel) {
-  auto sim = simulate(built.plan, built.graph, built.cost, cancel);
+  // runPlan's own simulation and checks: a candidate ranked here is one `sim` accepts.
+  auto sim = simulatePlan(built, cancel);
   if (!sim) return std::move(sim).takeError();
-  PS_TRY(checkMemoryCaps(built.cost, sim->peakMemory));
   ExploreCandidate c;
   c.stepTimeNs = sim->makespan;
   std::vector<std::int64_t> busy(static_cast<std::size_t>(built.plan.numRanks), 0);

@@ -74,21 +74,48 @@ std::string noDeviceMessage(const std::string& reason) {
   return reason.rfind(prefix, 0) == 0 ? reason : prefix + " (" + reason + ")";
 }
 
+// The one writer of a simulated run (runPlan's sim backend, savePreview): opens the target, then
+// writes the run; how it ended goes into `result`. An error: the file could not be opened.
+Status writeSimulated(const trace::RunHeader& header, const SimResult& sim, int steps,
+                      const RunTarget& target, const RunControl& control, RunPlanResult& result) {
+  if (cancelRequested(control)) {
+    result = endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before writing");
+    return {};
+  }
+  auto store = openTarget(target, result);
+  if (!store) return Error{store.error()};
+  report(control, RunStage::Write, 0, 1);
+  auto written = writeSimRun(**store, header, sim, steps, control.cancel, control.begun);
+  if (!written) {
+    result = endedAs(std::move(result), trace::RunStatus::Failed, written.error());
+    return {};
+  }
+  result.runId = written->runId;
+  if (written->status != trace::RunStatus::Complete) {
+    result = endedAs(std::move(result), written->status, written->message);
+    return {};
+  }
+  report(control, RunStage::Write, 1, 1);
+  return {};
+}
+
 Result<RunPlanResult> runSimulation(const RunPlanRequest& request, const RunTarget& target,
                                     const RunControl& control, RunPlanResult result) {
   const BuiltPlan& built = *result.built;
   result.name = request.name.empty() ? planRunName(built.plan) : request.name;
   report(control, RunStage::Run, 0, 1);
-  auto sim = simulate(built.plan, built.graph, built.cost, control.cancel);
+  bool overCap = false;
+  auto sim = simulatePlan(built, control.cancel, &overCap);
   if (cancelRequested(control))
     return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled while simulating");
+  if (!sim && overCap) return std::move(sim).takeError();  // refused: nothing written
   if (!sim) return endedAs(std::move(result), trace::RunStatus::Failed, sim.error());
-  PS_TRY(checkMemoryCaps(built.cost, sim->peakMemory));
   report(control, RunStage::Run, 1, 1);
   result.sim = std::move(*sim);
   if (!request.write) return result;
   const trace::RunHeader header = simRunHeader(request, result);
-  return saveSimulation(header, target, control, std::move(result));
+  PS_TRY(writeSimulated(header, *result.sim, built.plan.steps, target, control, result));
+  return result;
 }
 
 // The memory check of a model backend: the simulator's, with the model's own bytes.
@@ -260,20 +287,13 @@ trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult
   return header;
 }
 
-Result<RunPlanResult> saveSimulation(const trace::RunHeader& header, const RunTarget& target,
-                                     const RunControl& control, RunPlanResult result) {
-  if (cancelRequested(control))
-    return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before writing");
-  auto store = openTarget(target, result);
-  if (!store) return std::move(store).takeError();
-  report(control, RunStage::Write, 0, 1);
-  auto written = writeSimRun(**store, header, *result.sim, result.built->plan.steps, control.cancel,
-                             control.begun);
-  if (!written) return endedAs(std::move(result), trace::RunStatus::Failed, written.error());
-  result.runId = written->runId;
-  if (written->status != trace::RunStatus::Complete)
-    return endedAs(std::move(result), written->status, written->message);
-  report(control, RunStage::Write, 1, 1);
+Result<RunPlanResult> savePreview(const PlanPreview& preview, const RunTarget& target,
+                                  const RunControl& control) {
+  RunPlanResult result;
+  result.built = preview.built;
+  result.name = preview.header.info.name;
+  PS_TRY(writeSimulated(preview.header, *preview.sim, preview.built->plan.steps, target, control,
+                        result));
   return result;
 }
 

@@ -24,6 +24,7 @@
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/Simulator.h"
 #include "trace/Result.h"
+#include "trace/RunTrace.h"
 #include "trace/TraceRecords.h"
 #include "trace/store/TraceStore.h"
 #include "trace/store/TraceWriter.h"
@@ -121,17 +122,45 @@ struct RunPlanResult {
 Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& target,
                               const RunControl& control = {});
 
-// The sim backend in two halves, for a caller that shows a run before it is on disk (the app):
-// runPlan with request.write = false simulates (result.sim, result.name); simRunHeader is the
-// header the run will be written with (created now); saveSimulation writes it as runPlan would
-// have (runtime/sim/SimRows.h has the same run built in memory).
+// A simulated run shown before it is on disk (the app), or a simulation a caller made itself
+// (benches, tests), saved through the one writer runPlan uses for the sim backend.
+struct PlanPreview {
+  std::shared_ptr<const BuiltPlan> built;  // the plan that was simulated
+  trace::RunHeader header;                 // the run as it will be written (created when previewed)
+  std::shared_ptr<const SimResult> sim;
+  // The run as loadRun will read it back once saved (its id: the caller's until then). The
+  // caller may hand it on and change its id; savePreview reads only `header`, `sim` and `built`.
+  std::shared_ptr<trace::RunTrace> trace;
+};
+
+// runPlan's sim backend without the write: builds, simulates and checks the request as runPlan
+// would (request.backend and request.write are not read), then builds the run in memory with id
+// `previewId`. An error: refused (the same words as runPlan), failed or cancelled ("cancelled
+// while simulating", ...); nothing is written either way.
+Result<PlanPreview> previewPlan(const RunPlanRequest& request, const RunControl& control = {},
+                                std::int64_t previewId = 0);
+// A simulation already made of request.built (set), named and config_json'd as runPlan would
+// name it: the preview previewPlan would give, without simulating again or checking caps.
+PlanPreview previewOf(const RunPlanRequest& request, SimResult sim, std::int64_t previewId = 0);
+// Writes the preview as runPlan writes a simulated run (control: begun, progress "write", cancel
+// polled between transactions). The result has no `sim` (the preview keeps it); an error: the file
+// could not be opened or the run begun, nothing written.
+Result<RunPlanResult> savePreview(const PlanPreview& preview, const RunTarget& target,
+                                  const RunControl& control = {});
+
+// The header a simulated run of `request` is written with (created now): its name (result.name),
+// source ("sim" or request.source) and config_json (with its lineage).
 trace::RunHeader simRunHeader(const RunPlanRequest& request, const RunPlanResult& result);
+
+// The sim backend's simulation of a built plan, as runPlan, previewPlan and explore's candidates
+// have it: simulate, then every rank's peak against its cap. An error: the simulation failed or
+// was cancelled, or (`overCap` set true) the plan does not fit its memory.
+Result<SimResult> simulatePlan(const BuiltPlan& built, const std::atomic<bool>* cancel,
+                               bool* overCap = nullptr);
 
 // config_json with "fitted_from_run": `run` added as its first key (configJson is an object).
 std::string withFittedFrom(std::string configJson, std::int64_t run);
 // The "fitted_from_run" of a run's config_json, when it has one.
 std::optional<std::int64_t> fittedFromRun(std::string_view configJson);
-Result<RunPlanResult> saveSimulation(const trace::RunHeader& header, const RunTarget& target,
-                                     const RunControl& control, RunPlanResult result);
 
 }  // namespace ps::runtime

@@ -126,6 +126,9 @@ Result<std::vector<trace::StepSpeedup>> stepSensitivity(const BuiltPlan& built, 
                  " actions (limit " + formatCount(kMaxSensitivityActions) +
                  "): too large to re-simulate; try it on a run with fewer micro-batches or steps"};
   const Error cancelled{"sensitivity cancelled"};
+  // What-ifs of the cost model, not runs: only step times are read, so no run is built in memory
+  // (previewPlan) and no memory cap is checked (simulatePlan): a recorded cpu run's plan costs
+  // may pass a cap its model met, and a table of it should still be made.
   auto base = simulate(plan, built.graph, built.cost, cancel);
   if (cancel != nullptr && cancel->load()) return cancelled;
   if (!base) return Error{"sensitivity: " + base.error()};

@@ -26,7 +26,7 @@
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/model/StageModel.h"
 #include "runtime/run/PlanBuilder.h"
-#include "runtime/sim/SimWriter.h"
+#include "runtime/run/RunPlan.h"
 #include "runtime/sim/Simulator.h"
 #include "tests/bench/CpuRunBenchUtil.h"
 #include "trace/analysis/RunAnalysis.h"
@@ -184,9 +184,14 @@ std::optional<Trial> fidelityTrial(const BuiltPlan& built, const std::string& sc
     if (print)
       std::printf("  mean op ms, measured:                %s\n", meanOpTimes(*measured).c_str());
     for (int mode = 0; mode < 2; ++mode) {
-      auto simId = writeSimulation(*store, built.plan, *costs[mode], *sims[mode],
-                                   schedule + " (predicted)", "{}");
-      auto predicted = simId ? trace::loadRun(*store, *simId) : trace::loadRun(*store, -1);
+      auto withCosts = std::make_shared<BuiltPlan>(built);
+      withCosts->cost = *costs[mode];
+      RunPlanRequest request;
+      request.built = withCosts;
+      request.name = schedule + " (predicted)";
+      request.configJson = "{}";
+      auto saved = savePreview(previewOf(request, *sims[mode]), {"", &*store});
+      auto predicted = trace::loadRun(*store, saved && saved->runId ? *saved->runId : -1);
       if (!predicted) {
         state.SkipWithError(predicted.error().c_str());
         return std::nullopt;

@@ -16,8 +16,8 @@
 #include "runtime/cost/CostModel.h"
 #include "runtime/fit/PlanFit.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/RunPlan.h"
 #include "runtime/schedules/Schedule.h"
-#include "runtime/sim/SimWriter.h"
 #include "runtime/sim/Simulator.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -60,12 +60,17 @@ void BM_FitPlanMillionOps(benchmark::State& state) {
   ps::Result<ps::trace::RunTrace> run = ps::Error{"not loaded"};
   {
     auto store = ps::trace::TraceStore::open(db, ps::trace::TraceStore::Mode::ReadWrite);
-    auto id = store ? writeSimulation(*store, *repeated, *cost, *sim, "fit bench", "{}")
-                    : ps::Result<std::int64_t>(ps::Error{store.error()});
-    if (id)
-      run = ps::trace::loadRun(*store, *id);
+    RunPlanRequest request;
+    request.built = std::make_shared<const BuiltPlan>(
+        BuiltPlan{.plan = std::move(*repeated), .cost = *cost, .graph = std::move(*graph)});
+    request.name = "fit bench";
+    request.configJson = "{}";
+    auto saved = store ? savePreview(previewOf(request, std::move(*sim)), {"", &*store})
+                       : ps::Result<RunPlanResult>(ps::Error{store.error()});
+    if (saved && saved->runId)
+      run = ps::trace::loadRun(*store, *saved->runId);
     else
-      run = ps::Error{id.error()};
+      run = ps::Error{saved ? saved->message : saved.error()};
   }
   std::filesystem::remove(db);
   if (!run) {

@@ -8,7 +8,7 @@
 
 #include "runtime/plan/Validator.h"
 #include "runtime/run/Presets.h"
-#include "runtime/sim/SimWriter.h"
+#include "runtime/run/RunPlan.h"
 #include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
 #include "trace/store/TraceReader.h"
@@ -66,21 +66,18 @@ SimResult validateAndSimulate(const Plan& plan, const runtime::CostModel& cost) 
 }
 
 trace::RunTrace simulateThroughTraceFile(const runtime::PlanSpec& spec) {
-  auto built = runtime::buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  auto sim = runtime::simulate(built->plan, built->graph, built->cost);
-  EXPECT_TRUE(sim.ok()) << sim.error();
-  if (!sim.ok()) return {};
+  runtime::RunPlanRequest request;
+  request.spec = spec;
+  request.name = "test";
   TempDir dir;
   auto store = trace::TraceStore::open(dir.file("run.sqlite"), trace::TraceStore::Mode::ReadWrite);
   EXPECT_TRUE(store.ok());
   if (!store.ok()) return {};
-  auto id =
-      runtime::writeSimulation(*store, built->plan, built->cost, *sim, "test", built->configJson);
-  EXPECT_TRUE(id.ok()) << id.error();
-  if (!id.ok()) return {};
-  auto run = trace::loadRun(*store, *id);
+  auto ran = runtime::runPlan(request, {"", &*store});
+  EXPECT_TRUE(ran.ok()) << ran.error();
+  if (!ran.ok()) return {};
+  EXPECT_EQ(ran->status, trace::RunStatus::Complete) << ran->message;
+  auto run = trace::loadRun(*store, ran->runId.value_or(-1));
   EXPECT_TRUE(run.ok()) << run.error();
   return run.ok() ? std::move(*run) : trace::RunTrace{};
 }

@@ -1,5 +1,5 @@
 // A simulated run built in memory (runtime/sim/SimRows.h), as the app shows it before it is
-// saved, equals the run the file gives back once saveSimulation has written it: every column of
+// saved, equals the run the file gives back once savePreview has written it: every column of
 // every lane in the same order, memory, names, ranks, stages, layers and the run's own fields.
 
 #include <gtest/gtest.h>
@@ -43,13 +43,17 @@ TEST_P(SimInMemory, EqualsTheRunReadBackFromTheFile) {
   const trace::RunHeader header = simRunHeader(request, *simulated);
   const trace::RunTrace inMemory = simRunTrace(header, *simulated->sim, shape.steps);
   ASSERT_GT(inMemory.opCount(), 0u);
+  PlanPreview preview;  // the simulation above, as the app holds it until it is saved
+  preview.built = simulated->built;
+  preview.header = header;
+  preview.sim = std::make_shared<const SimResult>(std::move(*simulated->sim));
 
   test::TempDir dir;
   const std::string db = dir.file("runs.sqlite");
   std::int64_t begunId = -1;
   RunControl control;
   control.begun = [&](std::int64_t id) { begunId = id; };
-  auto saved = saveSimulation(header, {db}, control, std::move(*simulated));
+  auto saved = savePreview(preview, {db}, control);
   ASSERT_TRUE(saved.ok()) << saved.error();
   ASSERT_EQ(saved->status, trace::RunStatus::Complete) << saved->message;
   ASSERT_TRUE(saved->runId.has_value());

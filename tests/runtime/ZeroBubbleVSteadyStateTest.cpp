@@ -22,7 +22,7 @@
 #include <limits>
 
 #include "runtime/run/PlanBuilder.h"
-#include "runtime/sim/SimWriter.h"
+#include "runtime/run/RunPlan.h"
 #include "runtime/sim/Simulator.h"
 #include "tests/common/TestUtil.h"
 #include "tests/runtime/ScheduleTestUtil.h"
@@ -57,9 +57,13 @@ trace::RunAnalysis analyseThroughTraceFile(const BuiltPlan& built, const SimResu
   test::TempDir dir;
   auto store = trace::TraceStore::open(dir.file("zbv.sqlite"), trace::TraceStore::Mode::ReadWrite);
   EXPECT_TRUE(store.ok());
-  auto id = writeSimulation(*store, built.plan, built.cost, sim, "zbv", built.configJson);
-  EXPECT_TRUE(id.ok()) << id.error();
-  auto run = trace::loadRun(*store, *id);
+  RunPlanRequest request;
+  request.built = std::make_shared<const BuiltPlan>(built);
+  request.name = "zbv";
+  auto saved = savePreview(previewOf(request, sim), {"", &*store});
+  EXPECT_TRUE(saved.ok()) << saved.error();
+  EXPECT_EQ(saved->status, trace::RunStatus::Complete) << saved->message;
+  auto run = trace::loadRun(*store, saved->runId.value_or(-1));
   EXPECT_TRUE(run.ok()) << run.error();
   return trace::analyzeRun(*run);
 }

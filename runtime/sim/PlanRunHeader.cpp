@@ -1,6 +1,7 @@
-#include "runtime/sim/SimWriter.h"
+// planRunHeader (runtime/sim/Simulator.h): the run row, ranks, stages and layers a simulated or
+// executed plan is written with.
 
-#include "runtime/sim/SimRows.h"
+#include "runtime/sim/Simulator.h"
 
 namespace ps::runtime {
 
@@ -38,17 +39,6 @@ trace::RunHeader planRunHeader(const Plan& plan, const CostModel& cost, const st
     h.layers.push_back(rec);
   }
   return h;
-}
-
-Result<std::int64_t> writeSimulation(trace::TraceStore& store, const Plan& plan,
-                                     const CostModel& cost, const SimResult& result,
-                                     const std::string& name, const std::string& configJson,
-                                     const std::string& source) {
-  auto written = writeSimRun(store, planRunHeader(plan, cost, source, name, configJson), result,
-                             plan.steps, nullptr);
-  if (!written) return std::move(written).takeError();
-  if (written->status != trace::RunStatus::Complete) return makeError(written->message);
-  return written->runId;
 }
 
 }  // namespace ps::runtime
