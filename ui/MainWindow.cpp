@@ -153,8 +153,8 @@ bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
   if (const QString what = importFormatNoun(format); !what.isEmpty()) {
     auto probe = trace::TraceStore::open(path.toStdString(), trace::TraceStore::Mode::ReadOnly);
     // A SQLite file of ours that does not open (a newer schema) keeps the store's own message.
-    if (!probe &&
-        (format != "nsys" || probe.error().find("not a PipeScope trace") != std::string::npos)) {
+    if (!probe && (!importFormatIsSqlite(format) ||
+                   probe.error().find("not a PipeScope trace") != std::string::npos)) {
       fail(QString("%1 is %2, not a PipeScope trace: use File → Import traces… to bring it "
                    "into a trace file")
                .arg(path, what),
@@ -353,7 +353,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   if (files.isEmpty()) return;
   // A PipeScope trace opens; profiles of other tools go through the import dialog.
   const QString format = guessImportFormat(files);
-  if (files.size() == 1 && format != "kineto" && format != "torch-csv" &&
+  if (files.size() == 1 && (format.isEmpty() || importFormatIsSqlite(format)) &&
       openTrace(files.first(), false))
     return;
   if (!format.isEmpty()) chooseAndImport(files);

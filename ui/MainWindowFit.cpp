@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "runtime/fit/PlanFit.h"
+#include "runtime/run/Backend.h"
 #include "runtime/run/RunConfig.h"
 #include "runtime/run/RunPlan.h"
 #include "ui/JobTracker.h"
@@ -21,6 +22,7 @@
 #include "ui/PlanPanel.h"
 #include "ui/RunHistoryPanel.h"
 #include "ui/StageEditor.h"
+#include "ui/import/ImportRequest.h"
 
 namespace ps::ui {
 namespace {
@@ -28,9 +30,9 @@ namespace {
 // Layers the app's fit spreads each stage over: boundaries can then move by a quarter stage.
 constexpr int kFitLayersPerStage = 4;
 
+// Not made by a backend (sim, cpu, cuda) and not a simulated schedule (torch-csv).
 bool isImportedProfile(const trace::RunTrace& run) {
-  return run.info.source != "sim" && run.info.source != "cpu" && run.info.source != "cuda" &&
-         run.info.source != "torch-csv";
+  return !runtime::parseBackend(run.info.source) && !isImportedSchedule(run.info.source);
 }
 
 }  // namespace

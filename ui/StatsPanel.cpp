@@ -19,6 +19,7 @@
 #include "ui/LegendWidget.h"
 #include "ui/LoadedRun.h"
 #include "ui/StepsPanel.h"
+#include "ui/import/ImportRequest.h"
 
 namespace ps::ui {
 namespace {
@@ -30,8 +31,7 @@ std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace,
                                const trace::RunAnalysis& analysis,
                                const trace::RunExplanation* why) {
   const trace::RunInfo& run = trace.info;
-  if (!run.schedule || !run.num_microbatches || run.source == "kineto" || run.source == "nsys")
-    return report;
+  if (!run.schedule || !run.num_microbatches || isImportedProfileFormat(run.source)) return report;
   const int ranks = static_cast<int>(std::min<std::size_t>(
       trace.ranks.size(), static_cast<std::size_t>(std::max(0, run.num_ranks))));
   // --dp D: D pipelines of ranks / D ranks, each taking M / D of the micro-batches.

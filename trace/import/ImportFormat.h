@@ -40,6 +40,9 @@ struct ImportFormat {
   std::string_view noun;    // "a PyTorch profiler trace": "X is <noun>, not a PipeScope trace"
   std::string_view filter;  // "PyTorch profiler (*.json *.json.gz)": one file-dialog filter
   ImportKind kind = ImportKind::Profiles;
+  // Its files are SQLite databases, as PipeScope's own traces are: a file of this format may be
+  // a trace of ours that does not open (the app then keeps the store's own message).
+  bool sqliteFiles = false;
   ImportFileGuess guess = nullptr;
   ImportFileReader read = nullptr;  // Profiles only
 };

@@ -24,6 +24,21 @@ QString importFormatNoun(const QString& format) {
   return entry ? toQString(entry->noun) : QString();
 }
 
+bool importFormatIsSqlite(const QString& format) {
+  const auto* entry = trace::import::findImportFormat(format.toStdString());
+  return entry && entry->sqliteFiles;
+}
+
+bool isImportedSchedule(const std::string& source) {
+  const auto* entry = trace::import::findImportFormat(source);
+  return entry && entry->kind == trace::import::ImportKind::Schedule;
+}
+
+bool isImportedProfileFormat(const std::string& source) {
+  const auto* entry = trace::import::findImportFormat(source);
+  return entry && entry->kind == trace::import::ImportKind::Profiles;
+}
+
 std::string importRunName(const ImportRequest& request) {
   if (!request.name.isEmpty()) return request.name.toStdString();
   std::vector<std::string> files;

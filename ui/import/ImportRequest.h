@@ -28,6 +28,17 @@ QString guessImportFormat(const QStringList& files);
 // that is no import format.
 QString importFormatNoun(const QString& format);
 
+// Whether the format's files are SQLite databases, like PipeScope's own traces (nsys): such a
+// file may be a trace of ours; any other format's file is not.
+bool importFormatIsSqlite(const QString& format);
+
+// Whether a run's source names an imported schedule (a format of kind Schedule: torch-csv),
+// which is simulated and so reruns like a plan, unlike an imported profile.
+bool isImportedSchedule(const std::string& source);
+
+// Whether a run's source names an imported profile format (nsys, kineto).
+bool isImportedProfileFormat(const std::string& source);
+
 // The run's name: the one asked for, else the CLI's default (trace/import/ImportName.h:
 // "nsys rank0.sqlite +3").
 std::string importRunName(const ImportRequest& request);

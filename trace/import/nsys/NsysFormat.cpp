@@ -30,6 +30,7 @@ const ImportFormat& nsysFormat() {
       .noun = "an Nsight Systems export",
       .filter = "Nsight Systems (*.sqlite)",
       .kind = ImportKind::Profiles,
+      .sqliteFiles = true,
       .guess = guessNsys,
       .read = readNsysFormat,
   };
