@@ -14,7 +14,6 @@
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
 #include "runtime/schedules/Schedule.h"
-#include "runtime/sim/SimRows.h"
 #include "tests/common/TestUtil.h"
 #include "trace/FileText.h"
 
@@ -29,13 +28,10 @@ struct Simulated {
 Simulated simulateSpec(const PlanSpec& spec) {
   RunPlanRequest request;
   request.spec = spec;
-  request.write = false;
-  auto simulated = runPlan(request, {});
-  EXPECT_TRUE(simulated.ok()) << simulated.error();
-  const trace::RunHeader header = simRunHeader(request, *simulated);
+  auto preview = previewPlan(request, {}, 7);
+  EXPECT_TRUE(preview.ok()) << preview.error();
   Simulated out;
-  out.run = simRunTrace(header, *simulated->sim, spec.steps);
-  out.run.info.id = 7;
+  if (preview.ok()) out.run = *preview->trace;
   return out;
 }
 
