@@ -15,16 +15,13 @@
 #include <QTimer>
 #include <QToolButton>
 
-#include "runtime/cuda/CudaBackend.h"
-#include "runtime/run/BackendDescription.h"
+#include "runtime/run/Backends.h"
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
 using panelwidgets::colourError;
 using panelwidgets::combo;
-using panelwidgets::cuda;
-using panelwidgets::deviceList;
 using panelwidgets::dspin;
 using panelwidgets::note;
 using panelwidgets::scheduleCombo;
@@ -139,17 +136,13 @@ void PlanPanel::buildKnobs() {
   layersHint_->setToolTip(tips::kLayers);
   form_->addRow(layersHint_);
   form_->addRow("Steps", steps_);
-  backend_ = combo(this, "backendCombo", {"sim", "cpu", "cuda"}, tips::kBackend);
-  if (auto* items = qobject_cast<QStandardItemModel*>(backend_->model())) {
-    // cpu says which kernels it computes with; a generic BLAS set on a vector CPU says so.
-    const runtime::BackendDescription cpu = runtime::describeBackend(runtime::Backend::Cpu);
-    items->item(1)->setToolTip(
-        QString::fromStdString("Rank threads training the model: " + cpu.summary()) +
-        (cpu.warning.empty() ? QString() : "\n" + QString::fromStdString(cpu.warning)));
-    // cuda is offered when a device is present, and says why not otherwise.
-    if (!cuda().available()) items->item(2)->setFlags(Qt::NoItemFlags);
-  }
-  describeCudaEntry({});
+  // The registry's backends, in its order (an entry's index is its row's id).
+  QStringList backendNames;
+  for (const runtime::BackendInfo& row : runtime::backends())
+    backendNames << QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
+  backend_ = combo(this, "backendCombo", backendNames, "");
+  backend_->setToolTip(panelwidgets::backendsTip());
+  describeBackendEntries({});
   form_->addRow("Backend", backend_);
   model_ = combo(this, "modelCombo", {"transformer", "mlp"}, tips::kModel);
   form_->addRow("Model", model_);
@@ -160,20 +153,29 @@ void PlanPanel::buildKnobs() {
   form_->addRow("Link bandwidth", linkGbps_);
 }
 
-void PlanPanel::describeCudaEntry(const std::string& refusal) {
+void PlanPanel::describeBackendEntries(const std::vector<std::string>& refusals) {
   auto* items = qobject_cast<QStandardItemModel*>(backend_->model());
   if (!items) return;
-  QStandardItem* item = items->item(2);
-  const QString noDevice = QString::fromStdString(cuda().reason);
-  if (refusal.empty()) {
-    item->setText(cuda().available() ? "cuda" : "cuda — " + noDevice);
-    item->setToolTip(cuda().available() ? deviceList(cuda()) : noDevice);
-    return;
+  const auto& entries = panelwidgets::backendEntries();
+  for (const runtime::BackendInfo& row : runtime::backends()) {
+    const auto id = static_cast<std::size_t>(row.id);
+    QStandardItem* item = items->item(static_cast<int>(id));
+    const runtime::BackendAvailability& here = entries[id].availability;
+    const QString name = QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
+    const QString reason = QString::fromStdString(here.reason);
+    // Offered when it runs here, and says why not otherwise.
+    if (!here.ok) item->setFlags(Qt::NoItemFlags);
+    const std::string refusal = id < refusals.size() ? refusals[id] : std::string();
+    if (refusal.empty()) {
+      item->setText(here.ok ? name : name + " — " + reason);
+      item->setToolTip(here.ok ? QString::fromStdString(entries[id].details) : reason);
+      continue;
+    }
+    // The plan's own refusal first: a device would not change it ("--frozen-us: the cuda ...").
+    const QString why = QString::fromStdString(refusal);
+    item->setText(name + " — not with " + why.left(why.indexOf(':')));
+    item->setToolTip(here.ok ? why : why + "\n(and " + QString::fromStdString(here.message) + ")");
   }
-  // The plan's own refusal first: a GPU would not change it ("--frozen-us: the cuda ...").
-  const QString why = QString::fromStdString(refusal);
-  item->setText("cuda — not with " + why.left(why.indexOf(':')));
-  item->setToolTip(cuda().available() ? why : why + "\n(and no CUDA device: " + noDevice + ")");
 }
 
 bool PlanPanel::moreOpen() const {

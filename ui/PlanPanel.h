@@ -9,6 +9,8 @@
 #include <QWidget>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "runtime/run/RunPlan.h"
 #include "ui/PlanPanelCheck.h"
@@ -90,9 +92,9 @@ class PlanPanel : public QWidget {
   void refresh();  // visibility, hints, enabled states, summary
   void revalidate();
   void showProblem(const std::optional<KnobProblem>& problem);
-  // The Backend list's cuda entry: the plan feature cuda refuses (`refusal`, the runtime's
-  // message) before the missing device; with neither, the devices.
-  void describeCudaEntry(const std::string& refusal);
+  // The Backend list's entries, one per registry row: the plan feature each refuses
+  // (`refusals[id]`, the runtime's message; empty: none), else whether it runs here and on what.
+  void describeBackendEntries(const std::vector<std::string>& refusals);
   QWidget* widgetFor(Knob knob) const;
   bool layersAtPV() const;
   bool trainsModel() const;

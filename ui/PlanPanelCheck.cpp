@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runtime/run/BackendRefusals.h"
+#include "runtime/run/Backends.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/TokenLayoutsOf.h"
 
@@ -86,32 +87,33 @@ Knob knobNamedIn(std::string_view message) {
 namespace {
 
 // The first plan feature `backend` never runs, in the runtime's words (checkPlanFeatures); empty
-// when it runs them all, or when the cpu backend cannot lay out the micro-batches (the run says
-// why: the model's --seq, not the backend).
-std::string featureRefusal(runtime::Backend backend, const runtime::BuiltPlan& built,
+// when it runs them all, or when a backend that trains micro-batches of their own shapes cannot
+// lay them out (the run says why: the model's --seq, not the backend).
+std::string featureRefusal(const runtime::BackendInfo& backend, const runtime::BuiltPlan& built,
                            runtime::ModelConfig model) {
+  if (!backend.trainsModel) return {};
   model.layers = built.plan.numLayers;
   auto tokens = runtime::tokenLayoutsOf(built, model);
-  if (!tokens && backend != runtime::Backend::Cuda) return {};
-  auto ok = runtime::checkPlanFeatures(backend, false, built.plan, tokens ? *tokens : nullptr);
+  if (!tokens && backend.limits.shapedMicrobatches) return {};
+  auto ok = runtime::checkPlanFeatures(backend.id, false, built.plan, tokens ? *tokens : nullptr);
   return ok ? std::string() : ok.error();
 }
 
 }  // namespace
 
 std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
-                                        const std::string& cudaReason, std::string* cudaRefusal) {
+                                        const std::string& unavailable,
+                                        std::vector<std::string>* refusals) {
   auto problem = [](std::string message) -> std::optional<KnobProblem> {
     const Knob knob = knobNamedIn(message);
     return KnobProblem{std::move(message), knob};
   };
   // The device last: what the plan asks of the backend is what the user can change here.
   auto device = [&]() -> std::optional<KnobProblem> {
-    if (request.backend == runtime::Backend::Cuda && !cudaReason.empty())
-      return KnobProblem{cudaReason, Knob::Backend};
+    if (!unavailable.empty()) return KnobProblem{unavailable, Knob::Backend};
     return std::nullopt;
   };
-  if (cudaRefusal) cudaRefusal->clear();
+  if (refusals) refusals->assign(runtime::backends().size(), std::string());
   const runtime::PlanSpec& spec = request.spec;
   if (runtime::trainsModel(request.backend))
     if (auto ok = runtime::checkModelOptions(request.backend, request.exec); !ok)
@@ -138,11 +140,23 @@ std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
   auto built = runtime::buildPlan(oneStep);
   if (!built) return problem(built.error());
   const auto model = request.exec.model;
-  if (cudaRefusal) *cudaRefusal = featureRefusal(runtime::Backend::Cuda, *built, model);
-  if (runtime::trainsModel(request.backend))
-    if (std::string refused = featureRefusal(request.backend, *built, model); !refused.empty())
-      return problem(std::move(refused));
+  if (refusals)
+    for (const runtime::BackendInfo& row : runtime::backends())
+      (*refusals)[static_cast<std::size_t>(row.id)] = featureRefusal(row, *built, model);
+  if (std::string refused = featureRefusal(runtime::backendInfo(request.backend), *built, model);
+      !refused.empty())
+    return problem(std::move(refused));
   return device();
+}
+
+std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
+                                        const std::string& cudaReason, std::string* cudaRefusal) {
+  constexpr auto cuda = runtime::Backend::Cuda;  // the one backend this form speaks of
+  std::vector<std::string> refusals;
+  auto problem =
+      checkRequest(request, request.backend == cuda ? cudaReason : std::string(), &refusals);
+  if (cudaRefusal) *cudaRefusal = refusals[static_cast<std::size_t>(cuda)];
+  return problem;
 }
 
 }  // namespace ps::ui

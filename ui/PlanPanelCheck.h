@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/run/RunPlan.h"
 
@@ -68,10 +69,16 @@ inline constexpr long kPartitionLimit = 2000000;
 
 // What would stop `request` before it runs: the plan (buildPlan with one step), the cost flags,
 // the model options, a plan feature the model backend never runs (runtime::checkPlanFeatures)
-// and, last, for cuda, a device (`cudaReason` non-empty: there is none, and why): a --frozen-us
-// plan hears that cuda never runs it before it hears there is no GPU. `cudaRefusal`, when given,
-// receives the feature the cuda backend would refuse in this plan, whatever backend is chosen
-// (its message; empty when none or when the plan was not built), for the Backend list's entry.
+// and, last, `unavailable` (non-empty: why the chosen backend cannot run here, its registry row's
+// availability): a --frozen-us plan hears that cuda never runs it before it hears there is no
+// GPU. `refusals`, when given, receives per registry row (by id) the feature that backend would
+// refuse in this plan, whatever backend is chosen (its message; empty when none, for the
+// simulator, or when the plan was not built), for the Backend list's entries.
+std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
+                                        const std::string& unavailable,
+                                        std::vector<std::string>* refusals);
+// The same, seen from the cuda entry (its tests and the latency bench): `cudaReason` is why a
+// cuda request cannot run here, `cudaRefusal` receives cuda's refusal.
 std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
                                         const std::string& cudaReason,
                                         std::string* cudaRefusal = nullptr);

@@ -16,7 +16,6 @@
 #include <QToolButton>
 #include <QVariant>
 
-#include "runtime/cuda/CudaBackend.h"
 #include "ui/PlanPanel.h"
 #include "ui/PlanPanelWidgets.h"
 
@@ -84,9 +83,10 @@ std::string nameOf(const QComboBox* c) {
   return c->currentData().toString().toStdString();
 }
 
-std::string cudaReason() {
-  const auto& a = panelwidgets::cuda();
-  return a.available() ? std::string() : "no CUDA device (" + a.reason + ")";
+// Why the chosen backend cannot run here (its registry row's availability); empty: it can.
+std::string unavailable(runtime::Backend backend) {
+  const auto& here = panelwidgets::backendEntries()[static_cast<std::size_t>(backend)].availability;
+  return here.ok ? std::string() : here.message;
 }
 
 }  // namespace
@@ -293,9 +293,10 @@ void PlanPanel::showRunError(const QString& message) {
 }
 
 void PlanPanel::revalidate() {
-  std::string cudaRefusal;
-  showProblem(checkRequest(request(), cudaReason(), &cudaRefusal));
-  describeCudaEntry(cudaRefusal);
+  std::vector<std::string> refusals;
+  const runtime::RunPlanRequest shown = request();
+  showProblem(checkRequest(shown, unavailable(shown.backend), &refusals));
+  describeBackendEntries(refusals);
 }
 
 QWidget* PlanPanel::widgetFor(Knob knob) const {

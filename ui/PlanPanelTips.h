@@ -19,9 +19,6 @@ inline constexpr const char* kLayers =
 inline constexpr const char* kSteps =
     "Training steps run back to back, each ending in an optimizer step: more than one shows how "
     "a step's tail overlaps the next step's head.";
-inline constexpr const char* kBackend =
-    "sim: the simulator, from the per-layer costs (instant). cpu: real training of the model on "
-    "CPU threads, one per rank. cuda: real training on the GPUs.";
 inline constexpr const char* kModel =
     "The model the cpu and cuda backends train: transformer blocks or MLP blocks, one per layer.";
 inline constexpr const char* kHidden = "Hidden size H of the trained model (cpu, cuda).";

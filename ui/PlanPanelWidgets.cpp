@@ -46,22 +46,24 @@ QComboBox* combo(QWidget* parent, const char* name, const QStringList& names, co
   return c;
 }
 
-// The CUDA devices this process can use, asked once (the first query starts the CUDA runtime).
-const runtime::CudaAvailability& cuda() {
-  static const runtime::CudaAvailability availability = runtime::cudaAvailability();
-  return availability;
+const std::vector<BackendEntry>& backendEntries() {
+  static const std::vector<BackendEntry> entries = [] {
+    std::vector<BackendEntry> out;
+    for (const runtime::BackendInfo& row : runtime::backends()) {
+      BackendEntry e{row.available(), row.details ? row.details() : std::string(row.summary)};
+      out.push_back(std::move(e));
+    }
+    return out;
+  }();
+  return entries;
 }
 
-// "0: NVIDIA H200 (139.8 GiB, 132 SMs)", one line per device.
-QString deviceList(const runtime::CudaAvailability& a) {
-  QStringList lines;
-  for (const auto& d : a.devices)
-    lines << QString("%1: %2 (%3 GiB, %4 SMs)")
-                 .arg(d.index)
-                 .arg(QString::fromStdString(d.name))
-                 .arg(static_cast<double>(d.memoryBytes) / (1024.0 * 1024.0 * 1024.0), 0, 'f', 1)
-                 .arg(d.smCount);
-  return lines.join('\n');
+QString backendsTip() {
+  QStringList parts;
+  for (const runtime::BackendInfo& row : runtime::backends())
+    parts << QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size())) + ": " +
+                 QString::fromUtf8(row.summary.data(), static_cast<int>(row.summary.size()));
+  return parts.join(' ');
 }
 
 // Grouped by family: a disabled header row before each group; the name in Qt::UserRole.

@@ -5,7 +5,10 @@
 #include <QString>
 #include <QStringList>
 
-#include "runtime/cuda/CudaBackend.h"
+#include <string>
+#include <vector>
+
+#include "runtime/run/Backends.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -28,10 +31,15 @@ QComboBox* scheduleCombo(QWidget* parent);
 // Small secondary text (hints, summaries), word-wrapped.
 QLabel* note(QWidget* parent, const char* name);
 
-// The CUDA devices this process can use, asked once (the first query starts the CUDA runtime).
-const runtime::CudaAvailability& cuda();
-// "0: NVIDIA H200 (139.8 GiB, 132 SMs)", one line per device.
-QString deviceList(const runtime::CudaAvailability& a);
+// A backend as the Backend list shows it: whether it runs here and what it runs on, asked once
+// per process (cuda's first query starts the CUDA runtime), by registry id.
+struct BackendEntry {
+  runtime::BackendAvailability availability;
+  std::string details;  // the row's details (kernels, devices), else its summary
+};
+const std::vector<BackendEntry>& backendEntries();
+// The list's own tooltip: "sim: <summary> cpu: <summary> ..." over the registry's rows.
+QString backendsTip();
 
 // The error's red follows the palette: a darker red on light windows, a lighter one on dark.
 void colourError(QLabel* label, const QPalette& palette);
