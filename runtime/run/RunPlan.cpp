@@ -4,8 +4,8 @@
 #include <charconv>
 
 #include "runtime/cuda/CudaBackend.h"
-#include "runtime/exec/ComputeStretch.h"
 #include "runtime/run/BackendRefusals.h"
+#include "runtime/run/Backends.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/TokenLayoutsOf.h"
 #include "runtime/sim/SimRows.h"
@@ -66,12 +66,6 @@ Result<trace::TraceStore*> openTarget(const RunTarget& target, RunPlanResult& re
   if (!opened) return std::move(opened).takeError();
   result.store.emplace(std::move(*opened));
   return &*result.store;
-}
-
-// "no CUDA device (<why>)", whatever the availability query's wording.
-std::string noDeviceMessage(const std::string& reason) {
-  const std::string prefix = "no CUDA device";
-  return reason.rfind(prefix, 0) == 0 ? reason : prefix + " (" + reason + ")";
 }
 
 // The one writer of a simulated run (runPlan's sim backend, savePreview): opens the target, then
@@ -147,54 +141,41 @@ Status beginRun(const RunPlanRequest& request, const RunTarget& target,
   return {};
 }
 
-// A cuda run's rank rows: the device each rank runs on and, where the plan sets no cap, its
-// memory as the rank's capacity.
-void describeDevices(trace::RunHeader& header) {
-  const auto devices = cudaRankDevices(static_cast<int>(header.ranks.size()));
-  for (std::size_t r = 0; r < header.ranks.size() && r < devices.size(); ++r) {
-    header.ranks[r].device = devices[r].name;
-    if (!header.ranks[r].memory_capacity_bytes)
-      header.ranks[r].memory_capacity_bytes = devices[r].memoryBytes;
-  }
-}
-
 Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& target,
                                const RunControl& control, RunPlanResult result) {
   const BuiltPlan& built = *result.built;
   const Plan& plan = built.plan;
+  const BackendInfo& row = backendInfo(request.backend);  // what it runs on, and its hooks
   CpuRunOptions options = request.exec;
   options.model.layers = plan.numLayers;
   // --rank-speed: the cpu backend stretches a slow rank's compute (the cuda one cannot).
-  if (request.backend == Backend::Cpu)
-    options.computeStretch = computeStretchOf(built.cost, plan.numRanks);
+  if (row.prepare) row.prepare(built, options);
   auto tokens = checkModelRequest(request.backend, request.executor.run != nullptr, built, options);
   if (!tokens) return std::move(tokens).takeError();
   options.tokens = *tokens;
   PS_TRY(checkModelMemory(request, built, options));
-  // The GPUs' own refusals (memory that does not fit them, a channel order that could
-  // deadlock) come before the file is opened too. An MPI job checks per process instead.
-  if (request.backend == Backend::Cuda && !request.executor.run)
-    if (auto fits = checkCudaPlan(plan, options); !fits) return Error{fits.error()};
+  // The backend's own refusals (the GPUs' memory, a channel order that could deadlock) come
+  // before the file is opened too. An MPI job checks per process instead.
+  if (row.checkBeforeOpen && !request.executor.run) PS_TRY(row.checkBeforeOpen(plan, options));
   if (cancelRequested(control))
     return endedAs(std::move(result), trace::RunStatus::Cancelled, "cancelled before it started");
 
-  const std::string backend(backendName(request.backend));
+  const std::string backend(row.name);
   result.name = request.name.empty() ? planRunName(plan) + " " + backend + " " +
                                            std::string(blockTypeName(options.model.block))
                                      : request.name;
-  std::optional<CudaPlacementNote> cuda;
-  if (request.backend == Backend::Cuda)
-    cuda = describeCudaPlacement(plan.numRanks, options.smSplit);
+  std::optional<CudaPlacementNote> placement;
+  if (row.placementNote) placement = row.placementNote(plan.numRanks, options.smSplit);
   auto header = planRunHeader(
       plan, built.cost, request.source.empty() ? backend : request.source, result.name,
       lineage(request, request.configJson.empty()
                            ? modelRunConfigJson(built.configJson, request.backend, options,
-                                                cuda ? &*cuda : nullptr)
+                                                placement ? &*placement : nullptr)
                            : request.configJson));
   header.layers.clear();   // the plan's cost layers are a guess, not this model's
   if (request.calibrated)  // these are this model's
     header.layers = planRunHeader(plan, *request.calibrated, backend, result.name, {}).layers;
-  if (request.backend == Backend::Cuda) describeDevices(header);
+  if (row.describeRanks) row.describeRanks(header);
 
   std::optional<trace::TraceWriter> writer;
   Status setup = beginRun(request, target, header, control, result, writer);
@@ -214,8 +195,7 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   report(control, RunStage::Run, 0, plan.steps);
   trace::TraceWriter* out = writer ? &*writer : nullptr;
   auto ran = request.executor.run ? request.executor.run(plan, built.graph, options, out, header)
-             : request.backend == Backend::Cuda ? runOnCuda(plan, built.graph, options, out)
-                                                : runOnCpuThreads(plan, built.graph, options, out);
+                                  : row.execute(plan, built.graph, options, out);
   report(control, RunStage::Write, 0, 1);
   if (ran) {
     result.status = ran->status;
@@ -254,9 +234,8 @@ std::string_view runStageName(RunStage stage) {
 }
 
 Status backendAvailable(Backend backend) {
-  if (backend != Backend::Cuda) return {};
-  const auto cuda = cudaAvailability();
-  if (!cuda.available()) return Error{noDeviceMessage(cuda.reason)};
+  const BackendAvailability here = backendInfo(backend).available();
+  if (!here.ok) return Error{here.message};
   return {};
 }
 
@@ -268,7 +247,7 @@ Result<std::shared_ptr<const TokenLayouts>> checkModelRequest(Backend backend, b
   // DynaPipe's groups and TeraPipe's slices: micro-batches of their own shapes.
   auto tokens = tokenLayoutsOf(built, model);
   // The GPUs train one shape: say so before what the cpu backend would need for the layouts.
-  if (!tokens && backend == Backend::Cuda)
+  if (!tokens && !backendInfo(backend).limits.shapedMicrobatches)
     PS_TRY(checkPlanFeatures(backend, processes, built.plan, nullptr));
   if (!tokens) return Error{tokens.error()};
   // What this backend never runs comes first: a device would not change it.
@@ -318,7 +297,7 @@ Result<RunPlanResult> runPlan(const RunPlanRequest& request, const RunTarget& ta
   if (cancelRequested(control))
     return endedAs(std::move(result), trace::RunStatus::Cancelled,
                    "cancelled while building the plan");
-  if (request.backend == Backend::Sim)
+  if (!backendInfo(request.backend).trainsModel)
     return runSimulation(request, target, control, std::move(result));
   return runModel(request, target, control, std::move(result));
 }
