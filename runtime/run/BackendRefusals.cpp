@@ -70,14 +70,8 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
     return Error{"--frozen-us: the " + name +
                  " backend runs the frozen encoder on rank threads only (run --backend cpu "
                  "without --procs, or --backend sim)"};
-  // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
-  // between threads.
-  const int maxReplicas = row.limits.maxReplicas;
-  if (maxReplicas > 0 && plan.numReplicas() > maxReplicas)
-    return Error{"--dp " + std::to_string(plan.numReplicas()) + ": the " + name +
-                 " backend all-reduces between " +
-                 (maxReplicas == 2 ? std::string("two") : std::to_string(maxReplicas)) +
-                 " replicas (give --dp " + std::to_string(maxReplicas) + ", or run --backend cpu)"};
+  // What the backend refuses of its own (cuda: more than two replicas).
+  if (row.refusePlan) PS_TRY(row.refusePlan(plan, processes));
   return {};
 }
 

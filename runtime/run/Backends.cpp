@@ -97,12 +97,18 @@ void describeCudaRanks(trace::RunHeader& header) {
 BackendInfo cudaRow() {
   BackendInfo row{Backend::Cuda, "cuda", "real training on the GPUs."};
   row.trainsModel = true;
-  // Chimera's twins and --dp 2 exchange gradients pairwise; one micro-batch shape.
-  row.limits = {.sharedMemoryRanks = false,
-                .shapedMicrobatches = false,
-                .maxReplicas = 2,
-                .bf16 = true,
-                .smSplit = true};
+  // Ranks on devices, micro-batches of one shape, bf16 and SM shares.
+  row.limits = {
+      .sharedMemoryRanks = false, .shapedMicrobatches = false, .bf16 = true, .smSplit = true};
+  // Chimera's twins and --dp 2 exchange gradients pairwise on the GPUs; more replicas only
+  // between threads.
+  row.refusePlan = [](const Plan& plan, bool) -> Status {
+    if (plan.numReplicas() > 2)
+      return Error{"--dp " + std::to_string(plan.numReplicas()) +
+                   ": the cuda backend all-reduces between two replicas (give --dp 2, or run "
+                   "--backend cpu)"};
+    return {};
+  };
   row.availability = cudaAvailable;
   row.describe = [] {
     BackendDescription d;

@@ -39,7 +39,6 @@ struct BackendLimits {
   bool sharedMemoryRanks = true;
   // Micro-batches of their own shapes (--seq-lengths, --token-slices).
   bool shapedMicrobatches = true;
-  int maxReplicas = 0;   // data-parallel replicas it all-reduces between; 0: any
   bool bf16 = false;     // --dtype bf16
   bool smSplit = false;  // --sm-split
 };
@@ -57,6 +56,9 @@ struct BackendInfo {
   // waits for real, and its kernels are worth naming on the terminal.
   bool computesOnHostCores = false;
   BackendLimits limits;
+  // Refusals of its own beyond the limits (checkPlanFeatures calls it last), named by the
+  // feature's flag; `processes`: the ranks run as MPI processes. Null: none.
+  Status (*refusePlan)(const Plan& plan, bool processes) = nullptr;
   BackendAvailability (*availability)() = nullptr;  // null: always available
   BackendDescription (*describe)() = nullptr;       // what it computes with; null: nothing
   // What the app shows over its entry when available: the kernels, the devices. Null: summary.

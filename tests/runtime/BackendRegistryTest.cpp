@@ -62,7 +62,9 @@ TEST(BackendRegistry, TheRefusalsFollowTheRowsLimits) {
     if (!row.trainsModel) continue;
     const Status ok = checkPlanFeatures(row.id, false, plan, nullptr);
     EXPECT_EQ(ok.ok(), row.limits.sharedMemoryRanks) << row.name;
-    if (!ok) EXPECT_THAT(ok.error(), HasSubstr("the " + std::string(row.name) + " backend"));
+    if (!ok) {
+      EXPECT_THAT(ok.error(), HasSubstr("the " + std::string(row.name) + " backend"));
+    }
     CpuRunOptions options;
     options.smSplit = true;
     EXPECT_EQ(checkModelOptions(row.id, options).ok(), row.limits.smSplit) << row.name;
