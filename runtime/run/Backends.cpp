@@ -5,7 +5,6 @@
 #include "runtime/run/Backends.h"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "kernels/cpu/Gemm.h"
 #include "kernels/cpu/VectorMath.h"
@@ -18,7 +17,7 @@ namespace {
 // ---- sim: the simulator, from the plan's per-layer costs ----
 
 BackendInfo simRow() {
-  BackendInfo row{Backend::Sim, "sim", "the simulator, from the per-layer costs (instant)."};
+  BackendInfo row{{}, "sim", "the simulator, from the per-layer costs (instant)."};
   return row;
 }
 
@@ -39,7 +38,7 @@ std::string cpuDetails() {
 }
 
 BackendInfo cpuRow() {
-  BackendInfo row{Backend::Cpu, "cpu", "real training of the model on CPU threads, one per rank."};
+  BackendInfo row{{}, "cpu", "real training of the model on CPU threads, one per rank."};
   row.trainsModel = true;
   row.computesOnHostCores = true;
   row.describe = describeCpu;
@@ -95,7 +94,7 @@ void describeCudaRanks(trace::RunHeader& header) {
 }
 
 BackendInfo cudaRow() {
-  BackendInfo row{Backend::Cuda, "cuda", "real training on the GPUs."};
+  BackendInfo row{{}, "cuda", "real training on the GPUs."};
   row.trainsModel = true;
   // Ranks on devices, micro-batches of one shape, bf16 and SM shares.
   row.limits = {
@@ -134,8 +133,8 @@ BackendInfo cudaRow() {
 const std::vector<BackendInfo>& backends() {
   static const std::vector<BackendInfo> rows = [] {
     std::vector<BackendInfo> r{simRow(), cpuRow(), cudaRow()};
-    for (std::size_t i = 0; i < r.size(); ++i)  // an id is its row's position
-      if (static_cast<std::size_t>(r[i].id) != i) std::abort();
+    for (std::size_t i = 0; i < r.size(); ++i)  // a row's id is its position (Backend.h)
+      r[i].id = static_cast<Backend>(i);
     return r;
   }();
   return rows;

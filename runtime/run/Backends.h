@@ -48,7 +48,7 @@ using BackendExecutor = Result<CpuRunResult> (*)(const Plan&, const OpGraph&, co
                                                  trace::TraceWriter*);
 
 struct BackendInfo {
-  Backend id;
+  Backend id{};              // its position in backends(), set by the registry
   std::string_view name;     // --backend, config_json's "backend", run.source
   std::string_view summary;  // one line, for --help and the app's Backend list
   bool trainsModel = false;  // false: the simulator (runPlan simulates instead of executing)

@@ -29,7 +29,7 @@ TEST(CliBackendRegistry, RunHelpListsEveryModelBackendWithItsSummary) {
     EXPECT_NE(squeeze(help.out).find(squeeze(entry)), std::string::npos) << entry << "\n"
                                                                          << help.out;
   }
-  EXPECT_EQ(listed, 2);
+  EXPECT_GE(listed, 2);  // cpu, cuda and any later model backend
 }
 
 TEST(CliBackendRegistry, ANameOutsideTheModelRowsIsRefusedNamingTheFlag) {

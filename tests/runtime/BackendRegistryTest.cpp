@@ -19,7 +19,7 @@ namespace {
 using ::testing::HasSubstr;
 
 TEST(BackendRegistry, EveryRowRoundTripsByNameAndId) {
-  ASSERT_EQ(backends().size(), 3u);
+  ASSERT_GE(backends().size(), 3u);
   std::set<std::string> names;
   for (std::size_t i = 0; i < backends().size(); ++i) {
     const BackendInfo& row = backends()[i];
@@ -35,8 +35,10 @@ TEST(BackendRegistry, EveryRowRoundTripsByNameAndId) {
     EXPECT_EQ(row.execute != nullptr, row.trainsModel) << row.name;
   }
   EXPECT_EQ(findBackend("tpu"), nullptr);
-  EXPECT_EQ(std::vector<std::string>(names.begin(), names.end()),
-            (std::vector<std::string>{"cpu", "cuda", "sim"}));
+  // The three the callers and tests name by id, at their ids.
+  EXPECT_EQ(backendName(Backend::Sim), "sim");
+  EXPECT_EQ(backendName(Backend::Cpu), "cpu");
+  EXPECT_EQ(backendName(Backend::Cuda), "cuda");
 }
 
 TEST(BackendRegistry, AnAvailableRowHasNoReasonAndAnUnavailableOneSaysWhy) {
