@@ -11,6 +11,7 @@
 #include "runtime/cuda/CudaBackend.h"
 #include "runtime/exec/Calibrate.h"
 #include "runtime/run/BackendDescription.h"
+#include "runtime/run/Backends.h"
 #include "runtime/run/ModelRun.h"
 #include "runtime/run/RunPlan.h"
 #include "runtime/run/SharedGpuPrediction.h"
@@ -54,10 +55,8 @@ void printRatioRow(const char* what, const std::optional<double>& p,
 }  // namespace
 
 std::string predictionPlacementNote(runtime::Backend backend, int ranks, bool smSplit) {
-  if (backend != runtime::Backend::Cuda) return {};
-  const auto cuda = runtime::cudaAvailability();
-  if (!cuda.available()) return {};
-  return runtime::sharedGpuPredictionNote(ranks, static_cast<int>(cuda.devices.size()), smSplit);
+  const runtime::BackendInfo& row = runtime::backendInfo(backend);
+  return row.predictionNote ? row.predictionNote(ranks, smSplit) : std::string();
 }
 
 Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPlan& built,
@@ -70,33 +69,20 @@ Result<std::optional<runtime::CostModel>> calibrateForRun(const runtime::BuiltPl
     PS_TRY(trace::checkRegularOrAbsent(request.calibrateOut, "--calibrate-out file"));
   runtime::ModelConfig model = options.model;
   model.layers = built.plan.numLayers;
-  Result<runtime::CostModel> cost = Error{""};
-  std::string where = "cpu";
-  if (request.backend == runtime::Backend::Cuda) {
-    const auto cuda = runtime::cudaAvailability();
-    if (cuda.available()) where = cuda.devices.front().name;
-    std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cuda backend ("
-              << where << ", " << runtime::nameOfDtype(options.dtype) << ")\n";
-    // With --sm-split each rank sharing a GPU gets a share of its SMs: calibrate on one.
-    const int gpus = cuda.available() ? static_cast<int>(cuda.devices.size()) : 0;
-    const int shareOf = runtime::calibrationShareOf(built.plan.numRanks, gpus, options.smSplit);
-    if (request.compareSim)
-      if (const std::string note =
-              runtime::sharedGpuPredictionNote(built.plan.numRanks, gpus, options.smSplit);
-          !note.empty())
-        std::cerr << "pipescope-cli: note: " << note << '\n';
-    cost = runtime::calibrateCudaCosts(model, options.optimizer, {}, options.dtype, shareOf);
-  } else {
-    // As many threads as ranks compute at once (up to the cores): the timings then include the
-    // slowdown ranks cause each other, as in the run.
-    runtime::CalibrationOptions calibration;
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    calibration.threads = std::clamp(built.plan.numRanks, 1, cores);
-    std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the cpu backend ("
-              << calibration.threads << (calibration.threads == 1 ? " thread" : " threads")
-              << ")\n";
-    cost = runtime::calibrateCpuCosts(model, options.optimizer, calibration);
-  }
+  const runtime::BackendInfo& row = runtime::backendInfo(request.backend);
+  if (!row.calibrate || !row.calibrationPlace)
+    return Error{std::string(request.compareSim ? "--compare-sim" : "--calibrate-out") + ": the " +
+                 std::string(row.name) + " backend cannot time the model's layers"};
+  const int ranks = built.plan.numRanks;
+  const runtime::BackendCalibrationPlace place = row.calibrationPlace(ranks, options);
+  std::cerr << "pipescope-cli: calibrating " << model.layers << " layers on the " << row.name
+            << " backend (" << place.how << ")\n";
+  if (request.compareSim)
+    if (const std::string note = predictionPlacementNote(request.backend, ranks, options.smSplit);
+        !note.empty())
+      std::cerr << "pipescope-cli: note: " << note << '\n';
+  Result<runtime::CostModel> cost = row.calibrate(model, options, ranks);
+  const std::string& where = place.where;
   if (!cost) return Error{"calibration: " + cost.error()};
   if (!request.calibrateOut.empty()) {
     // The file holds the model's own costs: no ranks or links (the simulator's flags add them).

@@ -6,10 +6,15 @@
 
 #include <cstdio>
 
+#include <algorithm>
+#include <thread>
 #include "kernels/cpu/Gemm.h"
 #include "kernels/cpu/VectorMath.h"
+
+#include "runtime/exec/Calibrate.h"
 #include "runtime/exec/ComputeStretch.h"
 #include "runtime/run/PlanBuilder.h"
+#include "runtime/run/SharedGpuPrediction.h"
 
 namespace ps::runtime {
 namespace {
@@ -37,6 +42,13 @@ std::string cpuDetails() {
          (cpu.warning.empty() ? std::string() : "\n" + cpu.warning);
 }
 
+// As many threads as ranks compute at once (up to the cores): the timings then include the
+// slowdown ranks cause each other, as in the run.
+int calibrationThreads(int ranks) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp(ranks, 1, cores);
+}
+
 BackendInfo cpuRow() {
   BackendInfo row{{}, "cpu", "real training of the model on CPU threads, one per rank."};
   row.trainsModel = true;
@@ -47,6 +59,16 @@ BackendInfo cpuRow() {
   // --rank-speed: a slow rank's compute is stretched (only threads on one CPU can).
   row.prepare = [](const BuiltPlan& built, CpuRunOptions& options) {
     options.computeStretch = computeStretchOf(built.cost, built.plan.numRanks);
+  };
+  row.calibrationPlace = [](int ranks, const CpuRunOptions&) {
+    const int threads = calibrationThreads(ranks);
+    return BackendCalibrationPlace{
+        "cpu", std::to_string(threads) + (threads == 1 ? " thread" : " threads")};
+  };
+  row.calibrate = [](const ModelConfig& model, const CpuRunOptions& options, int ranks) {
+    CalibrationOptions calibration;
+    calibration.threads = calibrationThreads(ranks);
+    return calibrateCpuCosts(model, options.optimizer, calibration);
   };
   row.configJsonTail = [](trace::JsonWriter& w) {  // what its numbers were computed with
     w.key("cpu_kernels").beginObject();
@@ -125,6 +147,23 @@ BackendInfo cudaRow() {
     return describeCudaPlacement(ranks, smSplit);
   };
   row.describeRanks = describeCudaRanks;
+  row.calibrationPlace = [](int, const CpuRunOptions& options) {
+    const CudaAvailability cuda = cudaAvailability();
+    const std::string where = cuda.available() ? cuda.devices.front().name : "cpu";
+    return BackendCalibrationPlace{where, where + ", " + std::string(nameOfDtype(options.dtype))};
+  };
+  // With --sm-split each rank sharing a GPU gets a share of its SMs: calibrate on one.
+  row.calibrate = [](const ModelConfig& model, const CpuRunOptions& options, int ranks) {
+    const CudaAvailability cuda = cudaAvailability();
+    const int gpus = cuda.available() ? static_cast<int>(cuda.devices.size()) : 0;
+    const int shareOf = calibrationShareOf(ranks, gpus, options.smSplit);
+    return calibrateCudaCosts(model, options.optimizer, {}, options.dtype, shareOf);
+  };
+  row.predictionNote = [](int ranks, bool smSplit) -> std::string {
+    const CudaAvailability cuda = cudaAvailability();
+    if (!cuda.available()) return {};
+    return sharedGpuPredictionNote(ranks, static_cast<int>(cuda.devices.size()), smSplit);
+  };
   return row;
 }
 

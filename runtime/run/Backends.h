@@ -43,6 +43,12 @@ struct BackendLimits {
   bool smSplit = false;  // --sm-split
 };
 
+// Where a backend times the model's layers (BackendInfo::calibrationPlace).
+struct BackendCalibrationPlace {
+  std::string where;  // "cpu", or the GPU's name
+  std::string how;    // "4 threads", "NVIDIA H200, bf16"
+};
+
 // The layered model's executor: the same contract as runOnCpuThreads.
 using BackendExecutor = Result<CpuRunResult> (*)(const Plan&, const OpGraph&, const CpuRunOptions&,
                                                  trace::TraceWriter*);
@@ -74,6 +80,13 @@ struct BackendInfo {
   std::optional<CudaPlacementNote> (*placementNote)(int ranks, bool smSplit) = nullptr;
   // Completes the run's rank rows (each rank's device and its memory as capacity).
   void (*describeRanks)(trace::RunHeader&) = nullptr;
+  // Calibration (--compare-sim, --calibrate-out): what it times the model's layers on
+  // (`where`: calibrationSource's "cpu" or the GPU's name; `how`: the terminal's words, "4
+  // threads"), then the timing itself. `ranks`: the plan's.
+  BackendCalibrationPlace (*calibrationPlace)(int ranks, const CpuRunOptions&) = nullptr;
+  Result<CostModel> (*calibrate)(const ModelConfig&, const CpuRunOptions&, int ranks) = nullptr;
+  // What a prediction of this run assumes (ranks sharing a GPU); empty: nothing to say.
+  std::string (*predictionNote)(int ranks, bool smSplit) = nullptr;
   // Keys it adds at the end of config_json's object (what its numbers were computed with).
   void (*configJsonTail)(trace::JsonWriter&) = nullptr;
 

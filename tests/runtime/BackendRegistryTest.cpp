@@ -33,12 +33,18 @@ TEST(BackendRegistry, EveryRowRoundTripsByNameAndId) {
     EXPECT_TRUE(names.insert(std::string(row.name)).second) << "two rows named " << row.name;
     // A model backend has its executor; the simulator has none (runPlan simulates).
     EXPECT_EQ(row.execute != nullptr, row.trainsModel) << row.name;
+    // ... and times the model's layers for --compare-sim and --calibrate-out.
+    EXPECT_EQ(row.calibrate != nullptr, row.trainsModel) << row.name;
+    EXPECT_EQ(row.calibrationPlace != nullptr, row.trainsModel) << row.name;
   }
   EXPECT_EQ(findBackend("tpu"), nullptr);
   // The three the callers and tests name by id, at their ids.
   EXPECT_EQ(backendName(Backend::Sim), "sim");
   EXPECT_EQ(backendName(Backend::Cpu), "cpu");
   EXPECT_EQ(backendName(Backend::Cuda), "cuda");
+  const BackendCalibrationPlace cpu = backendInfo(Backend::Cpu).calibrationPlace(1, {});
+  EXPECT_EQ(cpu.where, "cpu");
+  EXPECT_EQ(cpu.how, "1 thread");
 }
 
 TEST(BackendRegistry, AnAvailableRowHasNoReasonAndAnUnavailableOneSaysWhy) {
