@@ -1,0 +1,149 @@
+// The plan knob table's device, link and cost rows (PlanKnobs.h); `explore` takes only these
+// flags (KnobGroup::Cost).
+#include "runtime/cost/CostModel.h"
+#include "runtime/run/PlanKnobFields.h"
+
+namespace ps::runtime {
+namespace {
+
+bool withTopology(const PlanSpec& s) {
+  return !s.topology.empty();
+}
+// The uniform flags only when they made the costs: under a cost file or a given model they were
+// not used, and "costs" holds what was (issue 30, item 10).
+bool uniformCosts(const PlanSpec& s) {
+  return !s.costs && s.costsFile.empty();
+}
+
+using F = KnobFormat;
+constexpr KnobGroup cost = KnobGroup::Cost;
+
+constexpr PlanKnob kCostKnobs[] = {
+    // Devices and links.
+    {.key = "rank_speed",
+     .flag = "--rank-speed",
+     .label = "rank speed",
+     .help = "Per-rank speed factors, e.g. 1,1,2,1 (2 = twice as fast); the "
+             "partitioner balances by them",
+     .field = field<&PlanSpec::rankSpeed>(),
+     .group = cost,
+     .written = [](const PlanSpec& s) { return !s.rankSpeed.empty(); }},
+    {.key = "rank_memory_gb",
+     .flag = "--rank-memory-gb",
+     .label = "rank memory GiB",
+     .help = "Per-rank memory capacity in GiB, e.g. 80,80,40,40; the partitioner fits "
+             "each stage's peak in it",
+     .field = field<&PlanSpec::rankMemoryGb>(),
+     .group = cost,
+     .written = [](const PlanSpec& s) { return !s.rankMemoryGb.empty(); }},
+    {.key = "topology",
+     .flag = "--topology",
+     .label = "topology",
+     .help = "Nodes x devices, e.g. 2x4: within a node the --link flags, between nodes "
+             "--inter-gbps over one link each pair of nodes shares",
+     .field = field<&PlanSpec::topology>(),
+     .format = F::Text,
+     .group = cost,
+     .written = withTopology},
+    {.key = "inter_gbps",
+     .flag = "--inter-gbps",
+     .label = "inter-node link",
+     .help = "Inter-node link bandwidth (Gb/s) under --topology; default: the --link "
+             "one",
+     .field = field<&PlanSpec::interGbps>(),
+     .format = F::Gbps,
+     .group = cost,
+     .written = withTopology,
+     .positive = true},
+    {.key = "inter_latency_us",
+     .flag = "--inter-latency-us",
+     .label = "inter-node latency",
+     .help = "Inter-node link latency (µs) under --topology",
+     .field = field<&PlanSpec::interLatencyUs>(),
+     .format = F::Us,
+     .group = cost,
+     .written = withTopology},
+    {.key = "mapping",
+     .flag = "--mapping",
+     .label = "mapping",
+     .help = "Which device runs each rank: rank (default), auto (searched by simulated "
+             "step time) or a device list, e.g. 0,4,1,5,2,6,3,7",
+     .field = field<&PlanSpec::mapping>(),
+     .format = F::Text,
+     .group = cost,
+     .fromPlan = true},
+    // The uniform cost model: meaningless where a cost file or given costs replace it.
+    {.key = "fwd_us",
+     .flag = "--fwd-us",
+     .label = "fwd",
+     .help = "One layer's forward time (µs)",
+     .field = uniform<&UniformCostFlags::fwdUs>(),
+     .format = F::Us,
+     .group = cost,
+     .written = uniformCosts},
+    {.key = "bwd_us",
+     .flag = "--bwd-us",
+     .label = "bwd",
+     .help = "One layer's whole backward I+W (µs)",
+     .field = uniform<&UniformCostFlags::bwdUs>(),
+     .format = F::Us,
+     .group = cost,
+     .written = uniformCosts},
+    {.key = "wgrad_us",
+     .flag = "--wgrad-us",
+     .label = "wgrad",
+     .help = "The weight-gradient part W of --bwd-us (µs)",
+     .field = uniform<&UniformCostFlags::wgradUs>(),
+     .format = F::Us,
+     .group = cost,
+     .written = uniformCosts},
+    {.key = "act_mb",
+     .flag = "--act-mb",
+     .label = "act",
+     .help = "One micro-batch's activations per layer (MiB)",
+     .field = uniform<&UniformCostFlags::actMb>(),
+     .format = F::MiB,
+     .group = cost,
+     .written = uniformCosts},
+    {.key = "param_mb",
+     .flag = "--param-mb",
+     .label = "params",
+     .help = "Parameters per layer (MiB)",
+     .field = uniform<&UniformCostFlags::paramMb>(),
+     .format = F::MiB,
+     .group = cost,
+     .written = uniformCosts},
+    {.key = "link_gbps",
+     .flag = "--link-gbps",
+     .label = "link",
+     .help = "Link bandwidth (Gb/s); default: free links",
+     .field = uniform<&UniformCostFlags::linkGbps>(),
+     .format = F::Gbps,
+     .group = cost,
+     .written = uniformCosts,
+     .positive = true},
+    {.key = "link_latency_us",
+     .flag = "--link-latency-us",
+     .label = "latency",
+     .help = "Link latency (µs)",
+     .field = uniform<&UniformCostFlags::linkLatencyUs>(),
+     .format = F::Us,
+     .group = cost,
+     .written = uniformCosts},
+    {.key = "costs_file",
+     .flag = "--costs",
+     .label = "costs",
+     .help = "Per-layer cost JSON",
+     .field = field<&PlanSpec::costsFile>(),
+     .format = F::File,
+     .group = cost,
+     .written = [](const PlanSpec& s) { return !s.costsFile.empty(); }},
+};
+
+}  // namespace
+
+std::span<const PlanKnob> costPlanKnobs() {
+  return kCostKnobs;
+}
+
+}  // namespace ps::runtime
