@@ -90,5 +90,31 @@ TEST(WriterGone, ALiveWritersRunStaysRunning) {
   EXPECT_EQ(run->status, RunStatus::Complete) << "a finished run is not taken for a gone writer";
 }
 
+// The race a live tail hit (CI, RunTail): its read transaction took a snapshot, the writer then
+// committed 'complete' and let go of its lock, and the probe found the lock free while the read
+// again still saw the snapshot's 'running': a finished run read "failed: writer gone".
+TEST(WriterGone, AWriterThatFinishesDuringAReadTransactionIsNotTakenForGone) {
+  TempDir dir;
+  const std::string path = dir.file("race.sqlite");
+  auto store = TraceStore::open(path, TraceStore::Mode::ReadWrite);
+  ASSERT_TRUE(store) << store.error();
+  auto writer = trace::TraceWriter::begin(*store, test::simpleHeader(2, "race"));
+  ASSERT_TRUE(writer) << writer.error();
+  ASSERT_TRUE(writer->write(oneStep()));
+  auto reader = TraceStore::open(path, TraceStore::Mode::ReadOnly);
+  ASSERT_TRUE(reader) << reader.error();
+  ASSERT_TRUE(reader->db().exec("BEGIN"));
+  auto during = reader->run(writer->runId());  // the snapshot is taken here
+  ASSERT_TRUE(during) << during.error();
+  ASSERT_TRUE(writer->finish(RunStatus::Complete));
+  during = reader->run(writer->runId());
+  ASSERT_TRUE(during) << during.error();
+  EXPECT_EQ(during->status, RunStatus::Running) << during->status_message;
+  ASSERT_TRUE(reader->db().exec("COMMIT"));
+  auto after = reader->run(writer->runId());
+  ASSERT_TRUE(after) << after.error();
+  EXPECT_EQ(after->status, RunStatus::Complete);
+}
+
 }  // namespace
 }  // namespace ps

@@ -15,6 +15,7 @@ struct RunTail::State {
   std::int64_t rows = 0;
   bool fresh = true;  // nothing read yet: the first poll reads the ranks and small tables
 
+  Status readHeader(bool& changed);
   Status readSince(bool& changed);
   Status readOps(bool& grew);
   Status readMemory(bool& grew);
@@ -45,12 +46,20 @@ Status RunTail::State::readMemory(bool& grew) {
   return {};
 }
 
-Status RunTail::State::readSince(bool& changed) {
+Status RunTail::State::readHeader(bool& changed) {
+  // Outside the rows' transaction: whether the writer is gone is decided by reading the run row
+  // again after probing its lock, and that read must see the writer's last commit, which a
+  // transaction begun before it would hide (the run would read 'failed: writer gone' when the
+  // writer had just finished). Read before the rows, the status is never ahead of them.
   auto info = store.run(run.info.id);
   if (!info) return std::move(info).takeError();
   changed = info->status != run.info.status || info->status_message != run.info.status_message ||
             info->num_ranks != run.info.num_ranks || info->name != run.info.name;
   run.info = std::move(*info);
+  return {};
+}
+
+Status RunTail::State::readSince(bool& changed) {
   bool grew = false;
   PS_TRY(readOps(grew));
   PS_TRY(readMemory(grew));
@@ -80,10 +89,11 @@ Result<RunTail> RunTail::open(const std::string& path, std::int64_t runId) {
 }
 
 Result<bool> RunTail::poll() {
+  bool changed = false;
+  PS_TRY(s_->readHeader(changed));
   // One read transaction: a writer's step (one commit) is seen whole or not at all.
   PS_TRY(s_->store.db().exec("BEGIN"));
   const std::int64_t opBefore = s_->cursor.op, memoryBefore = s_->cursor.memory;
-  bool changed = false;
   Status s = s_->readSince(changed);
   (void)s_->store.db().exec("COMMIT");
   if (!s) return std::move(s).takeError();

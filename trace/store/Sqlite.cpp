@@ -271,6 +271,10 @@ Error SqliteDb::lastError(std::string_view what) const {
   return sqliteError(path_, what, sqlite3_extended_errcode(db_), sqlite3_errmsg(db_));
 }
 
+bool SqliteDb::inTransaction() const {
+  return db_ != nullptr && sqlite3_get_autocommit(db_) == 0;
+}
+
 std::int64_t SqliteDb::lastInsertRowId() const {
   return sqlite3_last_insert_rowid(db_);
 }

@@ -100,6 +100,8 @@ class SqliteDb {
   const std::string& path() const { return path_; }
   bool readOnly() const { return readOnly_; }
   bool immutable() const { return immutable_; }
+  // Inside an explicit transaction (BEGIN ... COMMIT): reads see the snapshot it took.
+  bool inTransaction() const;
   // "PATH: ..." when the open succeeded in a degraded way (immutable fallback with a non-empty
   // -wal that is not read); empty otherwise.
   const std::string& openWarning() const { return openWarning_; }

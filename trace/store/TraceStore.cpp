@@ -318,8 +318,11 @@ Result<std::optional<RunInfo>> TraceStore::selectRun(std::string_view tail,
 }
 
 Status TraceStore::noteGoneWriter(RunInfo& info) {
-  // A writable store marked such runs in the file when it opened (markStoppedRuns).
-  if (!db_.readOnly() || info.status != RunStatus::Running ||
+  // A writable store marked such runs in the file when it opened (markStoppedRuns). Inside a
+  // transaction the read again below would see the transaction's snapshot, not a writer's last
+  // commit: a writer that just finished would read as gone. The run stays 'running' then; a read
+  // outside a transaction decides.
+  if (!db_.readOnly() || db_.inTransaction() || info.status != RunStatus::Running ||
       locks_.probe(info.id) != RunLocks::Probe::Free)
     return {};
   // Read again after the probe: a writer commits its final status before it lets go of its
