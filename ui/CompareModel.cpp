@@ -19,17 +19,17 @@ QString elided(const QString& text) {
 }
 
 // The value without rounding, for the tooltip: the cells show three or four digits.
-QString exact(const trace::CompareRow& row, double v) {
+QString exact(const runtime::CompareRow& row, double v) {
   switch (row.unit) {
-    case trace::CompareUnit::Duration:
+    case runtime::CompareUnit::Duration:
       return QString("%1 ns").arg(std::llround(v));
-    case trace::CompareUnit::Bytes:
+    case runtime::CompareUnit::Bytes:
       return QString("%1 B").arg(std::llround(v));
-    case trace::CompareUnit::Ratio:
+    case runtime::CompareUnit::Ratio:
       return QString("%1 %").arg(v * 100.0, 0, 'f', 4);
-    case trace::CompareUnit::Rate:
+    case runtime::CompareUnit::Rate:
       return QString("%1 /s").arg(v, 0, 'g', 12);
-    case trace::CompareUnit::Plain:
+    case runtime::CompareUnit::Plain:
       break;
   }
   return QString::number(v, 'g', 12);
@@ -38,10 +38,10 @@ QString exact(const trace::CompareRow& row, double v) {
 }  // namespace
 
 void CompareModel::setRuns(const trace::RunAnalysis& a, const trace::RunAnalysis& b) {
-  setComparison(trace::compareRuns(a, b));
+  setComparison(runtime::compareRuns(a, b));
 }
 
-void CompareModel::setComparison(trace::RunComparison comparison) {
+void CompareModel::setComparison(runtime::RunComparison comparison) {
   beginResetModel();
   c_ = std::move(comparison);
   empty_ = false;
@@ -70,7 +70,7 @@ QVariant CompareModel::headerData(int section, Qt::Orientation o, int role) cons
   if (role == Qt::ToolTipRole && runColumn && !empty_) {
     const auto& run = section == ValueA ? c_.runA : c_.runB;
     const auto& origin = section == ValueA ? c_.originA : c_.originB;
-    return qs(trace::compareRunTitle(run, origin));
+    return qs(runtime::compareRunTitle(run, origin));
   }
   if (role != Qt::DisplayRole) return {};
   switch (section) {
@@ -109,7 +109,7 @@ QVariant CompareModel::data(const QModelIndex& index, int role) const {
   return QString("what differs");
 }
 
-QVariant CompareModel::numberData(const trace::CompareRow& r, int column, int role) const {
+QVariant CompareModel::numberData(const runtime::CompareRow& r, int column, int role) const {
   if (role == SectionRole) return false;
   if (role == Qt::TextAlignmentRole)
     return column == Metric ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
@@ -119,13 +119,13 @@ QVariant CompareModel::numberData(const trace::CompareRow& r, int column, int ro
       case Metric:
         return qs(r.label);
       case ValueA:
-        return qs(trace::formatCompareValue(r, r.a));
+        return qs(runtime::formatCompareValue(r, r.a));
       case ValueB:
-        return qs(trace::formatCompareValue(r, r.b));
+        return qs(runtime::formatCompareValue(r, r.b));
       case Diff:
-        return qs(trace::formatCompareDiff(r));
+        return qs(runtime::formatCompareDiff(r));
       case Ratio:
-        return qs(trace::formatCompareRatio(r));
+        return qs(runtime::formatCompareRatio(r));
     }
   }
   if (role == Qt::ToolTipRole) {
@@ -141,7 +141,7 @@ QVariant CompareModel::numberData(const trace::CompareRow& r, int column, int ro
         return value(r.b);
       case Diff:
         if (!r.diff()) return QString("needs a value in both runs");
-        if (r.unit == trace::CompareUnit::Ratio)
+        if (r.unit == runtime::CompareUnit::Ratio)
           return QString("%1 percentage points").arg(*r.diff() * 100.0, 0, 'f', 4);
         return exact(r, *r.diff());
       case Ratio:
@@ -152,7 +152,7 @@ QVariant CompareModel::numberData(const trace::CompareRow& r, int column, int ro
   return {};
 }
 
-QVariant CompareModel::knobData(const trace::KnobDifference& k, int column, int role) const {
+QVariant CompareModel::knobData(const runtime::KnobDifference& k, int column, int role) const {
   if (role == SectionRole) return false;
   if (role == Qt::TextAlignmentRole) return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};

@@ -1,11 +1,11 @@
 #pragma once
-// Two runs side by side for the Compare pane: a thin Qt face over trace::RunComparison (the
+// Two runs side by side for the Compare pane: a thin Qt face over runtime::RunComparison (the
 // same table `pipescope-cli compare` prints). Rows: the headline numbers with B − A and B / A,
 // then a "what differs" heading and one row per knob whose value differs.
 
 #include <QAbstractTableModel>
 
-#include "trace/analysis/RunComparison.h"
+#include "runtime/run/RunComparison.h"
 
 namespace ps::ui {
 
@@ -18,10 +18,10 @@ class CompareModel : public QAbstractTableModel {
 
   using QAbstractTableModel::QAbstractTableModel;
   void setRuns(const trace::RunAnalysis& a, const trace::RunAnalysis& b);
-  void setComparison(trace::RunComparison comparison);
+  void setComparison(runtime::RunComparison comparison);
   // No runs: an empty table (nothing stale left behind).
   void clear();
-  const trace::RunComparison& comparison() const { return c_; }
+  const runtime::RunComparison& comparison() const { return c_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -30,11 +30,11 @@ class CompareModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
  private:
-  QVariant numberData(const trace::CompareRow& row, int column, int role) const;
-  QVariant knobData(const trace::KnobDifference& knob, int column, int role) const;
+  QVariant numberData(const runtime::CompareRow& row, int column, int role) const;
+  QVariant knobData(const runtime::KnobDifference& knob, int column, int role) const;
   int knobRowsBegin() const { return static_cast<int>(c_.rows.size()) + 1; }
 
-  trace::RunComparison c_;
+  runtime::RunComparison c_;
   bool empty_ = true;
 };
 

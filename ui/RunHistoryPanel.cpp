@@ -7,8 +7,8 @@
 
 #include <algorithm>
 
+#include "runtime/run/RunLabels.h"
 #include "runtime/run/RunPlan.h"
-#include "trace/analysis/RunLabels.h"
 
 namespace ps::ui {
 
@@ -99,7 +99,7 @@ void RunHistoryPanel::fill(const std::vector<trace::RunInfo>& runs) {
       shown.push_back(u.info);
       shown.back().id = id;
     }
-  const std::vector<std::string> labels = trace::historyLabels(shown);
+  const std::vector<std::string> labels = runtime::historyLabels(shown);
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const auto& r = shown[i];
     const auto u = unsaved_.find(r.id);
@@ -115,7 +115,7 @@ void RunHistoryPanel::fill(const std::vector<trace::RunInfo>& runs) {
       text += QString("  [%1]").arg(QString::fromUtf8(trace::runStatusName(r.status).data()));
     auto* item = new QListWidgetItem(text, list_);
     item->setData(Qt::UserRole, static_cast<qlonglong>(r.id));
-    QString tip = QString::fromStdString(trace::configSummary(r));
+    QString tip = QString::fromStdString(runtime::configSummary(r));
     if (u != unsaved_.end()) tip = QString("Shown from memory (%1)\n%2").arg(u->second.state, tip);
     item->setToolTip(tip);
   }

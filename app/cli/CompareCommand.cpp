@@ -13,10 +13,10 @@
 
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
+#include "runtime/run/RunComparison.h"
 #include "trace/Result.h"
 #include "trace/TerminalText.h"
 #include "trace/analysis/RunAnalysis.h"
-#include "trace/analysis/RunComparison.h"
 #include "trace/store/TraceReader.h"
 
 namespace ps::cli {
@@ -95,7 +95,7 @@ Result<std::pair<RunRef, RunRef>> parseRefs(const std::vector<std::string>& args
 // The comparison with every text from the files (run names, sources, schedules, metric names,
 // config values) and the paths made safe for a terminal: escaped and capped. The JSON form keeps
 // them exact (its writer escapes control characters).
-trace::RunComparison forTerminal(trace::RunComparison c) {
+runtime::RunComparison forTerminal(runtime::RunComparison c) {
   for (trace::RunInfo* run : {&c.runA, &c.runB}) {
     run->name = trace::terminalSafe(run->name);
     run->source = trace::terminalSafe(run->source);
@@ -132,10 +132,11 @@ Action addCompareCommand(CLI::App& app) {
     if (!runA) return fail(runA.error());
     auto runB = trace::loadRunFromFile(refs->second.file, refs->second.run, load);
     if (!runB) return fail(runB.error());
-    trace::RunComparison c = trace::compareRuns(trace::analyzeRun(*runA), trace::analyzeRun(*runB));
+    runtime::RunComparison c =
+        runtime::compareRuns(trace::analyzeRun(*runA), trace::analyzeRun(*runB));
     c.originA = refs->first.file;
     c.originB = refs->second.file;
-    std::cout << (opt->json ? trace::comparisonJson(c) : trace::comparisonText(forTerminal(c)));
+    std::cout << (opt->json ? runtime::comparisonJson(c) : runtime::comparisonText(forTerminal(c)));
     return kExitOk;
   };
 }

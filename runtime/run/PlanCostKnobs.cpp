@@ -26,6 +26,7 @@ constexpr PlanKnob kCostKnobs[] = {
      .help = "Per-rank speed factors, e.g. 1,1,2,1 (2 = twice as fast); the "
              "partitioner balances by them",
      .field = field<&PlanSpec::rankSpeed>(),
+     .format = F::NumberList,
      .group = cost,
      .written = [](const PlanSpec& s) { return !s.rankSpeed.empty(); }},
     {.key = "rank_memory_gb",
@@ -34,6 +35,7 @@ constexpr PlanKnob kCostKnobs[] = {
      .help = "Per-rank memory capacity in GiB, e.g. 80,80,40,40; the partitioner fits "
              "each stage's peak in it",
      .field = field<&PlanSpec::rankMemoryGb>(),
+     .format = F::NumberList,
      .group = cost,
      .written = [](const PlanSpec& s) { return !s.rankMemoryGb.empty(); }},
     {.key = "topology",

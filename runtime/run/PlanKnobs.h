@@ -27,8 +27,8 @@ using KnobField = std::variant<std::monostate, int& (*)(PlanSpec&),
                                std::optional<double>& (*)(PlanSpec&), bool& (*)(PlanSpec&),
                                std::string& (*)(PlanSpec&), std::vector<double>& (*)(PlanSpec&)>;
 
-// How a value reads in the compare table and the history (trace/analysis/ConfigKnobs.cpp).
-enum class KnobFormat { Text, Number, Us, MiB, Gbps, Flag, IntList, File };
+// How a value reads in the compare table and the history (ConfigKnobs.cpp).
+enum class KnobFormat { Text, Number, Us, MiB, Gbps, Flag, IntList, NumberList, File };
 
 // Which flags a command takes: `explore` takes only the cost and device ones.
 enum class KnobGroup { Plan, Cost };

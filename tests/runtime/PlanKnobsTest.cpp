@@ -15,7 +15,7 @@
 #include "runtime/run/PlanKnobs.h"
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunConfig.h"
-#include "trace/analysis/ConfigKnobs.h"
+#include "runtime/run/ConfigKnobs.h"
 
 namespace ps::runtime {
 namespace {
@@ -143,7 +143,7 @@ TEST(PlanKnobs, TheCompareTableShowsEveryKnobUnderItsLabel) {
     const std::string config =
         "{\"schedule\": \"1f1b\", \"" + std::string(knob.key) + "\": " + json + "}";
     bool found = false;
-    for (const trace::ConfigKnob& k : trace::configKnobs(config))
+    for (const runtime::ConfigKnob& k : runtime::configKnobs(config))
       if (k.key == knob.key) {
         found = true;
         EXPECT_EQ(k.label, knob.label) << knob.key;

@@ -1,6 +1,6 @@
 #include "trace/import/ImportName.h"
 
-#include "trace/analysis/ConfigKnobs.h"
+#include "trace/analysis/PathName.h"
 
 namespace ps::trace::import {
 

@@ -1,15 +1,24 @@
-#include "trace/analysis/RunComparison.h"
+#include "runtime/run/RunComparison.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
 
+#include "runtime/run/ConfigKnobs.h"
 #include "trace/JsonWriter.h"
 #include "trace/Units.h"
-#include "trace/analysis/ConfigKnobs.h"
 
-namespace ps::trace {
+namespace ps::runtime {
+using trace::formatBytes;
+using trace::formatDuration;
+using trace::formatPercent;
+using trace::JsonWriter;
+using trace::pathBaseName;
+using trace::RunAnalysis;
+using trace::RunInfo;
+using trace::RunStatus;
+using trace::runStatusName;
 
 const char* compareUnitName(CompareUnit unit) {
   switch (unit) {
@@ -331,4 +340,4 @@ std::string comparisonJson(const RunComparison& c) {
   return w.str() + "\n";
 }
 
-}  // namespace ps::trace
+}  // namespace ps::runtime

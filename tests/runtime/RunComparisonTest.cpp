@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
-#include "trace/analysis/RunComparison.h"
+#include "runtime/run/RunComparison.h"
 
 namespace ps::trace {
 namespace {
+
+// The compare table and run labels live in runtime (they read the plan knob table).
+using namespace ::ps::runtime;
 
 RunAnalysis analysis(std::int64_t id, std::int64_t stepNs, double bubble, std::int64_t busy0,
                      std::int64_t busy1) {

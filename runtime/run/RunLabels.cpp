@@ -1,12 +1,15 @@
-#include "trace/analysis/RunLabels.h"
+#include "runtime/run/RunLabels.h"
 
 #include <algorithm>
 #include <map>
 #include <optional>
 
-#include "trace/analysis/ConfigKnobs.h"
+#include "runtime/run/ConfigKnobs.h"
 
-namespace ps::trace {
+namespace ps::runtime {
+using trace::pathBaseName;
+using trace::RunInfo;
+using trace::runStatusName;
 namespace {
 
 std::optional<std::string> valueOf(const std::vector<ConfigKnob>& knobs, const std::string& key) {
@@ -119,4 +122,4 @@ std::string configSummary(const RunInfo& run) {
   return out;
 }
 
-}  // namespace ps::trace
+}  // namespace ps::runtime

@@ -8,11 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "trace/analysis/RunLabels.h"
+#include "runtime/run/RunLabels.h"
 #include "trace/import/ImportName.h"
 
 namespace ps::trace {
 namespace {
+
+// The compare table and run labels live in runtime (they read the plan knob table).
+using namespace ::ps::runtime;
 
 using ::testing::HasSubstr;
 

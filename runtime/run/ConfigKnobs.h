@@ -1,12 +1,16 @@
 #pragma once
 // A run's knobs as people read them: the history's names, the compare table and the config
-// tooltip all show these, so that two runs are told apart by the same words everywhere.
+// tooltip all show these, so that two runs are told apart by the same words everywhere. A plan
+// knob reads under its row's label and format in the knob table (PlanKnobs.h): a new row shows
+// here without an edit.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace ps::trace {
+#include "trace/analysis/PathName.h"
+
+namespace ps::runtime {
 
 struct ConfigKnob {
   std::string key;    // stable id for matching runs, e.g. "link_gbps", "import.files"
@@ -23,8 +27,4 @@ struct ConfigKnob {
 // object gives no knobs.
 std::vector<ConfigKnob> configKnobs(std::string_view configJson);
 
-// The last component of a path ("/a/b/rank0.sqlite" -> "rank0.sqlite"); the text itself when it
-// has none.
-std::string pathBaseName(std::string_view path);
-
-}  // namespace ps::trace
+}  // namespace ps::runtime

@@ -1,20 +1,27 @@
-#include "trace/analysis/ConfigKnobs.h"
+#include "runtime/run/ConfigKnobs.h"
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <set>
+#include <span>
 
+#include "runtime/run/PlanKnobs.h"
 #include "trace/Units.h"
 
-namespace ps::trace {
+namespace ps::runtime {
 namespace {
+
+using trace::formatDuration;
+using trace::pathBaseName;
 
 using Element = simdjson::dom::element;
 using Fields = std::map<std::string, Element, std::less<>>;
 
-enum class Format { Text, Number, Us, MiB, Gbps, Flag, IntList, NumberList, File };
+using Format = KnobFormat;
 
 struct KnobSpec {
   std::string_view key;
@@ -22,60 +29,88 @@ struct KnobSpec {
   Format format;
 };
 
-// The order people read a plan in: what ran it, its shape, its costs and links, the model.
-constexpr KnobSpec kPlanKnobs[] = {
-    {"backend", "backend", Format::Text},
-    {"schedule", "schedule", Format::Text},
-    {"schedule_file", "schedule file", Format::File},
-    {"stages", "stages", Format::Number},
-    {"microbatches", "micro-batches", Format::Number},
-    {"chunks", "chunks", Format::Number},
-    {"layers", "layers", Format::Number},
-    {"boundaries", "boundaries", Format::IntList},
-    {"steps", "steps", Format::Number},
-    {"optimizer_sync", "optimizer sync", Format::Text},
-    {"recompute", "recompute", Format::Flag},
-    {"split_backward", "split backward", Format::Flag},
-    {"max_deferred_w", "max deferred W", Format::Number},
-    {"forward_only", "forward only", Format::Flag},
-    {"balance_activations", "balance activations", Format::Flag},
-    {"weight_versions", "weight versions", Format::Text},
-    {"stage_graph", "stage graph", Format::Text},
-    {"a2a_mb", "expert all-to-all", Format::MiB},
-    {"a2a", "all-to-all", Format::Text},
-    {"fetch_mb", "embedding fetch", Format::MiB},
-    {"fetch", "fetch", Format::Text},
-    {"fetch_ahead", "fetch ahead", Format::Number},
-    {"frozen_us", "frozen forward µs", Format::Number},
-    {"fill", "frozen work", Format::Text},
-    {"token_slices", "token slices", Format::Text},
-    {"seq_tokens", "sequence tokens", Format::Number},
-    {"attention_share", "attention share", Format::Number},
-    {"seq_lengths", "sequence lengths", Format::Text},
-    {"microbatching", "micro-batching", Format::Text},
-    {"microbatch_tokens", "micro-batch tokens", Format::Number},
-    {"microbatch_overhead", "micro-batch overhead", Format::Number},
-    {"partition", "partition", Format::Text},
-    {"time_slack", "time slack", Format::Number},
-    {"dp", "data parallel", Format::Number},
-    {"topology", "topology", Format::Text},
-    {"inter_gbps", "inter-node link", Format::Gbps},
-    {"inter_latency_us", "inter-node latency", Format::Us},
-    {"mapping", "mapping", Format::Text},
-    {"rank_speed", "rank speed", Format::NumberList},
-    {"rank_memory_gb", "rank memory GiB", Format::NumberList},
-};
+// The plan knobs in the order people read a plan: what ran, its shape, its mechanisms, then
+// placement (the table's own order is config_json's). Labels and formats are the rows'; a row
+// not named here reads after these, in the table's order.
+constexpr std::string_view kReadingOrder[] = {"schedule",
+                                              "schedule_file",
+                                              "stages",
+                                              "microbatches",
+                                              "chunks",
+                                              "layers",
+                                              "boundaries",
+                                              "steps",
+                                              "optimizer_sync",
+                                              "recompute",
+                                              "split_backward",
+                                              "max_deferred_w",
+                                              "forward_only",
+                                              "balance_activations",
+                                              "weight_versions",
+                                              "stage_graph",
+                                              "a2a_mb",
+                                              "a2a",
+                                              "fetch_mb",
+                                              "fetch",
+                                              "fetch_ahead",
+                                              "frozen_us",
+                                              "fill",
+                                              "token_slices",
+                                              "seq_tokens",
+                                              "attention_share",
+                                              "seq_lengths",
+                                              "microbatching",
+                                              "microbatch_tokens",
+                                              "microbatch_overhead",
+                                              "partition",
+                                              "time_slack",
+                                              "dp",
+                                              "topology",
+                                              "inter_gbps",
+                                              "inter_latency_us",
+                                              "mapping",
+                                              "rank_speed",
+                                              "rank_memory_gb"};
 
-// The uniform cost flags: meaningless where a cost file or calibrated costs replace them.
-constexpr KnobSpec kUniformKnobs[] = {
-    {"fwd_us", "fwd", Format::Us},
-    {"bwd_us", "bwd", Format::Us},
-    {"wgrad_us", "wgrad", Format::Us},
-    {"act_mb", "act", Format::MiB},
-    {"param_mb", "params", Format::MiB},
-    {"link_gbps", "link", Format::Gbps},
-    {"link_latency_us", "latency", Format::Us},
-};
+// The uniform cost rows: meaningless where a cost file or calibrated costs replace them. The
+// cost file itself reads as a summary (addCosts).
+constexpr std::string_view kUniformKeys[] = {"fwd_us",   "bwd_us",    "wgrad_us",       "act_mb",
+                                             "param_mb", "link_gbps", "link_latency_us"};
+constexpr std::string_view kCostsFileKey = "costs_file";
+
+template <std::size_t N>
+bool listed(const std::string_view (&keys)[N], std::string_view key) {
+  return std::find(std::begin(keys), std::end(keys), key) != std::end(keys);
+}
+
+KnobSpec specOf(const PlanKnob& row) {
+  return {row.key, row.label, row.format};
+}
+
+// The backend, then the plan rows in reading order.
+const std::vector<KnobSpec>& planSpecs() {
+  static const std::vector<KnobSpec> specs = [] {
+    std::vector<KnobSpec> out{{"backend", "backend", Format::Text}};
+    for (std::string_view key : kReadingOrder)
+      if (const PlanKnob* row = findPlanKnob(key)) out.push_back(specOf(*row));
+    for (const PlanKnob& row : planKnobs())
+      if (!listed(kReadingOrder, row.key) && !listed(kUniformKeys, row.key) &&
+          row.key != kCostsFileKey)
+        out.push_back(specOf(row));
+    return out;
+  }();
+  return specs;
+}
+
+const std::vector<KnobSpec>& uniformSpecs() {
+  static const std::vector<KnobSpec> specs = [] {
+    std::vector<KnobSpec> out;
+    for (std::string_view key : kUniformKeys)
+      if (const PlanKnob* row = findPlanKnob(key)) out.push_back(specOf(*row));
+    return out;
+  }();
+  return specs;
+}
 
 constexpr KnobSpec kModelKnobs[] = {
     {"model", "model", Format::Text},
@@ -180,9 +215,8 @@ std::optional<std::string> formatted(Element e, Format format) {
   return std::nullopt;
 }
 
-void addKnobs(const Fields& fields, const KnobSpec* begin, const KnobSpec* end,
-              std::vector<ConfigKnob>& out) {
-  for (const KnobSpec* k = begin; k != end; ++k) {
+void addKnobs(const Fields& fields, std::span<const KnobSpec> specs, std::vector<ConfigKnob>& out) {
+  for (const KnobSpec* k = specs.data(); k != specs.data() + specs.size(); ++k) {
     auto it = fields.find(k->key);
     if (it == fields.end()) continue;
     if (auto v = formatted(it->second, k->format))
@@ -269,28 +303,17 @@ void addImport(const Fields& fields, std::vector<ConfigKnob>& out) {
 }
 
 bool isKnown(std::string_view key) {
-  auto in = [key](const KnobSpec* b, const KnobSpec* e) {
-    for (; b != e; ++b)
-      if (b->key == key) return true;
-    return false;
+  auto in = [key](std::span<const KnobSpec> specs) {
+    return std::any_of(specs.begin(), specs.end(),
+                       [key](const KnobSpec& k) { return k.key == key; });
   };
-  if (in(std::begin(kPlanKnobs), std::end(kPlanKnobs)) ||
-      in(std::begin(kUniformKnobs), std::end(kUniformKnobs)) ||
-      in(std::begin(kModelKnobs), std::end(kModelKnobs)))
-    return true;
+  if (in(planSpecs()) || in(uniformSpecs()) || in(kModelKnobs)) return true;
   for (auto s : kSummarised)
     if (s == key) return true;
   return false;
 }
 
 }  // namespace
-
-std::string pathBaseName(std::string_view path) {
-  while (path.size() > 1 && (path.back() == '/' || path.back() == '\\'))
-    path.remove_suffix(1);
-  const auto slash = path.find_last_of("/\\");
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
 
 std::vector<ConfigKnob> configKnobs(std::string_view configJson) {
   simdjson::dom::parser parser;
@@ -315,12 +338,11 @@ std::vector<ConfigKnob> configKnobs(std::string_view configJson) {
   std::vector<ConfigKnob> out;
   if (!fields.count("backend") && fields.count("schedule"))
     out.push_back({"backend", "backend", "sim"});
-  addKnobs(fields, std::begin(kPlanKnobs), std::end(kPlanKnobs), out);
+  addKnobs(fields, planSpecs(), out);
   if (auto it = fields.find("predicts_run"); it != fields.end())
     if (auto v = scalarText(it->second)) out.push_back({"predicts_run", "predicts run", *v});
-  if (!addCosts(fields, out))
-    addKnobs(fields, std::begin(kUniformKnobs), std::end(kUniformKnobs), out);
-  addKnobs(fields, std::begin(kModelKnobs), std::end(kModelKnobs), out);
+  if (!addCosts(fields, out)) addKnobs(fields, uniformSpecs(), out);
+  addKnobs(fields, kModelKnobs, out);
   addCuda(fields, out);
   addImport(fields, out);
   for (std::string_view key : others)
@@ -329,4 +351,4 @@ std::vector<ConfigKnob> configKnobs(std::string_view configJson) {
   return out;
 }
 
-}  // namespace ps::trace
+}  // namespace ps::runtime

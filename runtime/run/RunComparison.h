@@ -10,7 +10,7 @@
 #include "trace/TraceRecords.h"
 #include "trace/analysis/RunAnalysis.h"
 
-namespace ps::trace {
+namespace ps::runtime {
 
 // How a row's values read: the unit picks the formatting and how B − A is shown.
 enum class CompareUnit {
@@ -44,7 +44,7 @@ struct KnobDifference {
 };
 
 struct RunComparison {
-  RunInfo runA, runB;
+  trace::RunInfo runA, runB;
   // Where each run came from (a file path as the user gave it); empty when not from a file.
   std::string originA, originB;
   std::vector<CompareRow> rows;
@@ -55,14 +55,14 @@ struct RunComparison {
 // metric, the first by name; it is then not repeated among the metrics), peak memory (max over
 // ranks), mean busy per rank, bytes sent over links, then the last value of every metric of
 // either run (by name). Differences compare configKnobs() of both runs' config_json.
-RunComparison compareRuns(const RunAnalysis& a, const RunAnalysis& b);
+RunComparison compareRuns(const trace::RunAnalysis& a, const trace::RunAnalysis& b);
 
 // Cell texts, shared by the text table and the Qt model. Missing values read "-".
 std::string formatCompareValue(const CompareRow& row, const std::optional<double>& value);
 std::string formatCompareDiff(const CompareRow& row);   // "+39.400 ms", "-2.50 points", "0 ns"
 std::string formatCompareRatio(const CompareRow& row);  // "7.912×"
 // "run 3 "name"" plus " (origin)" when it has one.
-std::string compareRunTitle(const RunInfo& run, const std::string& origin);
+std::string compareRunTitle(const trace::RunInfo& run, const std::string& origin);
 
 // A fixed-width table for people; stable text (golden-tested).
 std::string comparisonText(const RunComparison& c);
@@ -70,4 +70,4 @@ std::string comparisonText(const RunComparison& c);
 // unit, a, b, diff, ratio; ratio rows add diff_points), differences[] (key, label, a, b).
 std::string comparisonJson(const RunComparison& c);
 
-}  // namespace ps::trace
+}  // namespace ps::runtime

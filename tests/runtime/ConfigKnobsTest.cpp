@@ -3,11 +3,14 @@
 #include <string>
 #include <vector>
 
+#include "runtime/run/ConfigKnobs.h"
 #include "trace/analysis/ConfigJson.h"
-#include "trace/analysis/ConfigKnobs.h"
 
 namespace ps::trace {
 namespace {
+
+// The compare table and run labels live in runtime (they read the plan knob table).
+using namespace ::ps::runtime;
 
 // A sim run's config_json as runtime's configJsonOf writes it (costs cut short).
 const char* kSimConfig =
