@@ -1,55 +1,12 @@
 #include "runtime/plan/TorchCsv.h"
 
 #include <algorithm>
-#include <set>
-#include <sstream>
 #include <utility>
 
-#include "runtime/plan/TorchCsvCell.h"
 #include "trace/FileText.h"
 
 namespace ps::runtime {
 namespace {
-
-// Splits text into rows as Python's csv module does for torch's files: "\n", "\r\n" or "\r"
-// end a row; only the final terminator is dropped. Blank rows (nothing but spaces: not even a
-// comma, which would mark idle slots) are the caller's to judge (parseTorchCsv).
-std::vector<std::string_view> splitRows(std::string_view text) {
-  std::vector<std::string_view> rows;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '\n' && text[i] != '\r') continue;
-    rows.push_back(text.substr(start, i - start));
-    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-    start = i + 1;
-  }
-  if (start < text.size()) rows.push_back(text.substr(start));
-  return rows;
-}
-
-// Splits a row on commas outside double quotes (torch never quotes, spreadsheets may).
-std::vector<std::string_view> splitCells(std::string_view row) {
-  std::vector<std::string_view> cells;
-  bool quoted = false;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= row.size(); ++i) {
-    if (i < row.size() && row[i] == '"') quoted = !quoted;
-    if (i == row.size() || (row[i] == ',' && !quoted)) {
-      cells.push_back(row.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return cells;
-}
-
-std::string_view trimCell(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '"'; };
-  while (!s.empty() && blank(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && blank(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
 
 std::string at(std::string_view source, const TorchCsvAction& a) {
   return std::string(source) + ":" + std::to_string(a.line) + ": cell " + std::to_string(a.cell);
@@ -57,46 +14,6 @@ std::string at(std::string_view source, const TorchCsvAction& a) {
 
 bool isComputeKind(OpKind k) {
   return k == OpKind::F || k == OpKind::B || k == OpKind::I || k == OpKind::W;
-}
-
-// Decides the encoding (see the header) and maps B/BW of the older one onto I/B.
-Status applyEncoding(std::vector<std::vector<TorchCsvAction>>& rows, std::string_view source,
-                     TorchCsvSchedule& out) {
-  const TorchCsvAction* firstBW = nullptr;
-  const TorchCsvAction* firstI = nullptr;
-  std::set<std::pair<int, int>> withB, withW;
-  for (const auto& row : rows)
-    for (const auto& a : row) {
-      if (a.kindName == "BW" && !firstBW) firstBW = &a;
-      if (a.kindName == "I" && !firstI) firstI = &a;
-      if (a.kindName == "B") withB.insert({a.action.stage, a.action.microbatch});
-      if (a.kindName == "W") withW.insert({a.action.stage, a.action.microbatch});
-    }
-  if (firstBW && firstI)
-    return Error{at(source, *firstBW) + ": 'BW' (torch's older full backward) in a file that " +
-                 "also uses 'I' (the newer input-gradient, " + at(source, *firstI) +
-                 "); a file uses one encoding"};
-  bool legacy = firstBW != nullptr;
-  if (!legacy && !firstI)
-    for (const auto& key : withB)
-      if (withW.count(key)) legacy = true;
-  if (!legacy) return {};
-
-  out.legacyEncoding = true;
-  out.notes.push_back(std::string(source) +
-                      ": read in torch's older encoding (B = input-gradient, BW = full backward, "
-                      "as torch <= 2.5 wrote); mapped to I and B");
-  for (auto& row : rows)
-    for (auto& a : row) {
-      if (a.kindName == "B") {
-        a.kindName = "I";
-        a.action.kind = OpKind::I;
-      } else if (a.kindName == "BW") {
-        a.kindName = "B";
-        a.action.kind = OpKind::B;
-      }
-    }
-  return {};
 }
 
 // Places every stage as torch does: on the rank whose row holds its forward. Stages without a
@@ -148,8 +65,6 @@ Status buildPlan(TorchCsvSchedule& out, std::string_view source) {
   for (const auto& row : out.rankActions)
     for (const auto& a : row) {
       if (a.action.kind == OpKind::OTHER) ++fsdpActions;
-      if (trace::isSend(a.action.kind) || trace::isRecv(a.action.kind))
-        out.form = TorchCsvForm::ComputeComms;
       if (!isComputeKind(a.action.kind)) continue;
       maxStage = std::max(maxStage, a.action.stage);
       maxMb = std::max(maxMb, a.action.microbatch);
@@ -204,43 +119,41 @@ Status buildPlan(TorchCsvSchedule& out, std::string_view source) {
 
 }  // namespace
 
-Result<TorchCsvSchedule> parseTorchCsv(std::string_view text, std::string_view sourceName) {
+Result<TorchCsvSchedule> torchCsvSchedule(trace::import::TorchCsvRows rows,
+                                          std::string_view sourceName) {
   TorchCsvSchedule out;
-  auto rows = splitRows(text);
-  // Trailing blank lines are an editor's or a shell's, not ranks; a blank line between rows
-  // would silently add an idle rank (and shift every later rank's number), so it is refused.
-  const auto isBlank = [](std::string_view row) { return trimCell(row).empty(); };
-  while (!rows.empty() && isBlank(rows.back()))
-    rows.pop_back();
-  for (std::size_t r = 0; r < rows.size(); ++r)
-    if (isBlank(rows[r]))
-      return Error{std::string(sourceName) + ":" + std::to_string(r + 1) +
-                   ": blank line between ranks (rows are ranks: remove it, or write a rank "
-                   "with no actions as a comma)"};
-  if (rows.empty())
-    return Error{std::string(sourceName) + ": empty file (expected one row of actions per rank)"};
-  for (std::size_t r = 0; r < rows.size(); ++r) {
+  out.form = rows.form;
+  out.legacyEncoding = rows.legacyEncoding;
+  out.notes = std::move(rows.notes);
+  out.rankActions.reserve(rows.ranks.size());
+  for (auto& row : rows.ranks) {
     auto& actions = out.rankActions.emplace_back();
-    const auto cells = splitCells(rows[r]);
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const auto cell = trimCell(cells[c]);
-      if (cell.empty()) continue;  // idle slot
-      const CellPosition pos{sourceName, static_cast<int>(r) + 1, static_cast<int>(c) + 1};
-      auto parsed = parseTorchCell(cell, pos);
-      if (!parsed) return std::move(parsed).takeError();
-      for (auto& a : *parsed)
-        actions.push_back(std::move(a));
+    actions.reserve(row.size());
+    for (auto& cell : row) {
+      TorchCsvAction& a = actions.emplace_back();
+      a.action.kind = cell.kind;
+      a.action.stage = cell.stage;
+      a.action.microbatch = cell.microbatch;
+      a.action.overlapNext = cell.overlapNext;
+      a.kindName = std::move(cell.kindName);
+      a.line = cell.line;
+      a.cell = cell.cell;
     }
   }
-  PS_TRY(applyEncoding(out.rankActions, sourceName, out));
   PS_TRY(buildPlan(out, sourceName));
   return out;
 }
 
+Result<TorchCsvSchedule> parseTorchCsv(std::string_view text, std::string_view sourceName) {
+  auto rows = trace::import::parseTorchCsvRows(text, sourceName);
+  if (!rows) return std::move(rows).takeError();
+  return torchCsvSchedule(std::move(*rows), sourceName);
+}
+
 Result<TorchCsvSchedule> readTorchCsv(const std::string& path) {
-  auto text = trace::readTextFile(path, trace::kMaxScheduleFileBytes, "schedule file");
-  if (!text) return std::move(text).takeError();
-  return parseTorchCsv(*text, path);
+  auto rows = trace::import::readTorchCsvRows(path);
+  if (!rows) return std::move(rows).takeError();
+  return torchCsvSchedule(std::move(*rows), path);
 }
 
 std::string torchCellText(const std::vector<Action>& unit) {

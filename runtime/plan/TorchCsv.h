@@ -1,14 +1,8 @@
 #pragma once
-// The torch.distributed.pipelining CSV text form of a plan (DESIGN §2): one row per rank, one
-// action per cell spelled `{stage}{KIND}{mb}` ("2F0", "1I3", "3SEND_F1", "0UNSHARD"), an empty cell
-// is an idle slot, rows may differ in length. torch writes two forms: `compute_only` (F, B, I, W)
-// and `compute_comms` (also SEND_F/RECV_F/SEND_B/RECV_B). A cell "(0F7;7B3)OVERLAP_F_B"
-// (DualPipeV) holds actions that run overlapped.
-//
-// Kind encodings: current torch spells input-gradient `I`, weight-gradient `W` and full backward
-// `B`. torch ≤ 2.5 spelled input-gradient `B` and full backward `BW`; a file with `BW` cells, or
-// with `B` and `W` for the same stage and micro-batch (and no `I`), is read in that older encoding
-// and a note says so.
+// A torch.distributed.pipelining schedule CSV as a plan (DESIGN §2). The file's text (rows,
+// cells, kind encodings, the form) is read by trace/import/torchcsv/TorchCsvRows.h, next to the
+// format's import entry; this side turns those rows into a Plan (placement inferred as torch
+// does, the compute programs, the peers of communication actions) and writes plans back.
 
 #include <string>
 #include <string_view>
@@ -16,13 +10,15 @@
 
 #include "runtime/plan/Plan.h"
 #include "trace/Result.h"
+#include "trace/import/torchcsv/TorchCsvRows.h"
 
 namespace ps::runtime {
 
-enum class TorchCsvForm { ComputeOnly, ComputeComms };
+using trace::import::TorchCsvForm;
 
-// One action as it appears in the file. torch kinds with no OpKind (UNSHARD, RESHARD,
-// REDUCE_GRAD) are kept as OpKind::OTHER with their spelling in `kindName`.
+// One action as it appears in the file (trace::import::TorchCsvCellAction as a plan Action, with
+// the peer of a communication action). torch kinds with no OpKind (UNSHARD, RESHARD, REDUCE_GRAD)
+// are kept as OpKind::OTHER with their spelling in `kindName`.
 struct TorchCsvAction {
   Action action;
   std::string kindName;  // torch's spelling after encoding mapping, e.g. "F", "I", "UNSHARD"
@@ -48,6 +44,9 @@ struct TorchCsvSchedule {
                                                      std::string_view sourceName);
 // Reads and parses a file.
 [[nodiscard]] Result<TorchCsvSchedule> readTorchCsv(const std::string& path);
+// The schedule of rows already read (trace::import::parseTorchCsvRows); errors name `sourceName`.
+[[nodiscard]] Result<TorchCsvSchedule> torchCsvSchedule(trace::import::TorchCsvRows rows,
+                                                        std::string_view sourceName);
 
 // The `compute_only` form of a plan's programs. torch has one step per file, one replica (a
 // bidirectional plan does not read back) and no spelling for R, OPT or FILL (recompute is

@@ -1,4 +1,5 @@
-// libFuzzer target: the torch pipelining CSV reader (runtime/plan/TorchCsv) on arbitrary text.
+// libFuzzer target: the torch pipelining CSV reader on arbitrary text: its text parser
+// (trace/import/torchcsv, in ps_trace) and the plan built from the rows (runtime/plan/TorchCsv).
 // Any input must give a plan or an error message, never a crash, a hang or a sanitizer report.
 
 #include <cstddef>

@@ -1,10 +1,10 @@
-#include "runtime/plan/TorchCsvCell.h"
+#include "trace/import/torchcsv/TorchCsvCell.h"
 
 #include <array>
 #include <cctype>
 #include <string>
 
-namespace ps::runtime {
+namespace ps::trace::import {
 namespace {
 
 struct KindSpec {
@@ -14,7 +14,7 @@ struct KindSpec {
 };
 
 // torch's spellings. UNSHARD/RESHARD/REDUCE_GRAD (FSDP) have no micro-batch and no OpKind; they
-// are kept as OTHER with their name. BW is the older full backward (see TorchCsv.h).
+// are kept as OTHER with their name. BW is the older full backward (see TorchCsvRows.h).
 constexpr std::array<KindSpec, 12> kKinds = {{
     {"F", OpKind::F, true},
     {"B", OpKind::B, true},
@@ -40,7 +40,7 @@ std::string expectedKinds() {
   return out;
 }
 
-std::string prefix(const CellPosition& pos, std::string_view cell) {
+std::string prefix(const TorchCellPosition& pos, std::string_view cell) {
   return std::string(pos.source) + ":" + std::to_string(pos.line) + ": cell " +
          std::to_string(pos.cell) + " '" + std::string(cell) + "': ";
 }
@@ -66,8 +66,8 @@ int readNumber(std::string_view s, std::size_t& i, bool& tooLong) {
 }
 
 // One `{stage}{KIND}{mb}` action; `cell` is the whole cell for messages.
-Result<TorchCsvAction> parseAction(std::string_view text, std::string_view cell,
-                                   const CellPosition& pos) {
+Result<TorchCsvCellAction> parseAction(std::string_view text, std::string_view cell,
+                                       const TorchCellPosition& pos) {
   const std::string where = prefix(pos, cell);
   std::size_t i = 0;
   bool tooLong = false;
@@ -96,10 +96,10 @@ Result<TorchCsvAction> parseAction(std::string_view text, std::string_view cell,
     return Error{where + "unexpected '" + std::string(text.substr(i)) + "' after '" +
                  std::string(text.substr(0, i)) + "'"};
 
-  TorchCsvAction a;
-  a.action.kind = spec->kind;
-  a.action.stage = stage;
-  a.action.microbatch = mb;
+  TorchCsvCellAction a;
+  a.kind = spec->kind;
+  a.stage = stage;
+  a.microbatch = mb;
   a.kindName = std::string(spec->name);
   a.line = pos.line;
   a.cell = pos.cell;
@@ -115,14 +115,15 @@ std::string_view trim(std::string_view s) {
 }
 
 // "(0F7;7B3)OVERLAP_F_B": the two actions inside run overlapped as one unit.
-Result<std::vector<TorchCsvAction>> parseOverlap(std::string_view cell, const CellPosition& pos) {
+Result<std::vector<TorchCsvCellAction>> parseOverlap(std::string_view cell,
+                                                     const TorchCellPosition& pos) {
   const std::string where = prefix(pos, cell);
   const std::size_t close = cell.find(')');
   if (close == std::string_view::npos)
     return Error{where + "expected ')' closing the overlapped actions"};
   if (cell.substr(close + 1) != kOverlapSuffix)
     return Error{where + "expected '" + std::string(kOverlapSuffix) + "' after ')'"};
-  std::vector<TorchCsvAction> out;
+  std::vector<TorchCsvCellAction> out;
   std::string_view inner = cell.substr(1, close - 1);
   while (true) {
     const std::size_t semi = inner.find(';');
@@ -130,7 +131,7 @@ Result<std::vector<TorchCsvAction>> parseOverlap(std::string_view cell, const Ce
     if (part.empty()) return Error{where + "empty action inside the overlap"};
     auto a = parseAction(part, cell, pos);
     if (!a) return std::move(a).takeError();
-    const OpKind k = a->action.kind;
+    const OpKind k = a->kind;
     if (k != OpKind::F && k != OpKind::B && k != OpKind::I && k != OpKind::W)
       return Error{where + "only compute actions (F, B, I, W) can overlap, not '" +
                    std::string(part) + "'"};
@@ -143,17 +144,18 @@ Result<std::vector<TorchCsvAction>> parseOverlap(std::string_view cell, const Ce
   if (out.size() != 2)
     return Error{where + "an overlap holds two actions, like (0F7;7B3), not " +
                  std::to_string(out.size())};
-  out[0].action.overlapNext = true;
+  out[0].overlapNext = true;
   return out;
 }
 
 }  // namespace
 
-Result<std::vector<TorchCsvAction>> parseTorchCell(std::string_view cell, const CellPosition& pos) {
+Result<std::vector<TorchCsvCellAction>> parseTorchCell(std::string_view cell,
+                                                       const TorchCellPosition& pos) {
   if (cell.front() == '(') return parseOverlap(cell, pos);
   auto a = parseAction(cell, cell, pos);
   if (!a) return std::move(a).takeError();
-  return std::vector<TorchCsvAction>{std::move(*a)};
+  return std::vector<TorchCsvCellAction>{std::move(*a)};
 }
 
-}  // namespace ps::runtime
+}  // namespace ps::trace::import
