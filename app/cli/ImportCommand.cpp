@@ -14,6 +14,7 @@
 #include "app/cli/CliCommon.h"
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
+#include "app/cli/WrittenRun.h"
 #include "runtime/fit/ScheduleMatch.h"
 #include "runtime/run/ImportRun.h"
 #include "trace/TerminalText.h"
@@ -84,24 +85,20 @@ void printSchedule(const trace::RunTrace& run, const trace::RunAnalysis& a, cons
 
 int printRunLine(trace::TraceStore& store, const runtime::ImportRunResult& imported,
                  const InterruptScope& interrupt, const std::string& db) {
-  const std::int64_t runId = *imported.runId;
-  trace::LoadOptions load;
-  load.cancel = interrupt.flag();
-  auto run = trace::loadRun(store, runId, load);
-  if (!run && interrupt.interrupted())
-    return fail(
-        "interrupted after run " + std::to_string(runId) + " was written (complete); no summary",
-        kExitRunFailed);
-  if (!run) return fail(run.error(), kExitRunFailed);
-  const auto a = trace::analyzeRun(*run);
-  std::cout << "run " << runId << ": " << trace::terminalSafe(imported.name) << ": "
-            << run->opCount() << " ops";
-  if (a.step_time_ns) std::cout << ", step " << trace::formatDuration(*a.step_time_ns);
-  if (a.bubble_ratio) std::cout << ", bubble " << trace::formatPercent(*a.bubble_ratio);
-  std::cout << '\n';
-  // A simulated schedule follows its file's order: there is no recorded order to name.
-  if (!imported.simulated) printSchedule(*run, a, db);
-  return kExitOk;
+  return summariseWrittenRun(store, *imported.runId, interrupt,
+                             [&](const trace::RunTrace& run, const trace::RunAnalysis& a) {
+                               std::cout << "run " << run.info.id << ": "
+                                         << trace::terminalSafe(imported.name) << ": "
+                                         << run.opCount() << " ops";
+                               if (a.step_time_ns)
+                                 std::cout << ", step " << trace::formatDuration(*a.step_time_ns);
+                               if (a.bubble_ratio)
+                                 std::cout << ", bubble " << trace::formatPercent(*a.bubble_ratio);
+                               std::cout << '\n';
+                               // A simulated schedule follows its file's order: there is no
+                               // recorded order to name.
+                               if (!imported.simulated) printSchedule(run, a, db);
+                             });
 }
 
 // The flags as runtime::importRun takes them; --rank FILE=N is parsed here, checked there.

@@ -22,6 +22,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
 #include "app/cli/RunPrediction.h"
+#include "app/cli/WrittenRun.h"
 #include "runtime/run/BackendDescription.h"
 #include "runtime/run/Backends.h"
 #include "runtime/run/ModelRun.h"
@@ -29,10 +30,8 @@
 #include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/RunAnalysis.h"
-#include "trace/store/TraceReader.h"
 #ifdef PIPESCOPE_HAVE_MPI
-#include "runtime/mpi/MpiCuda.h"
-#include "runtime/mpi/MpiExecutor.h"
+#include "runtime/mpi/MpiRunRequest.h"
 #include "runtime/mpi/MpiSession.h"
 #endif
 
@@ -82,6 +81,41 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
   return options;
 }
 
+// What the numbers of a run on the host's cores will include: contention, emulated latencies,
+// which kernels.
+void warnAboutTheRun(const runtime::BackendInfo& row, const runtime::Plan& plan,
+                     const runtime::CpuRunOptions& options) {
+  if (!row.computesOnHostCores) return;
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores && static_cast<unsigned>(plan.numRanks) > cores)
+    std::cerr << "pipescope-cli: warning: " << plan.numRanks << " ranks on " << cores
+              << " cores: measured times include contention between ranks\n";
+  // Emulated links wait for real: a latency meant for the simulator would look like a hang.
+  if (options.linkLatencyUs >= 1e6)
+    std::cerr << "pipescope-cli: warning: --link-latency-us: every transfer between ranks waits "
+              << trace::formatDuration(static_cast<std::int64_t>(options.linkLatencyUs * 1e3))
+              << " for real on the " << row.name << " backend (Ctrl-C cancels)\n";
+  // Which kernels the numbers come from: the BLAS's set for this CPU and the vector width of
+  // our own elementwise kernels.
+  const runtime::BackendDescription kernels = runtime::describeBackend(row.id);
+  std::cerr << "pipescope-cli: " << row.name << " kernels: " << kernels.summary() << '\n';
+  if (!kernels.warning.empty()) std::cerr << "pipescope-cli: " << kernels.warning << '\n';
+}
+
+// Ctrl-C cancels; on a terminal, "step k/n" as the steps are written (`shown` says whether a
+// line is open).
+runtime::RunControl stepsOnTerminal(const InterruptScope& interrupt, bool tty,
+                                    std::atomic<bool>& shown) {
+  runtime::RunControl control;
+  control.cancel = interrupt.flag();
+  control.progress = [tty, &shown](runtime::RunStage stage, int done, int total) {
+    if (!tty || stage != runtime::RunStage::Run || done == 0) return;
+    std::cerr << "\rstep " << done << "/" << total << std::flush;
+    shown = true;
+  };
+  return control;
+}
+
 int runModel(RunOptions& o) {
   // --backend is checked against the registry's model rows (addRunCommand).
   const runtime::BackendInfo* row = runtime::findBackend(o.backend);
@@ -108,15 +142,9 @@ int runModel(RunOptions& o) {
     for (const auto& note : built->notes)
       std::cerr << "pipescope-cli: note: " << trace::terminalSafe(note, 1000) << '\n';
 #ifdef PIPESCOPE_HAVE_MPI
-  if (mpi && mpi->size() != built->plan.numRanks)
-    return fail("--procs: MPI world size " + std::to_string(mpi->size()) +
-                " differs from the plan's " + std::to_string(built->plan.numRanks) +
-                " ranks (launch with mpirun -np " + std::to_string(built->plan.numRanks) + ")");
-  // Before any file is touched (the transport says so too, at the first optimizer step).
-  if (mpi && built->plan.numReplicas() > 2)
-    return fail("--dp " + std::to_string(built->plan.numReplicas()) +
-                ": MPI processes all-reduce between two replicas (give --dp 2, or run threads "
-                "without --procs)");
+  if (mpi)
+    if (auto fits = runtime::mpi::checkMpiWorld(mpi->size(), built->plan); !fits)
+      return fail(fits.error());
 #endif
   auto options = executorOptions(o, built->plan);
   if (!options) return fail(options.error());
@@ -126,23 +154,7 @@ int runModel(RunOptions& o) {
   if (auto v = runtime::checkModelRequest(backend, o.procs, *built, *options); !v)
     return fail(v.error());
 
-  const unsigned cores = std::thread::hardware_concurrency();
-  const bool onCores = root && row->computesOnHostCores;
-  if (onCores && cores && static_cast<unsigned>(built->plan.numRanks) > cores)
-    std::cerr << "pipescope-cli: warning: " << built->plan.numRanks << " ranks on " << cores
-              << " cores: measured times include contention between ranks\n";
-  // Emulated links wait for real: a latency meant for the simulator would look like a hang.
-  if (onCores && options->linkLatencyUs >= 1e6)
-    std::cerr << "pipescope-cli: warning: --link-latency-us: every transfer between ranks waits "
-              << trace::formatDuration(static_cast<std::int64_t>(options->linkLatencyUs * 1e3))
-              << " for real on the " << row->name << " backend (Ctrl-C cancels)\n";
-  if (onCores) {
-    // Which kernels the numbers come from: the BLAS's set for this CPU and the vector width of
-    // our own elementwise kernels.
-    const runtime::BackendDescription kernels = runtime::describeBackend(backend);
-    std::cerr << "pipescope-cli: " << row->name << " kernels: " << kernels.summary() << '\n';
-    if (!kernels.warning.empty()) std::cerr << "pipescope-cli: " << kernels.warning << '\n';
-  }
+  if (root) warnAboutTheRun(*row, built->plan, *options);
 
   // Calibration (--compare-sim, --calibrate-out): before the file is touched.
   auto calibrated =
@@ -157,35 +169,13 @@ int runModel(RunOptions& o) {
   request.calibrated = *calibrated;
   request.write = root;  // with --procs the other processes send rank 0 their records
 #ifdef PIPESCOPE_HAVE_MPI
-  if (mpi) {
-    request.executor.run = [backend](const runtime::Plan& plan, const runtime::OpGraph& graph,
-                                     const runtime::CpuRunOptions& exec, trace::TraceWriter* writer,
-                                     const trace::RunHeader& header) {
-      if (backend != runtime::Backend::Cuda)
-        return runtime::mpi::runOnMpiProcesses(plan, graph, exec, writer, header.ranks);
-      // One GPU per process, tensors over NCCL; records and control stay on MPI.
-      const runtime::mpi::CudaProcessDevice device(exec);
-      return runtime::mpi::runOnMpiProcesses(plan, graph, exec, writer, header.ranks,
-                                             &device.device());
-    };
-    // Every process learns whether rank 0 could open the file and begin the run.
-    request.executor.agree = [](const Status& mine) {
-      return runtime::mpi::agreeAcrossRanks(mine);
-    };
-  }
+  if (mpi) runtime::mpi::useMpiProcesses(request);
 #endif
   // Ctrl-C or SIGTERM (mpirun forwards both to every process): each rank stops at its next
   // poll, rank 0 ends the run 'cancelled' and the store closes in rollback mode.
   const InterruptScope interrupt;
-  const bool tty = root && isatty(2);
-  runtime::RunControl control;
-  control.cancel = interrupt.flag();
   std::atomic<bool> stepShown{false};  // with --procs, steps are reported on a writer thread
-  control.progress = [&](runtime::RunStage stage, int done, int total) {
-    if (!tty || stage != runtime::RunStage::Run || done == 0) return;
-    std::cerr << "\rstep " << done << "/" << total << std::flush;
-    stepShown = true;
-  };
+  const runtime::RunControl control = stepsOnTerminal(interrupt, root && isatty(2), stepShown);
   auto result = runtime::runPlan(request, {o.plan.db}, control);
   if (stepShown) std::cerr << '\n';
   if (!root) {  // rank 0 reports for the whole run
@@ -200,21 +190,16 @@ int runModel(RunOptions& o) {
                 kExitRunFailed);
 
   const std::int64_t runId = *result->runId;
-  trace::LoadOptions load;
-  load.cancel = interrupt.flag();
-  auto run = trace::loadRun(*result->store, runId, load);
-  if (!run && interrupt.interrupted())
-    return fail(
-        "interrupted after run " + std::to_string(runId) + " was written (complete); no summary",
-        kExitRunFailed);
-  if (!run) return fail(run.error(), kExitRunFailed);
-  const auto a = trace::analyzeRun(*run);
   const auto& loss = result->exec->stepLoss;
-  std::cout << "run " << runId << ": " << trace::terminalSafe(result->name) << ": step "
-            << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
-            << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
-            << (loss.empty() ? 0.0 : loss.front()) << " -> " << (loss.empty() ? 0.0 : loss.back())
-            << '\n';
+  const int code = summariseWrittenRun(
+      *result->store, runId, interrupt, [&](const trace::RunTrace&, const trace::RunAnalysis& a) {
+        std::cout << "run " << runId << ": " << trace::terminalSafe(result->name) << ": step "
+                  << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
+                  << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
+                  << (loss.empty() ? 0.0 : loss.front()) << " -> "
+                  << (loss.empty() ? 0.0 : loss.back()) << '\n';
+      });
+  if (code != kExitOk) return code;
   if (o.compareSim && *calibrated)
     return reportPrediction(
         *result->store, runId, result->built, *options, **calibrated, result->name,

@@ -9,6 +9,7 @@
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "app/cli/PlanOptions.h"
+#include "app/cli/WrittenRun.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/TerminalText.h"
 #include "trace/Units.h"
@@ -46,22 +47,17 @@ Action addSimCommand(CLI::App& app) {
                   kExitRunFailed);
     if (result->status != trace::RunStatus::Complete) return fail(result->message, kExitRunFailed);
     // The summary reads the run back; an interrupt now leaves the complete run as it is.
-    trace::LoadOptions load;
-    load.cancel = interrupt.flag();
-    auto run = trace::loadRun(*result->store, *result->runId, load);
-    if (!run && interrupt.interrupted())
-      return fail("interrupted after run " + std::to_string(*result->runId) +
-                      " was written (complete); no summary",
-                  kExitRunFailed);
-    if (!run) return fail(run.error(), kExitRunFailed);
-    const auto a = trace::analyzeRun(*run);
-    std::cout << "run " << *result->runId << ": " << trace::terminalSafe(result->name) << ": step "
-              << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
-              << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-");
-    if (a.steady_bubble_ratio)
-      std::cout << ", steady " << trace::formatPercent(*a.steady_bubble_ratio);
-    std::cout << ", " << run->opCount() << " ops\n";
-    return kExitOk;
+    return summariseWrittenRun(
+        *result->store, *result->runId, interrupt,
+        [&](const trace::RunTrace& run, const trace::RunAnalysis& a) {
+          std::cout << "run " << run.info.id << ": " << trace::terminalSafe(result->name)
+                    << ": step " << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-")
+                    << ", bubble "
+                    << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-");
+          if (a.steady_bubble_ratio)
+            std::cout << ", steady " << trace::formatPercent(*a.steady_bubble_ratio);
+          std::cout << ", " << run.opCount() << " ops\n";
+        });
   };
 }
 

@@ -118,6 +118,7 @@ void describeCudaRanks(trace::RunHeader& header) {
 BackendInfo cudaRow() {
   BackendInfo row{{}, "cuda", "real training on the GPUs."};
   row.trainsModel = true;
+  row.gpuPerProcess = true;
   // Ranks on devices, micro-batches of one shape, bf16 and SM shares.
   row.limits = {
       .sharedMemoryRanks = false, .shapedMicrobatches = false, .bf16 = true, .smSplit = true};

@@ -61,6 +61,9 @@ struct BackendInfo {
   // Its ranks compute on this machine's cores: more ranks than cores contend, an emulated link
   // waits for real, and its kernels are worth naming on the terminal.
   bool computesOnHostCores = false;
+  // `run --procs`: each MPI process opens a GPU of its own and moves tensors over NCCL
+  // (runtime/mpi/MpiRunRequest.h); false: tensors go over MPI.
+  bool gpuPerProcess = false;
   BackendLimits limits;
   // Refusals of its own beyond the limits (checkPlanFeatures calls it last), named by the
   // feature's flag; `processes`: the ranks run as MPI processes. Null: none.
