@@ -116,6 +116,37 @@ runtime::RunControl stepsOnTerminal(const InterruptScope& interrupt, bool tty,
   return control;
 }
 
+// Rank 0's account of a model run: why it did not start or end, else its summary line and,
+// with --compare-sim, the prediction beside it.
+int reportModelRun(const RunOptions& o, Result<runtime::RunPlanResult>& result,
+                   const InterruptScope& interrupt, const runtime::CpuRunOptions& options,
+                   const std::optional<runtime::CostModel>& calibrated, runtime::Backend backend) {
+  if (!result) return fail(result.error());
+  if (result->setupFailed) return fail(result->message);  // the executor refused to start
+  if (result->status != trace::RunStatus::Complete)
+    return fail((result->runId ? "run " + std::to_string(*result->runId) + " " : "run ") +
+                    std::string(trace::runStatusName(result->status)) + ": " + result->message,
+                kExitRunFailed);
+
+  const std::int64_t runId = *result->runId;
+  const auto& loss = result->exec->stepLoss;
+  const int code = summariseWrittenRun(
+      *result->store, runId, interrupt, [&](const trace::RunTrace&, const trace::RunAnalysis& a) {
+        std::cout << "run " << runId << ": " << trace::terminalSafe(result->name) << ": step "
+                  << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
+                  << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
+                  << (loss.empty() ? 0.0 : loss.front()) << " -> "
+                  << (loss.empty() ? 0.0 : loss.back()) << '\n';
+      });
+  if (code != kExitOk) return code;
+  if (o.compareSim && calibrated)
+    return reportPrediction(
+        *result->store, runId, result->built, options, *calibrated, result->name,
+        predictionPlacementNote(backend, result->built->plan.numRanks, options.smSplit),
+        interrupt.flag());
+  return kExitOk;
+}
+
 int runModel(RunOptions& o) {
   // --backend is checked against the registry's model rows (addRunCommand).
   const runtime::BackendInfo* row = runtime::findBackend(o.backend);
@@ -182,30 +213,7 @@ int runModel(RunOptions& o) {
     if (!result || result->setupFailed) return kExitBadInput;
     return result->status == trace::RunStatus::Complete ? kExitOk : kExitRunFailed;
   }
-  if (!result) return fail(result.error());
-  if (result->setupFailed) return fail(result->message);  // the executor refused to start
-  if (result->status != trace::RunStatus::Complete)
-    return fail((result->runId ? "run " + std::to_string(*result->runId) + " " : "run ") +
-                    std::string(trace::runStatusName(result->status)) + ": " + result->message,
-                kExitRunFailed);
-
-  const std::int64_t runId = *result->runId;
-  const auto& loss = result->exec->stepLoss;
-  const int code = summariseWrittenRun(
-      *result->store, runId, interrupt, [&](const trace::RunTrace&, const trace::RunAnalysis& a) {
-        std::cout << "run " << runId << ": " << trace::terminalSafe(result->name) << ": step "
-                  << (a.step_time_ns ? trace::formatDuration(*a.step_time_ns) : "-") << ", bubble "
-                  << (a.bubble_ratio ? trace::formatPercent(*a.bubble_ratio) : "-") << ", loss "
-                  << (loss.empty() ? 0.0 : loss.front()) << " -> "
-                  << (loss.empty() ? 0.0 : loss.back()) << '\n';
-      });
-  if (code != kExitOk) return code;
-  if (o.compareSim && *calibrated)
-    return reportPrediction(
-        *result->store, runId, result->built, *options, **calibrated, result->name,
-        predictionPlacementNote(backend, result->built->plan.numRanks, options->smSplit),
-        interrupt.flag());
-  return kExitOk;
+  return reportModelRun(o, result, interrupt, *options, *calibrated, backend);
 }
 
 }  // namespace
