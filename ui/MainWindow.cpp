@@ -4,40 +4,23 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFile>
-#include <QFileInfo>
-#include <QHeaderView>
-#include <QMessageBox>
 #include <QMimeData>
-#include <QProgressBar>
-#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
-#include <QTableView>
-#include <QTimer>
 
-#include "runtime/run/Presets.h"
-#include "runtime/run/RunPlan.h"
-#include "trace/store/RunTail.h"
-#include "trace/store/TraceStore.h"
-#include "ui/CompareModel.h"
-#include "ui/ExplorePanel.h"
-#include "ui/JobTracker.h"
-#include "ui/LinksPanel.h"
 #include "ui/LoadedRun.h"
-#include "ui/PlanPanel.h"
+#include "ui/PlanDock.h"
 #include "ui/RunController.h"
 #include "ui/RunHistoryPanel.h"
+#include "ui/RunLibrary.h"
+#include "ui/RunProgress.h"
+#include "ui/RunSession.h"
+#include "ui/ScratchSession.h"
 #include "ui/SessionFiles.h"
-#include "ui/StatsPanel.h"
-#include "ui/TeachPanel.h"
 #include "ui/TimelineArea.h"
-#include "ui/TraceFileWatch.h"
-#include "ui/import/ImportJob.h"
+#include "ui/import/ImportController.h"
 #include "ui/import/ImportRequest.h"
-#include "ui/inspect/OpDetailsPanel.h"
-#include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
 
@@ -48,39 +31,38 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   area_ = new TimelineArea(this);
   setCentralWidget(area_);
 
-  planDock_ = addDock("Plan", "planDock", buildPlanDock(), Qt::LeftDockWidgetArea);
   history_ = new RunHistoryPanel(this);
+  library_ = new RunLibrary(history_, this);
+  plan_ = new PlanDock(*library_, this);
+  planDock_ = addDock("Plan", "planDock", plan_, Qt::LeftDockWidgetArea);
   historyDock_ = addDock("Run history", "runHistoryDock", history_, Qt::LeftDockWidgetArea);
-  connect(history_, &RunHistoryPanel::selectionChanged, this, &MainWindow::followHistorySelection);
-
   buildBottomDocks();
 
   controller_ = new RunController(this);
-  connect(controller_, &RunController::finished, this, &MainWindow::onRunFinished);
-  connect(controller_, &RunController::failed, this, &MainWindow::onRunFailed);
-  connect(controller_, &RunController::progress, this, &MainWindow::onProgress);
-  connect(controller_, &RunController::previewed, this, &MainWindow::onRunPreviewed);
-  connect(controller_, &RunController::saveBegan, this, &MainWindow::onSaveBegan);
-  connect(controller_, &RunController::saved, this, &MainWindow::onSaved);
-  connect(controller_, &RunController::saveFailed, this, &MainWindow::onSaveFailed);
-  connect(controller_, &RunController::explained, this, &MainWindow::onRunExplained);
-  connect(controller_, &RunController::began, this, &MainWindow::onRunBegan);
-  importJob_ = new ImportJob(this);
-  connect(importJob_, &ImportJob::finished, this, &MainWindow::onImportFinished);
-  connect(importJob_, &ImportJob::failed, this, &MainWindow::onImportFailed);
-  watch_ = new TraceFileWatch(this);
-  connect(watch_, &TraceFileWatch::changed, this, &MainWindow::refreshFromFile);
-  progress_ = new QProgressBar(this);
-  progress_->setObjectName("runProgress");
-  progress_->setMaximumWidth(220);
-  progress_->setVisible(false);
-  cancel_ = new QPushButton("Cancel", this);
-  cancel_->setObjectName("cancelButton");
-  cancel_->setToolTip("Stop the run in progress (it is kept as cancelled)");
-  cancel_->setVisible(false);
-  connect(cancel_, &QPushButton::clicked, controller_, &RunController::cancel);
-  statusBar()->addPermanentWidget(progress_);
-  statusBar()->addPermanentWidget(cancel_);
+  auto* progress = new RunProgress(statusBar(), controller_);
+  session_ =
+      new RunSession({this, area_, history_, compare_, compareDock_, statusBar(), progress, plan_},
+                     library_, controller_, this);
+  connect(session_, &RunSession::currentRunChanged, this, &MainWindow::currentRunChanged);
+  connect(session_, &RunSession::fileOpened, this, [this](const QString& path) {
+    setWindowTitle(isScratchSession(path) ? QString("PipeScope — scratch session")
+                                          : QString("PipeScope — %1").arg(path));
+    rememberRecentFile(path);
+    rebuildRecentMenu();
+  });
+  connect(session_, &RunSession::fileRefused, this, [this](const QString& path) {
+    forgetRecentFile(path);
+    rebuildRecentMenu();
+  });
+  importer_ = new ImportController(this);
+  connect(session_, &RunSession::importAsked, this,
+          [this](const QString& path) { importer_->choose({path}, currentFile()); });
+  connect(importer_, &ImportController::imported, this, [this](qint64 id, const QString& summary) {
+    if (session_->showImported(id)) importer_->showSummary(summary);
+  });
+  connect(importer_, &ImportController::failed, this, &MainWindow::fail);
+  connect(importer_, &ImportController::status, this,
+          [this](const QString& text) { statusBar()->showMessage(text); });
 
   buildMenus();
   buildPapersMenu();
@@ -92,7 +74,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value("mainWindow/state").toByteArray());
 }
 
-MainWindow::~MainWindow() = default;  // here: RunTail and JobTracker are complete
+MainWindow::~MainWindow() = default;
 
 QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* widget,
                                  Qt::DockWidgetArea area) {
@@ -143,203 +125,67 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::fail(const QString& message, bool dialog) {
-  lastError_ = message;
-  if (dialog) QMessageBox::critical(this, "PipeScope", message);
+  session_->fail(message, dialog);
+}
+
+QString MainWindow::lastError() const {
+  return session_->lastError();
+}
+
+QString MainWindow::currentFile() const {
+  return session_->file();
 }
 
 bool MainWindow::openTrace(const QString& path, bool showErrorDialog) {
-  // A profile of another tool opens through Import (it says so instead of "no 'meta' table").
-  const QString format = guessImportFormat({path});
-  if (const QString what = importFormatNoun(format); !what.isEmpty()) {
-    auto probe = trace::TraceStore::open(path.toStdString(), trace::TraceStore::Mode::ReadOnly);
-    // A SQLite file of ours that does not open (a newer schema) keeps the store's own message.
-    if (!probe && (!importFormatIsSqlite(format) ||
-                   probe.error().find("not a PipeScope trace") != std::string::npos)) {
-      fail(QString("%1 is %2, not a PipeScope trace: use File → Import traces… to bring it "
-                   "into a trace file")
-               .arg(path, what),
-           false);
-      if (showErrorDialog &&
-          QMessageBox::question(this, "PipeScope", lastError_ + "\n\nImport it now?") ==
-              QMessageBox::Yes)
-        chooseAndImport({path});
-      return false;
-    }
-  }
-  const QString previous = path_;
-  path_ = path;
-  if (!listRuns(showErrorDialog)) {
-    path_ = previous;
-    forgetRecentFile(path);
-    rebuildRecentMenu();
-    return false;
-  }
-  // Runs of the previous file still being saved go on being saved there, out of this window.
-  if (path_ != previous) {
-    tail_.reset();
-    unsaved_.clear();
-    history_->clearUnsaved();
-  }
-  setWindowTitle(isScratchSession(path) ? QString("PipeScope — scratch session")
-                                        : QString("PipeScope — %1").arg(path));
-  rememberRecentFile(path);
-  rebuildRecentMenu();
-  watch_->setPath(path);
-  fileGone_ = false;
-  return showLoadableRun();
-}
-
-bool MainWindow::listRuns(bool showErrorDialog, qint64 current) {
-  auto store = trace::TraceStore::open(path_.toStdString(), trace::TraceStore::Mode::ReadOnly);
-  if (!store) {
-    fail(QString::fromStdString(store.error()), showErrorDialog);
-    return false;
-  }
-  auto runs = store->listRuns();
-  if (!runs || runs->empty()) {
-    fail(runs ? path_ + ": the trace holds no runs" : QString::fromStdString(runs.error()),
-         showErrorDialog);
-    return false;
-  }
-  history_->setRuns(*runs, current);
-  return true;
+  return session_->open(path, showErrorDialog);
 }
 
 bool MainWindow::showRun(qint64 id) {
-  auto run = loadRun(id);
-  if (!run) {
-    fail(QString::fromStdString(run.error()), false);
-    return false;
-  }
-  history_->selectRun(id);
-  showLoaded(*run);
-  return true;
-}
-
-void MainWindow::showLoaded(const std::shared_ptr<const LoadedRun>& run) {
-  endComparison();
-  area_->showRun(run);
-  setCurrentRun(run);
-  showKnobsOf(*run);
-  // The loader's word on what it left out of the file; every line is in the Stats dock.
-  if (const auto& warnings = run->trace->warnings; !warnings.empty())
-    statusBar()->showMessage(
-        QString::fromStdString(warnings.front()) +
-            (warnings.size() > 1 ? QString(" (%1 more in Stats)").arg(warnings.size() - 1)
-                                 : QString()),
-        15000);
-}
-
-void MainWindow::endComparison() {
-  compared_.reset();
-  compare_->clear();
-  compareDock_->hide();
-}
-
-// One run selected: it is shown everywhere. Two: the current one (A) everywhere, the other (B)
-// in the second timeline and the table. More: the current one, and the status bar says why.
-void MainWindow::followHistorySelection() {
-  const QList<qint64> selected = history_->selectedRuns();
-  if (selected.isEmpty()) return;
-  if (selected.size() == 2) {
-    compareRuns(selected[0], selected[1]);
-    return;
-  }
-  if (!current_ || current_->id() != selected[0] || area_->comparing()) {
-    auto run = loadRun(selected[0]);
-    if (!run) return fail(QString::fromStdString(run.error()), false);
-    showLoaded(*run);
-  }
-  if (selected.size() > 2)
-    statusBar()->showMessage("select exactly two runs to compare them", 5000);
+  return session_->showRun(id);
 }
 
 bool MainWindow::compareRuns(qint64 a, qint64 b) {
-  auto runA = current_ && current_->id() == a ? Result<std::shared_ptr<const LoadedRun>>(current_)
-                                              : loadRun(a);
-  auto runB = loadRun(b);
-  if (!runA || !runB) {
-    fail(QString::fromStdString(!runA ? runA.error() : runB.error()), false);
-    return false;
-  }
-  if (!current_ || current_->id() != a) {
-    setCurrentRun(*runA);
-    showKnobsOf(*current_);
-  }
-  compared_ = *runB;
-  history_->selectPair(a, b);
-  area_->showComparison(current_, compared_);
-  compare_->setRuns(current_->analysis, compared_->analysis);
-  compareDock_->show();
-  compareDock_->raise();
-  // A tabified dock shown before the window is laid out raises only once it is: again, later.
-  QTimer::singleShot(0, compareDock_, [this] {
-    if (compared_) compareDock_->raise();
-  });
-  return true;
+  return session_->compareRuns(a, b);
 }
 
 bool MainWindow::openDemo(const QString& path) {
-  // The demo is the 1f1b preset (resources/presets/1f1b.json), as `pipescope-cli demo`'s.
-  const auto request = runtime::presetRequest(runtime::kDemoPreset);
-  if (!request) {
-    fail(QString::fromStdString(request.error()), true);
-    return false;
-  }
-  // Milliseconds: run here, so that the window opens on it.
-  auto result = runtime::runPlan(*request, {path.toStdString()});
-  if (!result || result->status != trace::RunStatus::Complete) {
-    fail(QString::fromStdString(!result ? result.error() : result->message), true);
-    return false;
-  }
-  result->store.reset();
-  return openTrace(path);
+  return session_->scratch().openDemo(path);
 }
 
 bool MainWindow::openScratchSession() {
-  const QString path = scratchSessionPath();
-  if (path.isEmpty()) {
-    fail("cannot create the scratch session's folder in the user's data location", true);
-    return false;
-  }
-  if (!QFileInfo::exists(path)) return openDemo(path);
-  lastError_.clear();
-  if (openTrace(path, false)) {
-    // A run the loader refused was skipped with its own message; keep that one on screen.
-    if (lastError_.isEmpty())
-      statusBar()->showMessage(QString("scratch session reopened: %1 run(s) from earlier (%2)")
-                                   .arg(history_->count())
-                                   .arg(path),
-                               8000);
-    return true;
-  }
-  // It holds the user's runs of earlier sessions (or a newer PipeScope's): never deleted, moved
-  // aside under a dated name, and a new session starts.
-  const QString why = lastError_;
-  // Busy is not unreadable: another writer holds it for now, and it keeps its file.
-  if (why.contains("locked by another process")) {
-    fail(QString("the scratch session %1 is in use (%2); it was left as it is: open it again once "
-                 "the other program is done (File → Open scratch session)")
-             .arg(path, why),
-         false);
-    statusBar()->showMessage(lastError_);
-    return false;
-  }
-  const QString aside = moveAsideUnreadable(path);
-  if (aside.isEmpty()) {
-    fail(QString("the scratch session %1 does not open (%2) and cannot be moved aside; it was "
-                 "left as it is")
-             .arg(path, why),
-         true);
-    return false;
-  }
-  if (!openDemo(path)) return false;
-  // Where the runs went first: a status bar cuts a long message at the window's edge.
-  fail(QString("new scratch session started; the old one did not open and was kept as %1 (%2)")
-           .arg(aside, why),
-       false);
-  statusBar()->showMessage(lastError_);
-  return true;
+  return session_->scratch().open();
+}
+
+bool MainWindow::saveTraceAs(const QString& to, bool showErrorDialog) {
+  return session_->saveAs(to, showErrorDialog);
+}
+
+void MainWindow::runRequest(const runtime::RunPlanRequest& request) {
+  session_->run(request);
+}
+
+bool MainWindow::runBusy() const {
+  return controller_->busy();
+}
+
+int MainWindow::savesPending() const {
+  return controller_->savesPending();
+}
+
+int MainWindow::explanationsPending() const {
+  return controller_->explanationsPending();
+}
+
+void MainWindow::importTraces(const ImportRequest& request, bool dialogs) {
+  importer_->start(request, currentFile(), dialogs);
+}
+
+bool MainWindow::importBusy() const {
+  return importer_->busy();
+}
+
+QString MainWindow::lastImportSummary() const {
+  return importer_->lastSummary();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -356,7 +202,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   if (files.size() == 1 && (format.isEmpty() || importFormatIsSqlite(format)) &&
       openTrace(files.first(), false))
     return;
-  if (!format.isEmpty()) chooseAndImport(files);
+  if (!format.isEmpty()) importer_->choose(files, currentFile());
 }
 
 }  // namespace ps::ui

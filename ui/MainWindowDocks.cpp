@@ -1,6 +1,6 @@
 // MainWindow's bottom docks (the run's stats, links, comparison, details, teaching, exploration)
-// and the one notification they follow: currentRunChanged, sent by setCurrentRun whenever the
-// run the window shows changes (selected, compared as A, grown live, explained). A dock that
+// and the one notification they follow: currentRunChanged, passed on from the RunSession whenever
+// the run the window shows changes (selected, compared as A, grown live, explained). A dock that
 // shows the current run is created here and subscribes here (docs/ARCHITECTURE.md).
 
 #include <QDockWidget>
@@ -11,6 +11,7 @@
 #include "ui/ExplorePanel.h"
 #include "ui/LinksPanel.h"
 #include "ui/MainWindow.h"
+#include "ui/PlanDock.h"
 #include "ui/PlanPanel.h"
 #include "ui/StatsPanel.h"
 #include "ui/TeachPanel.h"
@@ -40,10 +41,10 @@ void MainWindow::buildBottomDocks() {
   exploreDock_ = addDock("Explore", "exploreDock", explore_, Qt::BottomDockWidgetArea);
   // The sweep starts from the plan on screen; a chosen candidate is shown and simulated.
   connect(explore_, &ExplorePanel::exploreRequested, this,
-          [this] { explore_->explore(plan_->request()); });
+          [this] { explore_->explore(plan_->panel()->request()); });
   connect(explore_, &ExplorePanel::candidateChosen, this,
           [this](const runtime::RunPlanRequest& request) {
-            plan_->showRequest(request);
+            plan_->panel()->showRequest(request);
             runRequest(request);
           });
   tabifyDockWidget(statsDock_, linksDock_);
@@ -57,11 +58,7 @@ void MainWindow::buildBottomDocks() {
   connect(this, &MainWindow::currentRunChanged, stats_, &StatsPanel::showRun);
   connect(this, &MainWindow::currentRunChanged, links_, &LinksPanel::showRun);
   connect(this, &MainWindow::currentRunChanged, teach_, &TeachPanel::showRun);
-}
-
-void MainWindow::setCurrentRun(const std::shared_ptr<const LoadedRun>& run) {
-  current_ = run;
-  emit currentRunChanged(run);
+  connect(this, &MainWindow::currentRunChanged, plan_, &PlanDock::showRun);
 }
 
 }  // namespace ps::ui

@@ -14,15 +14,17 @@
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
 #include "trace/analysis/StatsCsv.h"
-#include "trace/store/TraceCopy.h"
 #include "ui/DarkPalette.h"
 #include "ui/LoadedRun.h"
 #include "ui/MainWindow.h"
+#include "ui/PlanDock.h"
 #include "ui/PlanPanel.h"
+#include "ui/RunSession.h"
 #include "ui/SessionFiles.h"
 #include "ui/StatsPanel.h"
 #include "ui/TimelineArea.h"
 #include "ui/TimelineExport.h"
+#include "ui/import/ImportController.h"
 #include "ui/inspect/OpSearchBar.h"
 #include "ui/timeline/TimelineView.h"
 
@@ -38,7 +40,7 @@ void MainWindow::buildMenus() {
       file->addAction("Open scratch &session", this, [this] { openScratchSession(); });
   scratch->setToolTip("The runs made without a file, kept between starts");
   QAction* import = file->addAction("&Import traces…", QKeySequence(Qt::CTRL | Qt::Key_I), this,
-                                    [this] { chooseAndImport({}); });
+                                    [this] { importer_->choose({}, currentFile()); });
   import->setObjectName("importAction");
   file->addAction("&Save as…", QKeySequence::SaveAs, this, [this] {
     const QString to =
@@ -83,20 +85,6 @@ void MainWindow::buildMenus() {
     view->addAction(dock->toggleViewAction());
 }
 
-bool MainWindow::saveTraceAs(const QString& to, bool showErrorDialog) {
-  if (path_.isEmpty()) {
-    fail("no trace file is open: nothing to save", showErrorDialog);
-    return false;
-  }
-  if (Status saved = trace::saveTraceCopy(path_.toStdString(), to.toStdString()); !saved) {
-    fail(QString::fromStdString(saved.error()), showErrorDialog);
-    return false;
-  }
-  if (!openTrace(to, showErrorDialog)) return false;
-  statusBar()->showMessage(QString("saved as %1").arg(to), 8000);
-  return true;
-}
-
 void MainWindow::buildPapersMenu() {
   QMenu* papers = menuBar()->addMenu("&Papers");
   papers->setObjectName("papersMenu");
@@ -116,7 +104,7 @@ bool MainWindow::openPreset(const std::string& name) {
     fail(QString::fromStdString(preset ? request.error() : preset.error()), true);
     return false;
   }
-  plan_->showRequest(*request);
+  plan_->panel()->showRequest(*request);
   stats_->showTeaching(
       QString::fromStdString(preset->title), QString::fromStdString(preset->reference),
       QString::fromStdString(preset->teaching + "  Headline: " + preset->headline.text + "."));
@@ -147,11 +135,12 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 bool MainWindow::exportTimeline(const QString& path) {
-  if (!current_) {
+  const std::shared_ptr<const LoadedRun>& current = session_->current();
+  if (!current) {
     fail("no run to export", false);
     return false;
   }
-  if (auto done = exportTimelineFile(*timeline(), *current_, path); !done) {
+  if (auto done = exportTimelineFile(*timeline(), *current, path); !done) {
     fail(QString::fromStdString(done.error()), true);
     return false;
   }
@@ -160,7 +149,8 @@ bool MainWindow::exportTimeline(const QString& path) {
 }
 
 bool MainWindow::exportStatsCsv(const QString& path) {
-  if (!current_) {
+  const std::shared_ptr<const LoadedRun>& current = session_->current();
+  if (!current) {
     fail("no run to export", false);
     return false;
   }
@@ -169,7 +159,7 @@ bool MainWindow::exportStatsCsv(const QString& path) {
     fail(path + ": " + f.errorString(), true);
     return false;
   }
-  const std::string csv = trace::statsCsv(current_->analysis);
+  const std::string csv = trace::statsCsv(current->analysis);
   if (f.write(csv.data(), static_cast<qint64>(csv.size())) != static_cast<qint64>(csv.size())) {
     fail(path + ": " + f.errorString(), true);
     return false;

@@ -1,16 +1,10 @@
-// The main window's fitted plans (issue 31 §3): Fit plan on an imported run fits a plan to it in
-// the background (runtime/fit), runs the fitted plan as a child of the import and compares the
-// two; from then on the import's knobs are its fitted plan's, so that a dragged boundary or a new
-// M or schedule is a what-if, compared with the recorded original (A) as soon as it is shown.
+#include "ui/PlanDock.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <QPushButton>
-#include <QScrollArea>
-#include <QStatusBar>
 #include <QTimer>
-
-#include <cmath>
+#include <QVBoxLayout>
 
 #include "runtime/fit/PlanFit.h"
 #include "runtime/run/Backend.h"
@@ -18,9 +12,9 @@
 #include "runtime/run/RunPlan.h"
 #include "ui/JobTracker.h"
 #include "ui/LoadedRun.h"
-#include "ui/MainWindow.h"
 #include "ui/PlanPanel.h"
 #include "ui/RunHistoryPanel.h"
+#include "ui/RunLibrary.h"
 #include "ui/StageEditor.h"
 #include "ui/import/ImportRequest.h"
 
@@ -37,10 +31,52 @@ bool isImportedProfile(const trace::RunTrace& run) {
 
 }  // namespace
 
-// The plan panel and the stage editor follow the run on screen, so Run reruns what you see:
-// every knob from the run's config_json; for an imported trace, its fitted plan's (the latest
-// fit or what-if of it in the file), or why it cannot be rerun and a Fit plan button.
-void MainWindow::showKnobsOf(const LoadedRun& run) {
+PlanDock::PlanDock(const RunLibrary& library, QWidget* parent)
+    : QScrollArea(parent), library_(library) {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(4, 4, 4, 4);
+  plan_ = new PlanPanel(box);
+  layout->addWidget(plan_);
+  stageEditor_ = new StageEditor(box);
+  layout->addWidget(stageEditor_);
+  layout->addStretch(1);
+  // Dragging a boundary reruns the shown plan with the new cut; Balance lets the partitioner cut.
+  connect(stageEditor_, &StageEditor::boundariesChanged, this, [this](const QString& b) {
+    plan_->setBoundaries(b);
+    emit runRequested(plan_->request());
+  });
+  auto balance = [this] {
+    plan_->setBoundaries({});
+    emit runRequested(plan_->request());
+  };
+  connect(plan_, &PlanPanel::balanceRequested, this, balance);
+  connect(stageEditor_, &StageEditor::balanceRequested, this, balance);
+  connect(plan_, &PlanPanel::runRequested, this, &PlanDock::runRequested);
+  fitJobs_ = std::make_unique<JobTracker>(this);
+  connect(plan_, &PlanPanel::fitRequested, this, &PlanDock::fitShownRun);
+  setObjectName("planScroll");
+  setWidgetResizable(true);
+  setFrameShape(QFrame::NoFrame);
+  // The open "More" section may still be wider than the dock: scroll to Run rather than lose it.
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  setWidget(box);
+  setMinimumWidth(box->sizeHint().width() + 16);
+}
+
+PlanDock::~PlanDock() = default;  // here: JobTracker is complete
+
+void PlanDock::showRun(const std::shared_ptr<const LoadedRun>& run) {
+  shown_ = run;
+}
+
+runtime::RunPlanRequest PlanDock::whatIf(const runtime::RunPlanRequest& request) const {
+  runtime::RunPlanRequest run = request;
+  if (fitOrigin_ && !request.fittedFrom) run.fittedFrom = fitOrigin_;
+  return run;
+}
+
+void PlanDock::showKnobsOf(const LoadedRun& run) {
   stageEditor_->setRun(*run.trace);
   const std::string& config = run.trace->info.config_json;
   auto request = runtime::requestFromConfigJson(config);
@@ -54,8 +90,8 @@ void MainWindow::showKnobsOf(const LoadedRun& run) {
     plan_->setNotRerunnable(QString::fromStdString(request.error()));
     return;
   }
-  if (const auto child = history_->lastFittedFrom(run.id())) {
-    auto fitted = loadRun(*child);
+  if (const auto child = library_.history().lastFittedFrom(run.id())) {
+    auto fitted = library_.load(*child);
     auto childRequest = fitted ? runtime::requestFromConfigJson((*fitted)->trace->info.config_json)
                                : Result<runtime::RunPlanRequest>(Error{fitted.error()});
     if (childRequest) {
@@ -70,33 +106,30 @@ void MainWindow::showKnobsOf(const LoadedRun& run) {
                           std::nullopt, true);
   // The button is below the knobs: scrolled into view once the dock is laid out (720 px high).
   QTimer::singleShot(0, this, [this] {
-    auto* scroll = findChild<QScrollArea*>("planScroll");
     auto* button = plan_->findChild<QPushButton*>("fitPlanButton");
-    if (scroll != nullptr && button != nullptr && button->isVisible())
-      scroll->ensureWidgetVisible(button);
+    if (button != nullptr && button->isVisible()) ensureWidgetVisible(button);
   });
 }
 
-void MainWindow::fitShownRun() {
-  if (!current_ || fitJobs_->busy()) return;
-  const std::shared_ptr<const trace::RunTrace> trace = current_->trace;
-  const qint64 origin = current_->id();
+void PlanDock::fitShownRun() {
+  if (!shown_ || fitJobs_->busy()) return;
+  const std::shared_ptr<const trace::RunTrace> trace = shown_->trace;
+  const qint64 origin = shown_->id();
+  const QFileInfo file(library_.file());
   runtime::fit::FitOptions options;
   options.layersPerStage = kFitLayersPerStage;
   // An order no generator makes is kept as a CSV beside the session file.
   options.scheduleFile =
-      QDir(QFileInfo(path_).absolutePath())
-          .filePath(
-              QString("%1.fit-run%2.csv").arg(QFileInfo(path_).completeBaseName()).arg(origin))
+      QDir(file.absolutePath())
+          .filePath(QString("%1.fit-run%2.csv").arg(file.completeBaseName()).arg(origin))
           .toStdString();
-  statusBar()->showMessage(QString("fitting a plan to run %1 …").arg(origin));
+  emit status(QString("fitting a plan to run %1 …").arg(origin), 0);
   fitJobs_->start([this, trace, origin, options](const JobTracker::Job& job) {
     auto fit = std::make_shared<Result<runtime::fit::FittedPlan>>(
         runtime::fit::fitPlan(*trace, options, job.cancelFlag()));
     job.finish([this, fit, origin] {
       if (!*fit) {
-        fail(QString("Fit plan: ") + QString::fromStdString(fit->error()), false);
-        statusBar()->showMessage(lastError_, 15000);
+        emit failed(QString("Fit plan: ") + QString::fromStdString(fit->error()));
         return;
       }
       const runtime::fit::FittedPlan& f = **fit;
@@ -105,24 +138,15 @@ void MainWindow::fitShownRun() {
       request.fittedFrom = origin;
       request.name = "fit of run " + std::to_string(origin);
       fitOrigin_ = origin;
-      statusBar()->showMessage(
+      emit status(
           QString("plan fitted to run %1: %2, replay %3 % of its step time")
               .arg(origin)
               .arg(QString::fromStdString(f.match.name.empty() ? "recorded order" : f.match.name))
               .arg(f.quality.stepError() * 100, 0, 'f', 2),
           15000);
-      runRequest(request);
+      emit runRequested(request);
     });
   });
-}
-
-// A fitted plan or a what-if of one, just shown: compared with the imported run it came from
-// (A, the recorded original) while its own knobs stay in the plan panel for the next what-if.
-void MainWindow::compareWithFitOrigin(const LoadedRun& run) {
-  const auto origin = runtime::fittedFromRun(run.trace->info.config_json);
-  if (!origin || *origin == run.id() || history_->info(*origin) == nullptr) return;
-  if (!compareRuns(*origin, run.id())) return;
-  showKnobsOf(run);
 }
 
 }  // namespace ps::ui

@@ -1,0 +1,34 @@
+#pragma once
+// The status bar's run progress: the run's stages as they pass (RunController::progress), a busy
+// indicator while a finished run loads, and Cancel while the run can still be stopped.
+
+#include <QObject>
+#include <QString>
+
+class QProgressBar;
+class QPushButton;
+class QStatusBar;
+
+namespace ps::ui {
+
+class RunController;
+
+class RunProgress : public QObject {
+  Q_OBJECT
+ public:
+  // Puts the bar and Cancel at the right of `bar`, both hidden until a run reports progress.
+  RunProgress(QStatusBar* bar, RunController* controller);
+
+  // The run ended and its result is being loaded: a busy bar, no Cancel.
+  void loading();
+  void hide();
+
+ private:
+  void show(const QString& stage, int done, int total);
+
+  RunController* controller_;
+  QProgressBar* progress_;
+  QPushButton* cancel_;
+};
+
+}  // namespace ps::ui
