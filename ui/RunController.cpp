@@ -2,20 +2,16 @@
 
 #include <optional>
 
+#include "runtime/run/Backends.h"
 #include "trace/ProgressThrottle.h"
 #include "ui/LoadedRun.h"
 
 namespace ps::ui {
 
-RunController::RunController(QObject* parent) : QObject(parent), jobs_(this) {
-  saves_.setMaxThreadCount(1);
-  saves_.setExpiryTimeout(-1);  // keep the saver thread: a knob change is saved at once
-  explains_.setMaxThreadCount(1);
-  explains_.setExpiryTimeout(-1);
-}
+RunController::RunController(QObject* parent) : QObject(parent), jobs_(this) {}
 
 RunController::~RunController() {
-  explains_.clear();  // explanations not begun are not needed once the window goes
+  explains_.dropQueued();  // explanations not begun are not needed once the window goes
   explains_.waitForDone();
   waitForSaves();
 }
@@ -48,7 +44,7 @@ runtime::RunControl jobControl(RunController* controller, const JobTracker::Job&
 }  // namespace
 
 void RunController::start(const runtime::RunPlanRequest& request, const QString& path) {
-  if (request.backend == runtime::Backend::Sim && request.write)
+  if (!runtime::backendInfo(request.backend).trainsModel && request.write)
     return startSimulation(request, path);
   jobs_.start([this, request, file = path.toStdString()](const JobTracker::Job& job) {
     trace::ProgressThrottle throttle(std::chrono::milliseconds(50));
@@ -104,28 +100,24 @@ void RunController::queueExplanation(const std::shared_ptr<const LoadedRun>& run
   // Only the trace is read off the GUI thread: the LoadedRun itself may get its file id meanwhile
   // (adoptRunId), so the explained copy is made back on the GUI thread.
   ++explanationsPending_;
-  explains_.start([this, run] {
+  explains_.start([this, run](const JobTracker::Job& job) {
     std::shared_ptr<const trace::RunExplanation> why = explainLoaded(*run->trace);
-    QMetaObject::invokeMethod(
-        this,
-        [this, run, why] {
-          --explanationsPending_;
-          emit explained(run, why);
-        },
-        Qt::QueuedConnection);
+    job.finish([this, run, why] {
+      --explanationsPending_;
+      emit explained(run, why);
+    });
   });
 }
 
 void RunController::queueSave(const std::shared_ptr<const runtime::PlanPreview>& preview,
                               const QString& path, qint64 placeholder) {
   ++savesPending_;
-  saves_.start([this, preview, file = path.toStdString(), placeholder] {
+  saves_.start([this, preview, file = path.toStdString(), placeholder](const JobTracker::Job& job) {
     qint64 begunId = -1;
     runtime::RunControl control;
     control.begun = [&](std::int64_t id) {
       begunId = id;
-      QMetaObject::invokeMethod(
-          this, [this, placeholder, id] { emit saveBegan(placeholder, id); }, Qt::QueuedConnection);
+      job.post([this, placeholder, id] { emit saveBegan(placeholder, id); });
     };
     auto saved = runtime::savePreview(*preview, {file}, control);
     QString error;
@@ -134,16 +126,13 @@ void RunController::queueSave(const std::shared_ptr<const runtime::PlanPreview>&
     else if (saved->status != trace::RunStatus::Complete)
       error = QString::fromStdString(saved->message);
     if (saved) saved->store.reset();  // committed and closed before the window hears of it
-    QMetaObject::invokeMethod(
-        this,
-        [this, placeholder, begunId, error] {
-          --savesPending_;
-          if (error.isEmpty())
-            emit this->saved(begunId);
-          else
-            emit saveFailed(placeholder, begunId, error);
-        },
-        Qt::QueuedConnection);
+    job.finish([this, placeholder, begunId, error] {
+      --savesPending_;
+      if (error.isEmpty())
+        emit this->saved(begunId);
+      else
+        emit saveFailed(placeholder, begunId, error);
+    });
   });
 }
 

@@ -14,7 +14,6 @@
 
 #include <QObject>
 #include <QString>
-#include <QThreadPool>
 
 #include <memory>
 
@@ -73,8 +72,8 @@ class RunController : public QObject {
   void queueExplanation(const std::shared_ptr<const LoadedRun>& run);
 
   JobTracker jobs_;
-  QThreadPool saves_;     // one thread: saves land in the order the runs were shown
-  QThreadPool explains_;  // one thread: each previewed run's explanation, in order
+  JobTracker saves_{this, JobTracker::Mode::KeepAll};     // in the order the runs were shown
+  JobTracker explains_{this, JobTracker::Mode::KeepAll};  // each previewed run's, in order
   int savesPending_ = 0;
   int explanationsPending_ = 0;
   qint64 nextPlaceholder_ = -2;
