@@ -72,39 +72,12 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
     connect(s, &QSpinBox::valueChanged, this, [this] { userChanged(true); });
   for (QSpinBox* s : {microbatches_, steps_, hidden_})
     connect(s, &QSpinBox::valueChanged, this, [this] { userChanged(false); });
-  for (QDoubleSpinBox* s : {linkGbps_, latency_, actMb_, fwd_, bwd_, wgrad_})
+  for (QDoubleSpinBox* s : {linkGbps_, latency_})
     connect(s, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
   connect(schedule_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
   for (QComboBox* c : {backend_, model_, sync_, optimizer_})
     connect(c, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
-  connect(recompute_, &QCheckBox::toggled, this, [this] { userChanged(false); });
-  // A speed or capacity moves the partitioner's cut, as a shape knob does.
-  for (QCheckBox* c : {splitBackward_, forwardOnly_, balanceActivations_})
-    connect(c, &QCheckBox::toggled, this, [this] { userChanged(false); });
-  for (QLineEdit* e : {rankSpeed_, rankMemory_})
-    connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
-  // Replicas, nodes and mapping move ranks onto other devices, and so the partitioner's cut.
-  connect(dataParallel_, &QSpinBox::valueChanged, this, [this] { userChanged(true); });
-  connect(maxDeferredW_, &QSpinBox::valueChanged, this, [this] { userChanged(false); });
-  for (QLineEdit* e : {topology_, mapping_})
-    connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
-  for (QDoubleSpinBox* s : {interGbps_, interLatency_})
-    connect(s, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
-  // The objective moves the cut.
-  connect(partition_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
-  connect(timeSlack_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(true); });
-  connect(frozenUs_, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
-  connect(fill_, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
-  // Slicing and grouping change the micro-batches' sizes, and so the partitioner's weights.
-  for (QLineEdit* e : {tokenSlices_, seqLengths_})
-    connect(e, &QLineEdit::textEdited, this, [this] { userChanged(true); });
-  connect(stageGraph_, &QLineEdit::textEdited, this, [this] { userChanged(true); });
-  for (QDoubleSpinBox* s : {a2aMb_, fetchMb_})
-    connect(s, &QDoubleSpinBox::valueChanged, this, [this] { userChanged(false); });
-  for (QComboBox* c : {a2a_, fetch_})
-    connect(c, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
-  connect(weightVersions_, &QComboBox::currentIndexChanged, this, [this] { userChanged(false); });
-  connect(microbatching_, &QComboBox::currentIndexChanged, this, [this] { userChanged(true); });
+  // The knob table's knobs report their own changes (buildMore).
 
   showRequest([] {
     runtime::RunPlanRequest r;
@@ -283,7 +256,8 @@ void PlanPanel::refresh() {
                      static_cast<QWidget*>(microbatches_), static_cast<QWidget*>(chunks_)})
     w->setEnabled(!fromCsv);
   // DynaPipe's grouping sets the micro-batch count: the spin says so instead of a stale number.
-  const bool grouped = !seqLengths_->text().trimmed().isEmpty();
+  const auto* seqLengths = qobject_cast<QLineEdit*>(knobs_.widget("seq_lengths"));
+  const bool grouped = seqLengths && !seqLengths->text().trimmed().isEmpty();
   if (grouped != (microbatches_->minimum() == 0)) {
     const QSignalBlocker quiet(microbatches_);
     microbatches_->setMinimum(grouped ? 0 : 1);
@@ -292,8 +266,8 @@ void PlanPanel::refresh() {
   }
   if (grouped) microbatches_->setEnabled(false);
   const bool fromCosts = !shown_.spec.costsFile.empty() || shown_.spec.costs;
-  for (QDoubleSpinBox* s : {actMb_, fwd_, bwd_, wgrad_})
-    s->setEnabled(!fromCosts);
+  for (std::string_view key : kCostFlagKnobs)
+    if (QWidget* w = knobs_.widget(key)) w->setEnabled(!fromCosts);
   balance_->setEnabled(rerunnable_ && !layersAtPV());
   balance_->setToolTip(layersAtPV() ? tips::kBalanceFixed : tips::kBalance);
   moreSummary_->setText(moreSummary());

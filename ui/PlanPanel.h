@@ -1,22 +1,23 @@
 #pragma once
 // The plan panel: every knob of a run, shown from the run's full request so that Run reruns what
 // is on screen. The knobs it draws (schedule, P, M, V, layers, steps, backend, model, link speed,
-// and under "More" latency, activation size, F/B/W, optimizer sync, recompute, optimizer) are
-// checked as they change, with the message at the knob; the knobs it does not draw (costs file,
-// seed, lr, dtype, ...) are kept from the request shown and rerun as they were. It only
-// describes the run; the window runs it.
+// and under "More" the link latency, optimizer sync, optimizer and every plan knob of the knob
+// table, runtime/run/PlanKnobs.h) are checked as they change, with the message at the knob; the
+// knobs it does not draw (costs file, seed, lr, dtype, ...) are kept from the request shown and
+// rerun as they were. It only describes the run; the window runs it.
 
 #include <QWidget>
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/run/RunPlan.h"
+#include "ui/PlanKnobWidgets.h"
 #include "ui/PlanPanelCheck.h"
 
 class QCheckBox;
-class QLineEdit;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -66,6 +67,10 @@ class PlanPanel : public QWidget {
   // While a run is in flight the Run button is disabled (rerun-on-change still supersedes it).
   void setRunning(bool running);
 
+  // The widget of the knob table's row `key` (a generic knob under "More"); null when the panel
+  // draws that knob itself or not at all.
+  QWidget* knobWidget(std::string_view key) const;
+
   // The "More" knobs shown (they open by themselves when one of them is in error).
   bool moreOpen() const;
   void setMoreOpen(bool open);
@@ -99,6 +104,10 @@ class PlanPanel : public QWidget {
   bool layersAtPV() const;
   bool trainsModel() const;
   QString moreSummary() const;
+  double knobValue(std::string_view key) const;  // a generic knob's spin box value
+  // The uniform cost flags' knobs: a cost file or the run's own costs replace them.
+  static constexpr std::string_view kCostFlagKnobs[] = {"act_mb", "fwd_us", "bwd_us", "wgrad_us",
+                                                        "param_mb"};
   void updateRunEnabled();
 
   runtime::RunPlanRequest shown_;  // the request shown: what untouched knobs rerun as
@@ -118,26 +127,9 @@ class PlanPanel : public QWidget {
   QToolButton* moreToggle_ = nullptr;
   QLabel* moreSummary_ = nullptr;
   QWidget* more_ = nullptr;
-  QDoubleSpinBox *latency_ = nullptr, *actMb_ = nullptr, *fwd_ = nullptr, *bwd_ = nullptr,
-                 *wgrad_ = nullptr;
+  QDoubleSpinBox* latency_ = nullptr;  // the link's, shared with a model backend's emulation
   QComboBox *sync_ = nullptr, *optimizer_ = nullptr;
-  QCheckBox *recompute_ = nullptr, *splitBackward_ = nullptr, *forwardOnly_ = nullptr;
-  QCheckBox* balanceActivations_ = nullptr;
-  QLineEdit *rankSpeed_ = nullptr, *rankMemory_ = nullptr;  // "1,1,2,1"; empty = the costs'
-  QSpinBox *dataParallel_ = nullptr, *maxDeferredW_ = nullptr;
-  QLineEdit *topology_ = nullptr, *mapping_ = nullptr;  // "2x4"; "auto" or "0,4,1,5"
-  QDoubleSpinBox *interGbps_ = nullptr, *interLatency_ = nullptr;
-  QComboBox* partition_ = nullptr;  // time, memory (DawnPiper)
-  QDoubleSpinBox* timeSlack_ = nullptr;
-  QDoubleSpinBox* frozenUs_ = nullptr;  // DiffusionPipe: the frozen forward per micro-batch
-  QComboBox* fill_ = nullptr;           // bubbles, before
-  QLineEdit* stageGraph_ = nullptr;     // GraphPipe: "0>1,1>4,2>3,3>4"
-  QDoubleSpinBox *a2aMb_ = nullptr, *fetchMb_ = nullptr;  // Piper, NestPipe: MiB per micro-batch
-  QComboBox *a2a_ = nullptr, *fetch_ = nullptr;           // overlap, serial
-  QComboBox* weightVersions_ = nullptr;                   // pipedream: stash, latest, predict
-  QLineEdit* tokenSlices_ = nullptr;                      // TeraPipe: "K", "auto" or "l1,l2,..."
-  QLineEdit* seqLengths_ = nullptr;                       // DynaPipe: "l1,l2,..." or "@FILE"
-  QComboBox* microbatching_ = nullptr;                    // dp, packed
+  KnobWidgets knobs_;  // every other plan knob, from the knob table
   QLabel *notice_ = nullptr, *error_ = nullptr;
   QPushButton* simulateButton_ = nullptr;
   QPushButton* fitButton_ = nullptr;
