@@ -1,42 +1,25 @@
 #pragma once
-// The bubble timeline: a track per rank with a compute band and a send/recv band, ops coloured
-// by kind (a lighter shade and a "mb·chunk" label per model chunk, a hatch on Chimera's second
-// direction), the idle time inside each step shaded so bubbles jump out, a time axis in sensible
-// units pinned on top. Geometry is built once per (range, size, layout) from per-pixel lane
-// queries (each lane has a LaneIndex, built with the run; nested imported ranges get depth rows
-// of their own) and painted from that cache; the background is cut around the boxes so each
-// pixel is written about once; hover, selection, search highlights, flows and the range band are
-// overlays (DESIGN §7.3-7.4). The rank labels and the plain background strip are cached at the
-// target's device pixel ratio (DevicePixelCache) and blitted 1:1.
+// The bubble timeline, a thin view over a geometry builder (DESIGN §7.3-7.4): TimelineData holds
+// the run as shown (indexes, depth rows, highlights, flows, idle causes), TimelineScene builds the
+// primitives for the visible range and size (rebuilt once per range, size and track layout),
+// buildOverlays adds the selection, flows, critical path and range band on every paint, and
+// TimelinePainter walks them. This class keeps the view's state and turns input into it.
 // Tracks scroll vertically (wheel), collapse (the ▾ in the label) and pin under the axis (the pin
 // mark, or the label's context menu).
 // Keys: W/S zoom around the pointer, A/D pan, F fit, Alt+Left / Backspace and Alt+Right zoom
 // back and forward, Enter zooms to the range band, Esc clears it. Mouse: ctrl+wheel zooms, drag
 // pans, drag on the axis marks a range band (double-click it to zoom), shift+drag zooms to the
 // dragged range, a click selects an op.
-// Files: TimelineView.cpp (state, API), TimelineGeometry.cpp (per-range geometry),
-// TimelinePaint.cpp (painting from it), TimelineOverlays.cpp, TimelineInput.cpp.
 
-#include <QStaticText>
 #include <QWidget>
 
-#include <array>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
-#include "trace/RunTrace.h"
-#include "trace/analysis/LaneIndex.h"
-#include "trace/analysis/LaneQuery.h"
-#include "trace/analysis/RunAnalysis.h"
-#include "trace/analysis/RunExplanation.h"
-#include "ui/timeline/DepthRows.h"
-#include "ui/timeline/DevicePixelCache.h"
-#include "ui/timeline/FlowMatcher.h"
-#include "ui/timeline/IdleCauses.h"
-#include "ui/timeline/StageChunks.h"
-#include "ui/timeline/StripComposer.h"
-#include "ui/timeline/TimeMapping.h"
+#include "ui/timeline/SceneOverlays.h"
+#include "ui/timeline/TimelineData.h"
+#include "ui/timeline/TimelinePainter.h"
+#include "ui/timeline/TimelineScene.h"
 #include "ui/timeline/TrackLayout.h"
 #include "ui/timeline/ZoomHistory.h"
 
@@ -54,19 +37,19 @@ class TimelineView : public QWidget {
   // A newer read of the run on screen, grown while it runs (a live tail): a view that showed the
   // whole run follows it to its new end; a zoomed or scrolled view stays where it was.
   void growRun(std::shared_ptr<const trace::RunTrace> run, std::vector<trace::StepStats> steps);
-  const trace::RunTrace* run() const { return run_.get(); }
+  const trace::RunTrace* run() const { return data_.run(); }
   // The same, shared: background work on the run (the op search) keeps it alive.
-  std::shared_ptr<const trace::RunTrace> sharedRun() const { return run_; }
+  std::shared_ptr<const trace::RunTrace> sharedRun() const { return data_.sharedRun(); }
   TimeRange visibleRange() const { return range_; }
   // Shows `range` (not recorded in the zoom history: for syncing views).
   void setVisibleRange(TimeRange range);
   // The whole run (recorded in the zoom history).
-  void fit();
+  void fit() { zoomTo(data_.limit()); }
   // Zoom history: each zoom or fit is recorded; back and forward walk it.
   bool canZoomBack() const { return history_.canBack(); }
   bool canZoomForward() const { return history_.canForward(); }
-  void zoomBack();
-  void zoomForward();
+  void zoomBack() { walkHistory(true); }
+  void zoomForward() { walkHistory(false); }
   // Zooms to `range` and records the range left in the history.
   void zoomTo(TimeRange range);
 
@@ -85,9 +68,9 @@ class TimelineView : public QWidget {
   void setAllTracksCollapsed(bool collapsed);
   int verticalOffset() const { return offset_; }
   void setVerticalOffset(int offset);
-  int maxVerticalOffset() const;
+  int maxVerticalOffset() const { return layout_.maxOffset(height() - kAxis); }
   // Pixels the scrolled tracks can use (the view less the axis and the pinned tracks).
-  int scrollPage() const;
+  int scrollPage() const { return std::max(0, height() - kAxis - layout_.pinnedHeight()); }
   // Ranks with at least one pixel on screen, pinned ones first, then top to bottom.
   std::vector<int> visibleRanks() const;
 
@@ -95,58 +78,58 @@ class TimelineView : public QWidget {
   double lastPaintMs() const { return lastPaintMs_; }
   double lastGeometryMs() const { return lastGeometryMs_; }
   // Bytes held by the lane indexes (for the bytes-per-op budget).
-  std::size_t indexBytes() const;
+  std::size_t indexBytes() const { return data_.indexBytes(); }
   // How often the pixel caches were redrawn (for tests: not on every paint).
-  int cacheRedraws() const { return gutterCache_.redraws() + plainCache_.redraws(); }
+  int cacheRedraws() const { return painter_.cacheRedraws(); }
   // Items drawn in the last geometry build (for tests: bounded by about one per pixel).
-  std::size_t drawnItems() const { return drawnItems_; }
+  std::size_t drawnItems() const { return scene_.boxes().size(); }
   // The selected op (rank, lane, index into that rank's lane) or none; selecting a compute op
   // highlights its micro-batch on every rank and draws arrows from the ops it depends on (the
   // previous stage's op of the same kind and micro-batch, and for backward ops its own forward).
-  struct Selection {
-    int rank = -1;
-    trace::Lane lane = trace::Lane::Compute;
-    std::size_t index = 0;
-    bool valid() const { return rank >= 0; }
-    bool operator==(const Selection&) const = default;
-  };
+  using Selection = TimelineOp;
   void select(const Selection& selection);
   Selection selection() const { return selection_; }
   // Ops the selection depends on, and the ops that wait for it (for tests), as (rank, index in
   // the compute lane); the second are drawn as arrows in the highlight colour.
-  std::vector<std::pair<int, std::size_t>> selectionDependencies() const;
-  const std::vector<std::pair<int, std::size_t>>& selectionDependents() const {
-    return dependents_;
-  }
+  std::vector<std::pair<int, std::size_t>> selectionDependencies() const { return deps_.in; }
+  const std::vector<std::pair<int, std::size_t>>& selectionDependents() const { return deps_.out; }
   // Selects `op` and scrolls (and, when it is wider than the view, zooms) so that it shows.
   void centerOn(const Selection& op);
   // Search results: drawn emphasised, every other op dimmed; empty: no filter.
-  void setHighlights(std::vector<Selection> matches);
-  std::size_t highlightCount() const { return highlightCount_; }
+  void setHighlights(std::vector<Selection> matches) {
+    data_.setHighlights(matches);
+    update();
+  }
+  std::size_t highlightCount() const { return data_.highlightCount(); }
   // Arrows from each send to its matching receive (only those in view).
   void setFlowsVisible(bool visible);
   bool flowsVisible() const { return flowsVisible_; }
-  // Flows drawn in the last paint (for tests).
-  std::size_t drawnFlows() const { return drawnFlows_; }
   // Why the run is idle where it is (explainRun of the run shown): each idle part of a compute
   // row is tinted or hatched by its cause and its tooltip says what it waited for; the critical
   // path, on request, is outlined op by op and joined by a line. Null clears both.
   void setExplanation(std::shared_ptr<const trace::RunExplanation> why);
-  const trace::RunExplanation* explanation() const { return why_.get(); }
-  void setIdleCausesVisible(bool visible);
+  const trace::RunExplanation* explanation() const { return data_.explanation().get(); }
+  void setIdleCausesVisible(bool visible) {
+    causesVisible_ = visible;
+    update();
+  }
   bool idleCausesVisible() const { return causesVisible_; }
-  void setCriticalPathVisible(bool visible);
+  void setCriticalPathVisible(bool visible) {
+    pathVisible_ = visible;
+    update();
+  }
   bool criticalPathVisible() const { return pathVisible_; }
-  // Cause parts and path ops drawn in the last paint (for tests).
-  std::size_t drawnCauseParts() const { return drawnCauseParts_; }
-  std::size_t drawnPathOps() const { return drawnPathOps_; }
+  // Flows, cause parts and path ops drawn in the last paint (for tests).
+  std::size_t drawnFlows() const { return drawn_.flows.size(); }
+  std::size_t drawnCauseParts() const { return drawn_.causes.size(); }
+  std::size_t drawnPathOps() const { return drawn_.pathOps.size(); }
   // Where an op's box is (for tests and the details panel); empty when not on screen.
   QRect opRect(const Selection& op) const;
   // The hover text at `pos` (what the tooltip shows), empty for none.
   QString tooltipAt(QPoint pos);
 
-  static constexpr int kGutter = 96;  // rank labels
-  static constexpr int kAxis = 26;    // time axis
+  static constexpr int kGutter = TimelineScene::kGutter;  // rank labels
+  static constexpr int kAxis = TimelineScene::kAxis;      // time axis
   static constexpr int kCompute = TrackLayout::kRow;
   static constexpr int kComm = TrackLayout::kComm;
   static constexpr int kRowGap = 2 * TrackLayout::kPad;
@@ -167,133 +150,45 @@ class TimelineView : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
-  void leaveEvent(QEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
-  void focusInEvent(QFocusEvent* event) override;
-  void focusOutEvent(QFocusEvent* event) override;
+  bool event(QEvent* event) override;  // focus in and out (the frame), leave
   QSize sizeHint() const override;
 
  private:
-  struct Box {
-    QRect rect;   // for hit tests
-    QRect drawn;  // less the 1-px seam between neighbours, clipped to the plot and the track
-    trace::OpKind kind;
-    std::uint8_t chunk = 0, replica = 0;
-    bool labelled = false;  // a compute row of an expanded track: room for a label
-    int rank;
-    trace::Lane lane;              // of the op (a depth row holds Compute and Other ops)
-    const trace::OpColumns* cols;  // the lane the box was queried from
-    std::size_t first, count;      // in `cols`
-    std::size_t op;                // the single op's index in `lane` (count == 1)
-  };
-  struct GroundFill {
-    QRect rect;
-    Ground ground;
-  };
-  struct Colours;
   enum class Drag { None, Pan, ZoomRange, Band };
 
-  // TimelineGeometry.cpp
-  void rebuildGeometry();
-  void addTrack(const Track& track, const std::vector<Span>& shaded);
-  void addRow(const Track& track, int y, int h, trace::Lane lane, const trace::OpColumns& cols,
-              const trace::LaneIndex& index, int depthRow, std::vector<Span>* covered);
-  std::vector<Track> placeTracks() const;
-  const Track* trackAt(int y) const;
-  const Track* trackOf(int rank) const;
-  QRect plotRect() const { return QRect(kGutter, kAxis, width() - kGutter, height() - kAxis); }
-
-  // TimelinePaint.cpp
-  Colours colours() const;
-  void paintGutter(QPainter& p, const Colours& c, int scale);
-  void paintPlainStrips(QPainter& p, const Colours& c, int scale);
-  void fillPlain(QPainter& p, const QRect& strip, const Colours& c) const;
-  void paintBoxes(QPainter& p, const Colours& c);
-  void drawBoxLabels(QPainter& p);
-  void drawRankLabels(QPainter& p) const;
-  void drawAxis(QPainter& p, const Colours& c);
-  QString rankTitle(int rank) const;
-  QString rankDevice(int rank) const;
-  void drawNameLabel(QPainter& p, const Box& b);
-  QColor labelColour(const Box& b) const;
-
-  // TimelineOverlays.cpp
-  void drawSelection(QPainter& p);
-  void drawFlows(QPainter& p);
-  void drawRangeBand(QPainter& p);
-  void drawFocusFrame(QPainter& p);
-  bool highlighted(const Box& b) const;
-  void computeDependencies();
-
-  // TimelineExplain.cpp
-  void drawIdleCauses(QPainter& p, bool dark);
-  void drawCriticalPath(QPainter& p);
-
-  // TimelineInput.cpp
-  const Box* boxAt(QPoint p) const;
-  void zoomAroundPointer(double factor);
-  bool gutterClick(QPoint pos);
-  QString gutterTooltip(QPoint pos) const;
-
-  double plotWidth() const { return std::max(1, width() - kGutter - 8); }
-  int scrollTop() const { return kAxis + layout_.pinnedHeight(); }
+  // The scene for the current range, size and layout (built when stale; a cache, hence const).
+  const TimelineScene& scene() const;
+  double plotWidth() const { return std::max(1, width() - kGutter - TimelineScene::kRightMargin); }
+  void invalidateScene();
   void invalidateLayout();
   void emitScroll();
+  void zoomAroundPointer(double factor);
+  void walkHistory(bool back);
+  bool gutterClick(QPoint pos);
 
-  std::shared_ptr<const trace::RunTrace> run_;
-  std::vector<std::array<trace::LaneIndex, trace::kLaneCount>> indexes_;
-  std::vector<DepthRows> depth_;  // per rank
-  std::vector<trace::StepStats> steps_;
-  StageChunks chunks_;
-  TimeRange range_, limit_, band_{0, 0};
+  TimelineData data_;
+  TimeRange range_, band_{0, 0};
   ZoomHistory history_;
   TrackLayout layout_;
   int offset_ = 0;
-  // Geometry, rebuilt per (range, size, layout): the tracks on screen, boxes, the background cut
-  // around the compute rows' boxes, the plain strips between them, the axis ticks and their grid
-  // columns.
-  std::vector<Track> tracks_;
-  std::vector<Box> boxes_;
-  std::vector<GroundFill> ground_;
-  std::vector<QRect> plainStrips_;
-  std::vector<std::int64_t> ticks_;
-  std::vector<int> gridX_;
-  std::int64_t tickStep_ = 1;
-  bool geometryValid_ = false;
-  std::uint64_t generation_ = 0;
-  // The rank labels' gutter and one plain strip (base and grid columns), at device resolution.
-  DevicePixelCache gutterCache_, plainCache_;
-  // Labels ("3", "3·1") laid out once, dropped when the font changes; key mb * chunks + chunk.
-  QFont textFont_;
-  std::vector<QStaticText> numberText_;
-  // Search highlights: per queried lane, the sorted indexes (in that lane) of the matches.
-  std::unordered_map<const trace::OpColumns*, std::vector<std::size_t>> highlights_;
-  std::size_t highlightCount_ = 0;
-  bool filtering_ = false;  // a search is on (even one matching nothing)
-  std::vector<std::pair<int, std::size_t>> dependencies_;  // of the selection
-  std::vector<std::pair<int, std::size_t>> dependents_;    // ops that wait for the selection
-  std::shared_ptr<const trace::RunExplanation> why_;
-  IdleCauseIndex causeIndex_;
-  bool causesVisible_ = true;
-  bool pathVisible_ = false;
-  std::size_t drawnCauseParts_ = 0, drawnPathOps_ = 0;
-  bool flowsVisible_ = false;
-  bool flowsBuilt_ = false;
-  std::vector<Flow> flows_;
-  std::int64_t longestFlow_ = 0;
-  std::size_t drawnFlows_ = 0;
-  QPoint dragFrom_;
+  mutable TimelineScene scene_;
+  mutable bool sceneValid_ = false;
+  mutable double lastGeometryMs_ = 0;
+  TimelinePainter painter_;
+  SceneOverlays drawn_;  // the overlays of the last paint
+  Selection selection_;
+  OpDependencies deps_;  // of the selection
+  bool causesVisible_ = true, pathVisible_ = false, flowsVisible_ = false;
+  QPoint dragFrom_, pointer_;
   TimeRange dragRange_;
   int dragOffset_ = 0;
   Drag drag_ = Drag::None;
   int rangeFromX_ = 0, rangeToX_ = 0;
-  QPoint pointer_;
   bool pointerInside_ = false;
   qint64 lastWheelZoomMs_ = -1000000;
-  Selection selection_;
-  double lastPaintMs_ = 0, lastGeometryMs_ = 0;
-  std::size_t drawnItems_ = 0;
+  double lastPaintMs_ = 0;
 };
 
 }  // namespace ps::ui
