@@ -5,15 +5,10 @@
 
 #include <cmath>
 
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaAttention.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::checkLaunch;
-using cuda::warpMax;
-using cuda::warpSum;
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -84,50 +79,49 @@ HeadLoop headLoop(const AttentionShape& s) {
 
 }  // namespace
 
-void CudaDevice::attentionForward(const AttentionShape& s, const float* x,
-                                  const AttentionWeights& w, const AttentionSaved& saved,
-                                  float* out) {
+void attentionForward(const CudaQueue& queue, const AttentionShape& s, const float* x,
+                      const AttentionWeights& w, const AttentionSaved& saved, float* out) {
   const int H = s.hidden, S = s.seq, d = s.headDim();
   const int R = static_cast<int>(s.rows());
   if (R <= 0) return;
-  makeCurrent();
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const HeadLoop L = headLoop(s);
-  linearForward(x, w.wqkv, w.bqkv, saved.qkv, R, H, 3 * H);
+  linearForward(queue, x, w.wqkv, w.bqkv, saved.qkv, R, H, 3 * H);
   for (int o = 0; o < L.outer; ++o) {
     const float* q = saved.qkv + o * L.qkvStep;
     // scores = scale · q·kᵀ
-    gemm({false, true, S, S, d, scale, q, 3 * H, L.qkvStride, q + H, 3 * H, L.qkvStride, 0.0f,
-          saved.probs + o * L.probsStep, S, L.probsStride, L.inner});
+    gemm(queue, {false, true, S, S, d, scale, q, 3 * H, L.qkvStride, q + H, 3 * H, L.qkvStride,
+                 0.0f, saved.probs + o * L.probsStep, S, L.probsStride, L.inner});
   }
   // probs holds batch·heads consecutive [S×S] blocks: one launch normalises every row.
   const long rows = s.probsElems() / S;
-  causalSoftmaxForwardKernel<<<rowBlocks(rows), kWarpsPerBlock * 32, 0, stream_>>>(
+  causalSoftmaxForwardKernel<<<rowBlocks(rows), kWarpsPerBlock * 32, 0, queue.stream>>>(
       saved.probs, static_cast<long>(S) * S, rows, S);
   checkLaunch("causalSoftmaxForward");
   for (int o = 0; o < L.outer; ++o) {
     const float* q = saved.qkv + o * L.qkvStep;
     // ctx = probs·v
-    gemm({false, false, S, d, S, 1.0f, saved.probs + o * L.probsStep, S, L.probsStride, q + 2 * H,
+    gemm(queue,
+         {false, false, S, d, S, 1.0f, saved.probs + o * L.probsStep, S, L.probsStride, q + 2 * H,
           3 * H, L.qkvStride, 0.0f, saved.ctx + o * L.ctxStep, H, L.ctxStride, L.inner});
   }
-  linearForward(saved.ctx, w.wo, w.bo, out, R, H, H);
+  linearForward(queue, saved.ctx, w.wo, w.bo, out, R, H, H);
 }
 
-void CudaDevice::attentionBackwardInput(const AttentionShape& s, const AttentionWeights& w,
-                                        const AttentionSaved& saved, const float* dOut, float* dQkv,
-                                        float* dX, float* scratch, bool accumulate) {
+void attentionBackwardInput(const CudaQueue& queue, const AttentionShape& s,
+                            const AttentionWeights& w, const AttentionSaved& saved,
+                            const float* dOut, float* dQkv, float* dX, float* scratch,
+                            bool accumulate) {
   const int H = s.hidden, S = s.seq, d = s.headDim();
   const int R = static_cast<int>(s.rows());
   if (R <= 0) return;
-  makeCurrent();
   const float scale = 1.0f / std::sqrt(static_cast<float>(d));
   const HeadLoop L = headLoop(s);
   const long long SS = static_cast<long long>(S) * S;
   float* dCtx = scratch;
-  linearBackwardInput(dOut, w.wo, dCtx, R, H, H, false);
+  linearBackwardInput(queue, dOut, w.wo, dCtx, R, H, H, false);
   // The caller's scratch holds one head's dProbs; a batch of heads needs `inner` of them.
-  Scratch dProbs(*this, static_cast<std::size_t>(L.inner) * SS * sizeof(float));
+  Scratch dProbs(queue, static_cast<std::size_t>(L.inner) * SS * sizeof(float));
   float* dP = dProbs.as<float>();
   for (int o = 0; o < L.outer; ++o) {
     const float* q = saved.qkv + o * L.qkvStep;
@@ -135,32 +129,23 @@ void CudaDevice::attentionBackwardInput(const AttentionShape& s, const Attention
     const float* dc = dCtx + o * L.ctxStep;
     float* dq = dQkv + o * L.qkvStep;
     // dP = dC·vᵀ
-    gemm({false, true, S, S, d, 1.0f, dc, H, L.ctxStride, q + 2 * H, 3 * H, L.qkvStride, 0.0f, dP,
-          S, SS, L.inner});
+    gemm(queue, {false, true, S, S, d, 1.0f, dc, H, L.ctxStride, q + 2 * H, 3 * H, L.qkvStride,
+                 0.0f, dP, S, SS, L.inner});
     // dV = Pᵀ·dC
-    gemm({true, false, S, d, S, 1.0f, p, S, L.probsStride, dc, H, L.ctxStride, 0.0f, dq + 2 * H,
-          3 * H, L.qkvStride, L.inner});
+    gemm(queue, {true, false, S, d, S, 1.0f, p, S, L.probsStride, dc, H, L.ctxStride, 0.0f,
+                 dq + 2 * H, 3 * H, L.qkvStride, L.inner});
     const long rows = static_cast<long>(L.inner) * S;
-    causalSoftmaxBackwardKernel<<<rowBlocks(rows), kWarpsPerBlock * 32, 0, stream_>>>(
+    causalSoftmaxBackwardKernel<<<rowBlocks(rows), kWarpsPerBlock * 32, 0, queue.stream>>>(
         p, L.probsStride, dP, SS, rows, S);
     checkLaunch("causalSoftmaxBackward");
     // dQ = scale · dS·k
-    gemm({false, false, S, d, S, scale, dP, S, SS, q + H, 3 * H, L.qkvStride, 0.0f, dq, 3 * H,
-          L.qkvStride, L.inner});
+    gemm(queue, {false, false, S, d, S, scale, dP, S, SS, q + H, 3 * H, L.qkvStride, 0.0f, dq,
+                 3 * H, L.qkvStride, L.inner});
     // dK = scale · dSᵀ·q
-    gemm({true, false, S, d, S, scale, dP, S, SS, q, 3 * H, L.qkvStride, 0.0f, dq + H, 3 * H,
-          L.qkvStride, L.inner});
+    gemm(queue, {true, false, S, d, S, scale, dP, S, SS, q, 3 * H, L.qkvStride, 0.0f, dq + H, 3 * H,
+                 L.qkvStride, L.inner});
   }
-  linearBackwardInput(dQkv, w.wqkv, dX, R, H, 3 * H, accumulate);
+  linearBackwardInput(queue, dQkv, w.wqkv, dX, R, H, 3 * H, accumulate);
 }
 
-void CudaDevice::attentionBackwardWeight(const AttentionShape& s, const float* x, const float* ctx,
-                                         const float* dOut, const float* dQkv,
-                                         const AttentionGrads& g) {
-  const int H = s.hidden;
-  const int R = static_cast<int>(s.rows());
-  linearBackwardWeight(dOut, ctx, g.wo, g.bo, R, H, H);
-  linearBackwardWeight(dQkv, x, g.wqkv, g.bqkv, R, H, 3 * H);
-}
-
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

@@ -8,14 +8,10 @@
 
 #include <algorithm>
 
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaColumnSums.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::checkLaunch;
-using cuda::kThreads;
 
 constexpr int kChunkRows = 64;
 constexpr int kMaxChunks = 65535;  // gridDim.y
@@ -59,28 +55,28 @@ __global__ void columnFinishKernel(const float* p1, const float* p2, float* out1
 
 }  // namespace
 
-void CudaDevice::columnSums(const float* dy, const float* x, const float* mean, const float* rstd,
-                            float* out1, float* out2, int rows, int cols) {
+void columnSums(const CudaQueue& q, const float* dy, const float* x, const float* mean,
+                const float* rstd, float* out1, float* out2, int rows, int cols) {
   if (rows <= 0 || cols <= 0) return;
   const unsigned tiles = static_cast<unsigned>((cols + kThreads - 1) / kThreads);
   if (rows <= kChunkRows) {
-    columnChunkKernel<<<dim3(tiles, 1), kThreads, 0, stream_>>>(dy, x, mean, rstd, out1, out2, rows,
-                                                                cols, rows, true);
+    columnChunkKernel<<<dim3(tiles, 1), kThreads, 0, q.stream>>>(dy, x, mean, rstd, out1, out2,
+                                                                 rows, cols, rows, true);
     checkLaunch("columnSums");
     return;
   }
   const int chunk = std::max(kChunkRows, (rows + kMaxChunks - 1) / kMaxChunks);
   const int chunks = (rows + chunk - 1) / chunk;
   const std::size_t partialBytes = static_cast<std::size_t>(chunks) * cols * sizeof(float);
-  Scratch p1(*this, x ? partialBytes : 1);
-  Scratch p2(*this, partialBytes);
+  Scratch p1(q, x ? partialBytes : 1);
+  Scratch p2(q, partialBytes);
   float* partial1 = x ? p1.as<float>() : nullptr;
-  columnChunkKernel<<<dim3(tiles, chunks), kThreads, 0, stream_>>>(
+  columnChunkKernel<<<dim3(tiles, chunks), kThreads, 0, q.stream>>>(
       dy, x, mean, rstd, partial1, p2.as<float>(), rows, cols, chunk, false);
   checkLaunch("columnSums (chunks)");
-  columnFinishKernel<<<tiles, kThreads, 0, stream_>>>(partial1, p2.as<float>(), out1, out2, chunks,
-                                                      cols);
+  columnFinishKernel<<<tiles, kThreads, 0, q.stream>>>(partial1, p2.as<float>(), out1, out2, chunks,
+                                                       cols);
   checkLaunch("columnSums (finish)");
 }
 
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

@@ -21,45 +21,34 @@
 // Allocator: kernels/cuda/BlockCache.h (blocks cached by rounded size, each free one with an
 // event recorded at its release; cudaMalloc/cudaFree in the primary context, so that another
 // rank's thread never makes this device's green context current).
+//
+// Parts: the device owns its context, stream, cuBLAS handle (CudaBlasHandle.h), block cache
+// (CudaBlockApi.h), waits (CudaWaits.h) and host transfers (CudaTransfers.h). Its math calls make
+// the context current and hand the work to the kernel families, free functions over the device's
+// queue (CudaQueue.cuh: CudaGemm, CudaLinear, CudaAttention, CudaLayerNorm, CudaElementwise,
+// CudaLossOptim), as CpuDevice hands its calls to kernels/cpu.
 
 #include <cuda_runtime.h>
 
-#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
-#include <vector>
 
 #include "kernels/ComputeDevice.h"
 #include "kernels/cuda/BlockCache.h"
+#include "kernels/cuda/CudaBlasHandle.h"
+#include "kernels/cuda/CudaBlockApi.h"
+#include "kernels/cuda/CudaTransfers.h"
+#include "kernels/cuda/CudaWaits.h"
 
-struct cublasContext;  // cublasHandle_t is cublasContext*; callers need no cuBLAS header
 struct CUctx_st;       // CUcontext is CUctx_st*; callers need no driver API header
 struct CUgreenCtx_st;  // CUgreenCtx is CUgreenCtx_st*
 
 namespace ps::kernels {
-
-class CudaDevice;
-
-// The CUDA runtime behind BlockCache (kernels/cuda/CudaDeviceMemory.cu).
-struct CudaBlockApi {
-  using Event = cudaEvent_t;
-  using Stream = cudaStream_t;
-  using Context = CUctx_st*;
-  CudaDevice* device = nullptr;
-  Context current();
-  bool setCurrent(Context context);
-  bool malloc(void** p, std::size_t bytes);
-  void free(void* p) noexcept;
-  bool createEvent(Event* event);
-  bool record(Event event, Stream stream);
-  void wait(Stream waiter, Event event);
-  void waitFor(Event event);
-  void destroyEvent(Event event) noexcept;
-};
+namespace cuda {
+struct CudaQueue;
+}
 
 class CudaDevice final : public ComputeDevice {
  public:
@@ -103,7 +92,7 @@ class CudaDevice final : public ComputeDevice {
   // use, the out-of-memory retry) poll, calling `aborting` between polls: when it returns true
   // they throw DeviceError instead of waiting on (for a GPU stuck behind a dead peer). Set before
   // the device is shared between threads.
-  void setWaitPoll(std::function<bool()> aborting) { waitPoll_ = std::move(aborting); }
+  void setWaitPoll(std::function<bool()> aborting) { waits_.setPoll(std::move(aborting)); }
   // NCCL communicators are open on this GPU: from now on out of memory stops the run with the
   // numbers instead of giving cached blocks back (cudaFree may wait for every NCCL kernel on the
   // GPU, issue 32 §6).
@@ -165,67 +154,9 @@ class CudaDevice final : public ComputeDevice {
                 float beta1, float beta2, float eps, float c1, float c2) override;
 
  private:
-  // Row-major C = alpha·op(A)·op(B) + beta·C (op = transpose when trans*), or `batch` such
-  // products at fixed element strides. Fp32: cuBLAS SGEMM; Bf16: operands rounded first.
-  struct GemmCall {
-    bool transA = false, transB = false;
-    int m = 0, n = 0, k = 0;
-    float alpha = 1.0f;
-    const float* A = nullptr;
-    int lda = 0;
-    long long strideA = 0;
-    const float* B = nullptr;
-    int ldb = 0;
-    long long strideB = 0;
-    float beta = 0.0f;
-    float* C = nullptr;
-    int ldc = 0;
-    long long strideC = 0;
-    int batch = 1;
-  };
-  // Internal scratch from the caching allocator (not zeroed). Returning it right after the
-  // kernels that use it are issued is safe: the next user is ordered behind them on the stream.
-  class Scratch {
-   public:
-    Scratch(CudaDevice& device, std::size_t bytes);
-    ~Scratch();
-    Scratch(const Scratch&) = delete;
-    Scratch& operator=(const Scratch&) = delete;
-    template <typename T>
-    T* as() const {
-      return static_cast<T*>(ptr_);
-    }
-
-   private:
-    CudaDevice& device_;
-    void* ptr_;
-    std::size_t bytes_;
-  };
-
-  // One slot of the pinned ring that pageable uploads and downloads go through; `done` is
-  // recorded after the copy out of it, and the slot is written again only once it completed.
-  struct StagingSlot {
-    void* host = nullptr;
-    std::size_t capacity = 0;
-    cudaEvent_t done = nullptr;
-    bool pending = false;
-  };
-  static constexpr std::size_t kStagingSlots = 4;
-
-  // Waits for everything queued so far / for one event; polls with waitPoll_ when it is set.
-  void waitForStream(const char* what);
-  void waitForEvent(cudaEvent_t event, const char* what);
-  void uploadStaged(void* dst, const void* hostSrc, std::size_t bytes);
-  void downloadStaged(void* hostDst, const void* src, std::size_t bytes);
-  // The next slot of the ring with room for `bytes` (at most its fixed capacity once fixed), its
-  // previous copy completed; null when no pinned memory can be had. Caller holds stagingMutex_.
-  StagingSlot* stagingSlot(std::size_t bytes);
-  friend struct CudaBlockApi;
   void destroy() noexcept;
-  void gemm(const GemmCall& g);
-  // out2[c] += Σ_r dy[r,c]; and when x is set, out1[c] += Σ_r dy[r,c]·x̂[r,c] (layer norm).
-  void columnSums(const float* dy, const float* x, const float* mean, const float* rstd,
-                  float* out1, float* out2, int rows, int cols);
+  // What the kernel families issue with: the stream, cuBLAS, the GEMM precision, the cache.
+  cuda::CudaQueue queue();
 
   int device_;
   DType dtype_;
@@ -234,19 +165,12 @@ class CudaDevice final : public ComputeDevice {
   bool ownsStream_ = true;
   CUctx_st* context_ = nullptr;  // the stream's context: primary, or converted from a green one
   std::size_t smCount_ = 0;      // the green context's SMs; 0 = the whole device
-  cublasContext* blas_ = nullptr;
-  void* blasWorkspace_ = nullptr;
-
   CUctx_st* primary_ = nullptr;  // the device's primary context: where memory is allocated
-  std::unique_ptr<cuda::BlockCache<CudaBlockApi>> blocks_;
-  std::mutex waitMutex_;              // guards streamDone_
-  cudaEvent_t streamDone_ = nullptr;  // recorded by the polled waitForStream
-  std::function<bool()> waitPoll_;
 
-  std::mutex stagingMutex_;
-  std::array<StagingSlot, kStagingSlots> staging_{};
-  std::size_t nextSlot_ = 0;
-  std::size_t stagingFixed_ = 0;  // the ring's capacity per slot once fixStaging ran; 0 before
+  cuda::StreamWaits waits_;
+  cuda::BlasHandle blas_;
+  std::unique_ptr<cuda::BlockCache<CudaBlockApi>> blocks_;
+  cuda::HostTransfers transfers_{waits_};
 };
 
 }  // namespace ps::kernels

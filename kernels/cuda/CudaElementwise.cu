@@ -2,17 +2,10 @@
 // kernels/cpu/Elementwise.cpp and Gelu.cpp. Where the cpu loop does a multiply then an add, the
 // __f*_rn intrinsics stop nvcc from fusing them into one FMA, so the bits match the host's.
 
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaElementwise.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::blocksFor;
-using cuda::checkLaunch;
-using cuda::globalIndex;
-using cuda::gridStride;
-using cuda::kThreads;
 
 constexpr float kSqrt2OverPi = 0.7978845608028654f;
 constexpr float kCubic = 0.044715f;
@@ -56,39 +49,35 @@ __global__ void geluBackwardKernel(const float* x, const float* dy, float* dx, l
 
 }  // namespace
 
-void CudaDevice::fill(float* x, float value, long n) {
+void fill(cudaStream_t stream, float* x, float value, long n) {
   if (n <= 0) return;
-  makeCurrent();
-  fillKernel<<<blocksFor(n), kThreads, 0, stream_>>>(x, value, n);
+  fillKernel<<<blocksFor(n), kThreads, 0, stream>>>(x, value, n);
   checkLaunch("fill");
 }
 
-void CudaDevice::residualAdd(const float* a, const float* b, float* out, long n) {
+void residualAdd(cudaStream_t stream, const float* a, const float* b, float* out, long n) {
   if (n <= 0) return;
-  makeCurrent();
-  residualAddKernel<<<blocksFor(n), kThreads, 0, stream_>>>(a, b, out, n);
+  residualAddKernel<<<blocksFor(n), kThreads, 0, stream>>>(a, b, out, n);
   checkLaunch("residualAdd");
 }
 
-void CudaDevice::axpy(float alpha, const float* x, float* y, long n) {
+void axpy(cudaStream_t stream, float alpha, const float* x, float* y, long n) {
   if (n <= 0) return;
-  makeCurrent();
-  axpyKernel<<<blocksFor(n), kThreads, 0, stream_>>>(alpha, x, y, n);
+  axpyKernel<<<blocksFor(n), kThreads, 0, stream>>>(alpha, x, y, n);
   checkLaunch("axpy");
 }
 
-void CudaDevice::geluForward(const float* x, float* y, long n) {
+void geluForward(cudaStream_t stream, const float* x, float* y, long n) {
   if (n <= 0) return;
-  makeCurrent();
-  geluForwardKernel<<<blocksFor(n), kThreads, 0, stream_>>>(x, y, n);
+  geluForwardKernel<<<blocksFor(n), kThreads, 0, stream>>>(x, y, n);
   checkLaunch("geluForward");
 }
 
-void CudaDevice::geluBackward(const float* x, const float* dy, float* dx, long n, bool accumulate) {
+void geluBackward(cudaStream_t stream, const float* x, const float* dy, float* dx, long n,
+                  bool accumulate) {
   if (n <= 0) return;
-  makeCurrent();
-  geluBackwardKernel<<<blocksFor(n), kThreads, 0, stream_>>>(x, dy, dx, n, accumulate);
+  geluBackwardKernel<<<blocksFor(n), kThreads, 0, stream>>>(x, dy, dx, n, accumulate);
   checkLaunch("geluBackward");
 }
 
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

@@ -12,18 +12,10 @@
 
 #include <string>
 
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaGemm.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::blocksFor;
-using cuda::checkCublas;
-using cuda::checkLaunch;
-using cuda::globalIndex;
-using cuda::gridStride;
-using cuda::kThreads;
 
 __global__ void toBf16Kernel(const float* x, __nv_bfloat16* y, long n) {
   for (long i = globalIndex(); i < n; i += gridStride())
@@ -42,19 +34,19 @@ cublasOperation_t op(bool trans) {
 
 }  // namespace
 
-void CudaDevice::gemm(const GemmCall& g) {
+void gemm(const CudaQueue& q, const GemmCall& g) {
   if (g.m <= 0 || g.n <= 0 || g.batch <= 0) return;
   // No layer has an empty inner dimension; cuBLAS would silently return beta·C for one.
   if (g.k <= 0) throw DeviceError("gemm with inner dimension " + std::to_string(g.k));
-  if (dtype_ == DType::Fp32) {
+  if (q.dtype == DType::Fp32) {
     if (g.batch == 1) {
-      checkCublas(cuda::cublas().sgemm(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
-                                       g.B, g.ldb, g.A, g.lda, &g.beta, g.C, g.ldc),
+      checkCublas(cublas().sgemm(q.blas, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, g.B,
+                                 g.ldb, g.A, g.lda, &g.beta, g.C, g.ldc),
                   "cublasSgemm");
     } else {
-      checkCublas(cuda::cublas().sgemmStridedBatched(
-                      blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, g.B, g.ldb,
-                      g.strideB, g.A, g.lda, g.strideA, &g.beta, g.C, g.ldc, g.strideC, g.batch),
+      checkCublas(cublas().sgemmStridedBatched(q.blas, op(g.transB), op(g.transA), g.n, g.m, g.k,
+                                               &g.alpha, g.B, g.ldb, g.strideB, g.A, g.lda,
+                                               g.strideA, &g.beta, g.C, g.ldc, g.strideC, g.batch),
                   "cublasSgemmStridedBatched");
     }
     return;
@@ -64,28 +56,28 @@ void CudaDevice::gemm(const GemmCall& g) {
       operandSpan(g.transA ? g.k : g.m, g.transA ? g.m : g.k, g.lda, g.strideA, g.batch);
   const long long spanB =
       operandSpan(g.transB ? g.n : g.k, g.transB ? g.k : g.n, g.ldb, g.strideB, g.batch);
-  Scratch a16(*this, spanA * sizeof(__nv_bfloat16));
-  Scratch b16(*this, spanB * sizeof(__nv_bfloat16));
-  toBf16Kernel<<<blocksFor(spanA), kThreads, 0, stream_>>>(g.A, a16.as<__nv_bfloat16>(), spanA);
+  Scratch a16(q, spanA * sizeof(__nv_bfloat16));
+  Scratch b16(q, spanB * sizeof(__nv_bfloat16));
+  toBf16Kernel<<<blocksFor(spanA), kThreads, 0, q.stream>>>(g.A, a16.as<__nv_bfloat16>(), spanA);
   checkLaunch("toBf16");
-  toBf16Kernel<<<blocksFor(spanB), kThreads, 0, stream_>>>(g.B, b16.as<__nv_bfloat16>(), spanB);
+  toBf16Kernel<<<blocksFor(spanB), kThreads, 0, q.stream>>>(g.B, b16.as<__nv_bfloat16>(), spanB);
   checkLaunch("toBf16");
   if (g.batch == 1) {
-    checkCublas(cuda::cublas().gemmEx(blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha,
-                                      b16.as<void>(), CUDA_R_16BF, g.ldb, a16.as<void>(),
-                                      CUDA_R_16BF, g.lda, &g.beta, g.C, CUDA_R_32F, g.ldc,
-                                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-                "cublasGemmEx (bf16)");
-  } else {
     checkCublas(
-        cuda::cublas().gemmStridedBatchedEx(
-            blas_, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, b16.as<void>(), CUDA_R_16BF,
-            g.ldb, g.strideB, a16.as<void>(), CUDA_R_16BF, g.lda, g.strideA, &g.beta, g.C,
-            CUDA_R_32F, g.ldc, g.strideC, g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
-        "cublasGemmStridedBatchedEx (bf16)");
+        cublas().gemmEx(q.blas, op(g.transB), op(g.transA), g.n, g.m, g.k, &g.alpha, b16.as<void>(),
+                        CUDA_R_16BF, g.ldb, a16.as<void>(), CUDA_R_16BF, g.lda, &g.beta, g.C,
+                        CUDA_R_32F, g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx (bf16)");
+  } else {
+    checkCublas(cublas().gemmStridedBatchedEx(q.blas, op(g.transB), op(g.transA), g.n, g.m, g.k,
+                                              &g.alpha, b16.as<void>(), CUDA_R_16BF, g.ldb,
+                                              g.strideB, a16.as<void>(), CUDA_R_16BF, g.lda,
+                                              g.strideA, &g.beta, g.C, CUDA_R_32F, g.ldc, g.strideC,
+                                              g.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                "cublasGemmStridedBatchedEx (bf16)");
   }
   // a16 and b16 go back to the cache here; the next user of those blocks is queued after the
   // GEMM on the same stream.
 }
 
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

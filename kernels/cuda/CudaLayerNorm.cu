@@ -3,14 +3,10 @@
 // element. The weight gradients are deterministic column sums (CudaColumnSums.cu).
 
 #include "kernels/cpu/LayerNorm.h"
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaLayerNorm.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::blockSum;
-using cuda::checkLaunch;
 
 // Rows are usually a few hundred to a few thousand wide: 256 threads read them coalesced.
 constexpr int kRowThreads = 256;
@@ -68,31 +64,27 @@ __global__ void layerNormBackwardInputKernel(const float* dy, const float* x, co
 
 }  // namespace
 
-void CudaDevice::layerNormForward(const float* x, const float* gamma, const float* beta, float* y,
-                                  float* mean, float* rstd, int rows, int cols) {
+void layerNormForward(cudaStream_t stream, const float* x, const float* gamma, const float* beta,
+                      float* y, float* mean, float* rstd, int rows, int cols) {
   if (rows <= 0 || cols <= 0) return;
-  makeCurrent();
-  layerNormForwardKernel<<<rows, kRowThreads, 0, stream_>>>(x, gamma, beta, y, mean, rstd, cols,
-                                                            kLayerNormEps);
+  layerNormForwardKernel<<<rows, kRowThreads, 0, stream>>>(x, gamma, beta, y, mean, rstd, cols,
+                                                           kLayerNormEps);
   checkLaunch("layerNormForward");
 }
 
-void CudaDevice::layerNormBackwardInput(const float* dy, const float* x, const float* gamma,
-                                        const float* mean, const float* rstd, float* dx, int rows,
-                                        int cols, bool accumulate) {
+void layerNormBackwardInput(cudaStream_t stream, const float* dy, const float* x,
+                            const float* gamma, const float* mean, const float* rstd, float* dx,
+                            int rows, int cols, bool accumulate) {
   if (rows <= 0 || cols <= 0) return;
-  makeCurrent();
-  layerNormBackwardInputKernel<<<rows, kRowThreads, 0, stream_>>>(dy, x, gamma, mean, rstd, dx,
-                                                                  cols, accumulate);
+  layerNormBackwardInputKernel<<<rows, kRowThreads, 0, stream>>>(dy, x, gamma, mean, rstd, dx, cols,
+                                                                 accumulate);
   checkLaunch("layerNormBackwardInput");
 }
 
-void CudaDevice::layerNormBackwardWeight(const float* dy, const float* x, const float* mean,
-                                         const float* rstd, float* dgamma, float* dbeta, int rows,
-                                         int cols) {
+void layerNormBackwardWeight(const CudaQueue& q, const float* dy, const float* x, const float* mean,
+                             const float* rstd, float* dgamma, float* dbeta, int rows, int cols) {
   if (rows <= 0 || cols <= 0) return;
-  makeCurrent();
-  columnSums(dy, x, mean, rstd, dgamma, dbeta, rows, cols);
+  columnSums(q, dy, x, mean, rstd, dgamma, dbeta, rows, cols);
 }
 
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

@@ -4,14 +4,10 @@
 
 #include <algorithm>
 
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaLinear.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::checkLaunch;
-using cuda::kThreads;
 
 // Threads run along a row (coalesced) and keep their bias in a register; blocks stride over
 // rows, so no per-element division.
@@ -25,10 +21,9 @@ __global__ void addBiasKernel(float* Y, const float* b, int rows, int cols) {
 
 }  // namespace
 
-void CudaDevice::linearForward(const float* X, const float* W, const float* b, float* Y, int rows,
-                               int in, int out) {
+void linearForward(const CudaQueue& q, const float* X, const float* W, const float* b, float* Y,
+                   int rows, int in, int out) {
   if (rows <= 0 || out <= 0) return;
-  makeCurrent();
   GemmCall g;
   g.transB = true;
   g.m = rows;
@@ -40,19 +35,18 @@ void CudaDevice::linearForward(const float* X, const float* W, const float* b, f
   g.ldb = in;
   g.C = Y;
   g.ldc = out;
-  gemm(g);
+  gemm(q, g);
   if (b == nullptr) return;
   const unsigned tiles = static_cast<unsigned>((out + kThreads - 1) / kThreads);
   const unsigned rowBlocks = static_cast<unsigned>(
-      std::clamp(cuda::kMaxBlocks / static_cast<long>(tiles), 1L, static_cast<long>(rows)));
-  addBiasKernel<<<dim3(tiles, rowBlocks), kThreads, 0, stream_>>>(Y, b, rows, out);
+      std::clamp(kMaxBlocks / static_cast<long>(tiles), 1L, static_cast<long>(rows)));
+  addBiasKernel<<<dim3(tiles, rowBlocks), kThreads, 0, q.stream>>>(Y, b, rows, out);
   checkLaunch("addBias");
 }
 
-void CudaDevice::linearBackwardInput(const float* dY, const float* W, float* dX, int rows, int in,
-                                     int out, bool accumulate) {
+void linearBackwardInput(const CudaQueue& q, const float* dY, const float* W, float* dX, int rows,
+                         int in, int out, bool accumulate) {
   if (rows <= 0 || in <= 0) return;
-  makeCurrent();
   GemmCall g;  // dX = dY·W
   g.m = rows;
   g.n = in;
@@ -64,13 +58,12 @@ void CudaDevice::linearBackwardInput(const float* dY, const float* W, float* dX,
   g.beta = accumulate ? 1.0f : 0.0f;
   g.C = dX;
   g.ldc = in;
-  gemm(g);
+  gemm(q, g);
 }
 
-void CudaDevice::linearBackwardWeight(const float* dY, const float* X, float* dW, float* db,
-                                      int rows, int in, int out) {
+void linearBackwardWeight(const CudaQueue& q, const float* dY, const float* X, float* dW, float* db,
+                          int rows, int in, int out) {
   if (rows <= 0 || out <= 0) return;
-  makeCurrent();
   GemmCall g;  // dW += dYᵀ·X
   g.transA = true;
   g.m = out;
@@ -83,8 +76,8 @@ void CudaDevice::linearBackwardWeight(const float* dY, const float* X, float* dW
   g.beta = 1.0f;
   g.C = dW;
   g.ldc = in;
-  gemm(g);
-  if (db != nullptr) columnSums(dY, nullptr, nullptr, nullptr, nullptr, db, rows, out);
+  gemm(q, g);
+  if (db != nullptr) columnSums(q, dY, nullptr, nullptr, nullptr, nullptr, db, rows, out);
 }
 
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

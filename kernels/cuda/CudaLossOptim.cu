@@ -4,19 +4,10 @@
 
 #include <algorithm>
 
-#include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaLossOptim.cuh"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::blocksFor;
-using cuda::blockSum;
-using cuda::checkCuda;
-using cuda::checkLaunch;
-using cuda::globalIndex;
-using cuda::gridStride;
-using cuda::kThreads;
 
 constexpr long kMaxLossBlocks = 256;  // partial sums; the second pass is one block
 
@@ -75,50 +66,47 @@ __global__ void adamKernel(float* p, const float* grad, float* m, float* v, long
 
 }  // namespace
 
-void CudaDevice::mseForward(const float* y, const float* target, long n, double* loss) {
-  makeCurrent();
+void mseForward(const CudaQueue& q, const float* y, const float* target, long n, double* loss) {
   if (n <= 0) {
-    checkCuda(cudaMemsetAsync(loss, 0, sizeof(double), stream_), "cudaMemsetAsync");
+    checkCuda(cudaMemsetAsync(loss, 0, sizeof(double), q.stream), "cudaMemsetAsync");
     return;
   }
   const long blocks = std::min(kMaxLossBlocks, (n + kThreads - 1) / kThreads);
-  Scratch partial(*this, static_cast<std::size_t>(blocks) * sizeof(double));
-  msePartialKernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream_>>>(y, target, n,
-                                                                            partial.as<double>());
+  Scratch partial(q, static_cast<std::size_t>(blocks) * sizeof(double));
+  msePartialKernel<<<static_cast<unsigned>(blocks), kThreads, 0, q.stream>>>(y, target, n,
+                                                                             partial.as<double>());
   checkLaunch("msePartial");
-  mseFinishKernel<<<1, kThreads, 0, stream_>>>(partial.as<double>(), static_cast<int>(blocks), n,
-                                               loss);
+  mseFinishKernel<<<1, kThreads, 0, q.stream>>>(partial.as<double>(), static_cast<int>(blocks), n,
+                                                loss);
   checkLaunch("mseFinish");
 }
 
-void CudaDevice::mseBackward(const float* y, const float* target, float* dy, long n, float scale) {
+void mseBackward(cudaStream_t stream, const float* y, const float* target, float* dy, long n,
+                 float scale) {
   if (n <= 0) return;
-  makeCurrent();
   const float k = 2.0f * scale / static_cast<float>(n);  // computed as on the host
-  mseBackwardKernel<<<blocksFor(n), kThreads, 0, stream_>>>(y, target, dy, n, k);
+  mseBackwardKernel<<<blocksFor(n), kThreads, 0, stream>>>(y, target, dy, n, k);
   checkLaunch("mseBackward");
 }
 
-void CudaDevice::sgdStep(float* params, const float* grads, float* velocity, long n, float lr,
-                         float momentum) {
+void sgdStep(cudaStream_t stream, float* params, const float* grads, float* velocity, long n,
+             float lr, float momentum) {
   if (n <= 0) return;
-  makeCurrent();
   if (velocity == nullptr) {
-    sgdKernel<<<blocksFor(n), kThreads, 0, stream_>>>(params, grads, n, lr);
+    sgdKernel<<<blocksFor(n), kThreads, 0, stream>>>(params, grads, n, lr);
   } else {
-    sgdMomentumKernel<<<blocksFor(n), kThreads, 0, stream_>>>(params, grads, velocity, n, lr,
-                                                              momentum);
+    sgdMomentumKernel<<<blocksFor(n), kThreads, 0, stream>>>(params, grads, velocity, n, lr,
+                                                             momentum);
   }
   checkLaunch("sgdStep");
 }
 
-void CudaDevice::adamStep(float* params, const float* grads, float* m, float* v, long n, float lr,
-                          float beta1, float beta2, float eps, float c1, float c2) {
+void adamStep(cudaStream_t stream, float* params, const float* grads, float* m, float* v, long n,
+              float lr, float beta1, float beta2, float eps, float c1, float c2) {
   if (n <= 0) return;
-  makeCurrent();
-  adamKernel<<<blocksFor(n), kThreads, 0, stream_>>>(params, grads, m, v, n, lr, beta1, beta2, eps,
-                                                     c1, c2);
+  adamKernel<<<blocksFor(n), kThreads, 0, stream>>>(params, grads, m, v, n, lr, beta1, beta2, eps,
+                                                    c1, c2);
   checkLaunch("adamStep");
 }
 
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda

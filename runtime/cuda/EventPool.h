@@ -1,6 +1,6 @@
 #pragma once
 // A pool of CUDA events for per-message ordering (runtime/cuda/CudaTransport.cpp), like the
-// allocator's pool of release events (kernels/cuda/CudaDeviceMemory.cu): creating and destroying
+// allocator's pool of release events (kernels/cuda/CudaBlockApi.cu): creating and destroying
 // an event per message cost more host time than a 16 MiB on-device copy (issue 32 §4). An event
 // is taken with the number of parties that still use its record (e.g. 2: the sender, which frees
 // its tensor once the copy has completed, and the receiver, whose stream waits on it) and goes

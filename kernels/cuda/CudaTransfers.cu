@@ -1,19 +1,14 @@
-// CudaDevice's copies and waits: device to device, uploads staged through a ring of pinned
-// buffers (never waiting for the stream), downloads, readBack, and the polled waits.
+// HostTransfers (CudaTransfers.h): uploads staged through a ring of pinned buffers (never
+// waiting for the stream), downloads, and readBack.
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
-#include <thread>
 
 #include "kernels/cuda/CudaCommon.cuh"
-#include "kernels/cuda/CudaDevice.h"
+#include "kernels/cuda/CudaTransfers.h"
 
-namespace ps::kernels {
+namespace ps::kernels::cuda {
 namespace {
-
-using cuda::checkCuda;
-using cuda::roundUp;
 
 // Pageable uploads go through pinned slots of at most this size (larger ones in pieces), each
 // grown to the next power of two at or above kStagingMin as needed: 4 slots pin at most 64 MiB.
@@ -29,16 +24,7 @@ std::size_t stagingCapacity(std::size_t bytes) {
 
 }  // namespace
 
-void CudaDevice::copy(void* dst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  makeCurrent();
-  checkCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_),
-            "cudaMemcpyAsync (device to device)");
-}
-
-void CudaDevice::upload(void* dst, const void* hostSrc, std::size_t bytes) {
-  if (bytes == 0) return;
-  makeCurrent();
+void HostTransfers::upload(void* dst, const void* hostSrc, std::size_t bytes) {
   cudaPointerAttributes attributes{};
   if (cudaPointerGetAttributes(&attributes, hostSrc) != cudaSuccess) {
     cudaGetLastError();
@@ -53,14 +39,14 @@ void CudaDevice::upload(void* dst, const void* hostSrc, std::size_t bytes) {
   // addressing); HostToDevice would be wrong for a device (or managed) source.
   checkCuda(cudaMemcpyAsync(dst, hostSrc, bytes, cudaMemcpyDefault, stream_),
             "cudaMemcpyAsync (pinned or device source)");
-  waitForStream("upload");
+  waits_.waitForStream("upload");
 }
 
-CudaDevice::StagingSlot* CudaDevice::stagingSlot(std::size_t bytes) {
+HostTransfers::StagingSlot* HostTransfers::stagingSlot(std::size_t bytes) {
   StagingSlot& slot = staging_[nextSlot_];
   nextSlot_ = (nextSlot_ + 1) % kStagingSlots;
   if (slot.pending) {
-    waitForEvent(slot.done, "staging slot");
+    waits_.waitForEvent(slot.done, "staging slot");
     slot.pending = false;
   }
   if (!slot.done)
@@ -85,8 +71,7 @@ CudaDevice::StagingSlot* CudaDevice::stagingSlot(std::size_t bytes) {
   return &slot;
 }
 
-void CudaDevice::fixStaging(std::size_t largest) {
-  makeCurrent();
+void HostTransfers::fixStaging(std::size_t largest) {
   std::lock_guard<std::mutex> lock(stagingMutex_);
   stagingFixed_ = 0;
   const std::size_t capacity =
@@ -98,7 +83,7 @@ void CudaDevice::fixStaging(std::size_t largest) {
   stagingFixed_ = capacity;
 }
 
-void CudaDevice::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes) {
+void HostTransfers::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes) {
   // Pageable memory: the bytes are copied into a pinned slot of a ring here, and the DMA reads
   // the slot later, so the caller may reuse hostSrc at once and we neither wait for our stream
   // nor for the DMA. A slot is written again only after its previous copy completed (four
@@ -126,9 +111,7 @@ void CudaDevice::uploadStaged(void* dst, const void* hostSrc, std::size_t bytes)
   }
 }
 
-void CudaDevice::download(void* hostDst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  makeCurrent();
+void HostTransfers::download(void* hostDst, const void* src, std::size_t bytes) {
   cudaPointerAttributes attributes{};
   if (cudaPointerGetAttributes(&attributes, hostDst) != cudaSuccess) {
     cudaGetLastError();
@@ -140,10 +123,10 @@ void CudaDevice::download(void* hostDst, const void* src, std::size_t bytes) {
   }
   checkCuda(cudaMemcpyAsync(hostDst, src, bytes, cudaMemcpyDefault, stream_),
             "cudaMemcpyAsync (device to host)");
-  waitForStream("download");
+  waits_.waitForStream("download");
 }
 
-void CudaDevice::downloadStaged(void* hostDst, const void* src, std::size_t bytes) {
+void HostTransfers::downloadStaged(void* hostDst, const void* src, std::size_t bytes) {
   // A copy into pageable memory blocks inside cudaMemcpyAsync until the stream drains, so a
   // stream stuck behind a dead NCCL peer would never let the abort be seen (issue 32 §5): copy
   // into a pinned slot, wait for it polling, then copy out on the host.
@@ -155,14 +138,14 @@ void CudaDevice::downloadStaged(void* hostDst, const void* src, std::size_t byte
     if (!slot) {  // out of pinned memory: a copy the abort cannot interrupt, but a copy
       checkCuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToHost, stream_),
                 "cudaMemcpyAsync (device to host)");
-      waitForStream("download");
+      waits_.waitForStream("download");
       return;
     }
     const std::size_t n = std::min(bytes, slot->capacity);
     checkCuda(cudaMemcpyAsync(slot->host, from, n, cudaMemcpyDeviceToHost, stream_),
               "cudaMemcpyAsync (device to host)");
     checkCuda(cudaEventRecord(slot->done, stream_), "cudaEventRecord (staging slot)");
-    waitForEvent(slot->done, "download");
+    waits_.waitForEvent(slot->done, "download");
     std::memcpy(to, slot->host, n);
     from += n;
     to += n;
@@ -170,11 +153,18 @@ void CudaDevice::downloadStaged(void* hostDst, const void* src, std::size_t byte
   }
 }
 
-void CudaDevice::readBack(void* hostDst, const void* src, std::size_t bytes) {
-  if (bytes == 0) return;
-  makeCurrent();
+void HostTransfers::close() noexcept {
+  std::lock_guard<std::mutex> lock(stagingMutex_);
+  for (StagingSlot& slot : staging_) {
+    if (slot.host) cudaFreeHost(slot.host);
+    if (slot.done) cudaEventDestroy(slot.done);
+    slot = StagingSlot{};
+  }
+}
+
+void readBack(void* hostDst, const void* src, std::size_t bytes) {
   // A synchronous copy on the legacy default stream of our context. That stream waits for the
-  // context's BLOCKING streams only, and ours is non-blocking (made so above; green-context
+  // context's BLOCKING streams only, and ours is non-blocking (made so by CudaDevice; green-context
   // streams come from cuGreenCtxStreamCreate with CU_STREAM_NON_BLOCKING), as are the transfer
   // streams the runtime makes: so the copy does not queue behind our stream's work, and it
   // returns once the bytes are on the host. It is correct because the caller knows the writers
@@ -183,37 +173,4 @@ void CudaDevice::readBack(void* hostDst, const void* src, std::size_t bytes) {
   checkCuda(cudaMemcpy(hostDst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (read back)");
 }
 
-void CudaDevice::synchronize() {
-  makeCurrent();
-  waitForStream("synchronize");
-}
-
-void CudaDevice::waitForStream(const char* what) {
-  if (!waitPoll_) {
-    checkCuda(cudaStreamSynchronize(stream_), what);
-    return;
-  }
-  // One event of our own, re-recorded each time (a wait left behind by an abort is harmless).
-  std::lock_guard<std::mutex> lock(waitMutex_);
-  checkCuda(cudaEventRecord(streamDone_, stream_), what);
-  waitForEvent(streamDone_, what);
-}
-
-void CudaDevice::waitForEvent(cudaEvent_t event, const char* what) {
-  if (!waitPoll_) {
-    checkCuda(cudaEventSynchronize(event), what);
-    return;
-  }
-  // Polling, so that a run whose peer died can stop (the poll aborts the NCCL communicators the
-  // stream may be waiting on, or says the run is over).
-  for (int spins = 0;; ++spins) {
-    const cudaError_t rc = cudaEventQuery(event);
-    if (rc == cudaSuccess) return;
-    if (rc != cudaErrorNotReady) checkCuda(rc, what);
-    if (waitPoll_())
-      throw DeviceError(std::string(what) + ": the run was aborted while the GPU was busy");
-    std::this_thread::sleep_for(std::chrono::microseconds(spins < 100 ? 20 : 500));
-  }
-}
-
-}  // namespace ps::kernels
+}  // namespace ps::kernels::cuda
