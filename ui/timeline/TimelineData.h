@@ -12,7 +12,6 @@
 
 #include "trace/RunTrace.h"
 #include "trace/analysis/LaneIndex.h"
-#include "trace/analysis/LaneQuery.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/analysis/RunExplanation.h"
 #include "ui/timeline/DepthRows.h"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trace/analysis/LaneQuery.h"
+
 namespace ps::ui {
 
 using trace::Lane;
