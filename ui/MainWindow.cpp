@@ -4,7 +4,9 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
@@ -111,9 +113,38 @@ TimelineView* MainWindow::timeline() const {
   return area_->timeline();
 }
 
+namespace {
+
+// Quitting while a model trains would end it 'cancelled' a few steps in (issue 34 item 2): ask,
+// as a tool asks before dropping work. True: stop it and quit.
+bool stopTrainingToQuit(QWidget* window, const RunController& controller) {
+  QMessageBox ask(
+      QMessageBox::Question, "PipeScope",
+      "A training run is in progress" +
+          (controller.trainingProgress().isEmpty() ? QString(".")
+                                                   : " (" + controller.trainingProgress() + ").") +
+          "\n\nQuitting stops it; the steps so far stay in the file as a cancelled run.",
+      QMessageBox::NoButton, window);
+  ask.setObjectName("stopTrainingQuestion");
+  QPushButton* keep = ask.addButton("Keep running", QMessageBox::RejectRole);
+  QPushButton* stop = ask.addButton("Stop and quit", QMessageBox::DestructiveRole);
+  ask.setDefaultButton(keep);
+  ask.exec();
+  return ask.clickedButton() == stop;
+}
+
+}  // namespace
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-  // Nothing to ask: every run is in a file (the open one or the scratch session) once the saves
-  // of runs shown from memory have ended.
+  if (controller_->training()) {
+    if (!stopTrainingToQuit(this, *controller_)) {
+      event->ignore();
+      return;
+    }
+    controller_->cancel();  // the run ends 'cancelled' as the worker is joined
+  }
+  // Nothing else to ask: every run is in a file (the open one or the scratch session) once the
+  // saves of runs shown from memory have ended.
   if (controller_->savesPending() > 0) {
     statusBar()->showMessage("saving the last runs to the file…");
     controller_->waitForSaves();

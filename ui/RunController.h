@@ -41,6 +41,10 @@ class RunController : public QObject {
   void cancel();
   // True from start() until the current job's previewed/finished/failed has been delivered.
   bool busy() const { return jobs_.busy(); }
+  // A cpu or cuda run is training (from start() until its finished/failed is delivered);
+  // `trainingProgress` says how far: "step 5/1000" (empty before the first step).
+  bool training() const { return jobs_.busy() && training_; }
+  const QString& trainingProgress() const { return trainingProgress_; }
   // Previewed runs whose save has not ended yet.
   int savesPending() const { return savesPending_; }
   // Previewed runs whose explanation has not arrived yet.
@@ -54,6 +58,9 @@ class RunController : public QObject {
   // A cpu or cuda run's row exists in the file (its steps follow, committed one by one).
   void began(qint64 runId);
   void failed(const QString& message);
+  // The user cancelled the run (Cancel, or a newer request): not a failure of its knobs. A run
+  // that had begun in the file came as finished first (kept as cancelled).
+  void cancelled(const QString& message);
   // A simulated run, analysed, before it is in the file: its id is `placeholder` (< -1) until
   // saveBegan gives the file's.
   void previewed(const std::shared_ptr<const LoadedRun>& run, qint64 placeholder);
@@ -74,6 +81,8 @@ class RunController : public QObject {
   JobTracker jobs_;
   JobTracker saves_{this, JobTracker::Mode::KeepAll};     // in the order the runs were shown
   JobTracker explains_{this, JobTracker::Mode::KeepAll};  // each previewed run's, in order
+  bool training_ = false;
+  QString trainingProgress_;
   int savesPending_ = 0;
   int explanationsPending_ = 0;
   qint64 nextPlaceholder_ = -2;

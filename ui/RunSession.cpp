@@ -35,6 +35,7 @@ RunSession::RunSession(const SessionViews& views, RunLibrary* library, RunContro
   connect(v_.history, &RunHistoryPanel::selectionChanged, this, &RunSession::followSelection);
   connect(controller_, &RunController::finished, this, &RunSession::onRunFinished);
   connect(controller_, &RunController::failed, this, &RunSession::onRunFailed);
+  connect(controller_, &RunController::cancelled, this, &RunSession::onRunCancelled);
   connect(controller_, &RunController::previewed, this, &RunSession::onPreviewed);
   connect(controller_, &RunController::saveBegan, this, &RunSession::onSaveBegan);
   connect(controller_, &RunController::saved, this, &RunSession::onSaved);
@@ -250,6 +251,13 @@ void RunSession::onRunFailed(const QString& message) {
   v_.status->showMessage(message, 10000);
 }
 
+void RunSession::onRunCancelled(const QString& message) {
+  // Nothing is wrong with the knobs: Run stays available (issue 34 item 3).
+  v_.plan->panel()->setRunning(false);
+  v_.progress->hide();
+  v_.status->showMessage(message.isEmpty() ? QString("run cancelled") : message, 10000);
+}
+
 void RunSession::onRunBegan(qint64 id) {
   // The app's own run: listed and shown from its first row, then followed as it trains.
   if (!list(id) || !showRun(id)) return;
@@ -323,6 +331,8 @@ void RunSession::onSaveBegan(qint64 placeholder, qint64 id) {
   if (current_ == run) {
     v_.area->retitle(*run);
     list(id);
+    // The docks showed the placeholder id (Stats: "run -2"): they follow the file's now.
+    emit currentRunChanged(run);
   } else if (compared_ == run) {
     // B of a comparison (a what-if beside its import): its file id in the title and the table.
     v_.area->retitleCompared(*run);

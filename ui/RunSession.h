@@ -100,6 +100,7 @@ class RunSession : public QObject {
   void onRunsChanged(const std::vector<qint64>& added);
   void onRunBegan(qint64 id);
   void onRunFinished(qint64 id);
+  void onRunCancelled(const QString& message);
   void onRunFailed(const QString& message);
   // RunSessionSaves.cpp: a simulated run shown from memory, then saved in the background.
   void onPreviewed(const std::shared_ptr<const LoadedRun>& run, qint64 placeholder);

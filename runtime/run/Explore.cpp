@@ -162,17 +162,24 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
   } else {
     out.layers = probe.layers.value_or(p * maxV);
   }
-  if (out.layers < p)
+  // The fewest stages a candidate has: p over the most replicas swept. A model of fewer layers
+  // than the devices still sweeps its replicated pipelines (the Piper preset: 4 layers, 4 stages
+  // twice); the candidates with more stages than layers are refused one by one, with the reason.
+  std::vector<int> dps = spec.dataParallel;
+  if (dps.empty()) dps = {1};
+  int fewestStages = p;
+  for (int d : dps)
+    if (d >= 1 && p % d == 0) fewestStages = std::min(fewestStages, p / d);
+  if (out.layers < fewestStages)
     return Error{"--layers: the model has " + std::to_string(out.layers) +
-                 " layers, fewer than the " + std::to_string(p) + " stages"};
+                 " layers, fewer than the " + std::to_string(fewestStages) + " stages"};
+  probe.stages = fewestStages;
   probe.layers = out.layers;
-  probe.boundaries = boundariesText(evenBoundaries(out.layers, p));
+  probe.boundaries = boundariesText(evenBoundaries(out.layers, fewestStages));
   if (auto model = buildPlan(probe); !model) return std::move(model).takeError();
   ExploreSpec sweep = spec;
   sweep.base.costs = probe.costs;  // a cost file is read once, not per candidate
 
-  std::vector<int> dps = spec.dataParallel;
-  if (dps.empty()) dps = {1};
   std::vector<std::string> mappings = spec.mappings;
   if (mappings.empty()) mappings = {spec.base.mapping};
   std::vector<Point> points;  // schedule, D, m, V, mapping

@@ -239,9 +239,11 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
                        const std::vector<StepSpeedup>* sensitivity) {
   std::string out;
   // Built by concatenation, not line(): a safe name can still be longer than its buffer.
-  out += "run " + std::to_string(a.run.id) + "  \"" + terminalSafe(a.run.name) + "\"  source " +
-         terminalSafe(a.run.source) + "  schedule " + terminalSafe(a.run.schedule.value_or("-")) +
-         "  status " + std::string(runStatusName(a.run.status)) + "\n";
+  // A run the app shows before it is saved has a placeholder id (< 0): no number to name.
+  out += (a.run.id < 0 ? std::string("unsaved run") : "run " + std::to_string(a.run.id)) + "  \"" +
+         terminalSafe(a.run.name) + "\"  source " + terminalSafe(a.run.source) + "  schedule " +
+         terminalSafe(a.run.schedule.value_or("-")) + "  status " +
+         std::string(runStatusName(a.run.status)) + "\n";
   if (!a.run.status_message.empty()) out += "  " + terminalSafe(a.run.status_message, 1000) + "\n";
   out += line("ranks %d  stages %s  micro-batches %s  chunks %s  steps %zu\n", a.run.num_ranks,
               opt(a.run.num_stages).c_str(), opt(a.run.num_microbatches).c_str(),
