@@ -25,4 +25,10 @@ namespace ps::trace::import {
   return parseScaledDecimal(text, 0);
 }
 
+// A count, id or rank: the integer when it is one and not negative, else -1 (RawEvent's unknown).
+[[nodiscard]] inline std::int64_t parseCountOrMinusOne(std::string_view text) {
+  const auto v = parseInteger(text);
+  return v && *v >= 0 ? *v : -1;
+}
+
 }  // namespace ps::trace::import

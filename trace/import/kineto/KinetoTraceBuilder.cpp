@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
-#include <numeric>
 
+#include "trace/import/kineto/KinetoCommArgs.h"
 #include "trace/import/kineto/KinetoNumber.h"
 
 namespace ps::trace::import {
@@ -38,49 +38,6 @@ std::int32_t int32OrMinusOne(std::string_view text) {
   return v && *v >= 0 && *v <= INT32_MAX ? static_cast<std::int32_t>(*v) : -1;
 }
 
-std::int64_t orMinusOne(std::optional<std::int64_t> v) {
-  return v && *v >= 0 ? *v : -1;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-// Element size of a c10::ScalarType name as PyTorch writes it in NCCL kernel args ("Float",
-// "BFloat16", ...); 0 when unknown.
-std::int64_t dtypeSize(std::string_view dtype) {
-  const std::string d = lower(dtype);
-  if (d == "float" || d == "int" || d == "qint32" || d == "uint32" || d == "complexhalf") return 4;
-  if (d == "double" || d == "long" || d == "complexfloat" || d == "uint64") return 8;
-  if (d == "half" || d == "bfloat16" || d == "short" || d == "uint16") return 2;
-  if (d == "byte" || d == "char" || d == "bool" || d == "qint8" || d == "quint8" ||
-      d.rfind("float8", 0) == 0)
-    return 1;
-  if (d == "complexdouble") return 16;
-  return 0;
-}
-
-// torch.distributed's collective names (record_param_comms), for kernels whose name says less.
-CommOp commOpFromCollective(const std::string& c) {
-  if (c == "send") return CommOp::Send;
-  if (c == "recv") return CommOp::Recv;
-  if (c == "allreduce" || c == "all_reduce" || c == "allreduce_coalesced") return CommOp::AllReduce;
-  if (c == "allgather" || c == "all_gather" || c == "_allgather_base" ||
-      c == "allgather_into_tensor_coalesced")
-    return CommOp::AllGather;
-  if (c == "reduce_scatter" || c == "reducescatter" || c == "_reduce_scatter_base" ||
-      c == "reduce_scatter_tensor_coalesced")
-    return CommOp::ReduceScatter;
-  if (c == "broadcast") return CommOp::Broadcast;
-  if (c == "reduce") return CommOp::Reduce;
-  if (c == "all_to_all" || c == "alltoall" || c == "all_to_allv" || c == "alltoall_base")
-    return CommOp::AllToAll;
-  return CommOp::None;
-}
-
 }  // namespace
 
 KinetoTraceBuilder::KinetoTraceBuilder(std::string file) {
@@ -107,6 +64,44 @@ void KinetoTraceBuilder::add(const KinetoEvent& event) {
   }
 }
 
+RawRankTrace KinetoTraceBuilder::finish(const KinetoMetadata& meta) {
+  assignKinetoSteps(trace_);
+  projectToGpu();
+  for (const auto& [key, stack] : openBegins_)
+    gathered_.unclosedBegins += stack.size();
+  finishKinetoTrace(trace_, gathered_, meta);
+  return std::move(trace_);
+}
+
+// CPU ranges onto the GPU work they launched (issue 31 §1), unless the file has the GPU side of a
+// label already (gpu_user_annotation wins: Kineto drew it from the same correlation ids). The
+// CPU nesting is computed first: projection keeps it as the tie-break of equal GPU spans.
+void KinetoTraceBuilder::projectToGpu() {
+  assignAnnotationDepths(trace_);
+  std::vector<bool> onGpu(trace_.names.size(), false);
+  for (const RawEvent& e : trace_.events)
+    if (e.source == EventSource::GpuAnnotation && e.name >= 0) onGpu[e.name] = true;
+  auto& ranges = projection_.ranges;
+  ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
+                              [&](const RangeRef& r) {
+                                const std::int32_t name = trace_.events[r.event].name;
+                                return name >= 0 && onGpu[static_cast<std::size_t>(name)];
+                              }),
+               ranges.end());
+  lastLaunches_ = nullptr;
+  if (!ranges.empty()) {
+    auto& work = projection_.gpuWork;
+    work.reserve(workEvent_.size());
+    for (std::size_t i = 0; i < workEvent_.size(); ++i) {
+      const RawEvent& e = trace_.events[workEvent_[i]];
+      work.push_back({workCorrelation_[i], e.start_ns, e.end_ns, e.track});
+    }
+  }
+  std::vector<std::int64_t>().swap(workCorrelation_);
+  std::vector<std::uint32_t>().swap(workEvent_);
+  if (projectRangesToGpu(trace_, projection_) > 0) assignAnnotationDepths(trace_);
+}
+
 void KinetoTraceBuilder::addComplete(const KinetoEvent& event) {
   const bool step = event.profilerStep && mayHoldSteps(event.category);
   if (event.category == KinetoCategory::Launch) return addLaunch(event);
@@ -114,7 +109,7 @@ void KinetoTraceBuilder::addComplete(const KinetoEvent& event) {
   if (!step && !stated && (!isImported(event.category) || event.profilerStep)) return;
   const auto start = parseMicrosAsNanos(event.ts);
   if (!start) {
-    ++badTimes_;
+    ++gathered_.badTimes;
     return;
   }
   const std::int64_t dur = std::max<std::int64_t>(0, parseMicrosAsNanos(event.dur).value_or(0));
@@ -144,7 +139,7 @@ void KinetoTraceBuilder::addBegin(const KinetoEvent& event) {
   const bool wanted = (event.profilerStep && mayHoldSteps(event.category)) ||
                       (!event.profilerStep && isImported(event.category));
   if (!wanted || !start) {
-    if (wanted) ++badTimes_;
+    if (wanted) ++gathered_.badTimes;
     begin.category = KinetoCategory::Other;  // keeps the B/E pairing, imports nothing
     begin.profilerStep = false;
   } else {
@@ -157,7 +152,7 @@ void KinetoTraceBuilder::addBegin(const KinetoEvent& event) {
 void KinetoTraceBuilder::addEnd(const KinetoEvent& event) {
   auto it = openBegins_.find(threadKey(event));
   if (it == openBegins_.end() || it->second.empty()) {
-    ++unmatchedEnds_;
+    ++gathered_.unmatchedEnds;
     return;
   }
   PendingBegin begin = std::move(it->second.back());
@@ -165,7 +160,7 @@ void KinetoTraceBuilder::addEnd(const KinetoEvent& event) {
   if (begin.category == KinetoCategory::Other && !begin.profilerStep) return;
   const auto end = parseMicrosAsNanos(event.ts);
   if (!end) {
-    ++badTimes_;
+    ++gathered_.badTimes;
     return;
   }
   const std::int64_t endNs = std::max(*end, begin.startNs);
@@ -196,16 +191,18 @@ void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs
       raw.comm = commOpFromKernelName(event.name);
       if (raw.comm != CommOp::None) {
         raw.source = EventSource::NcclKernel;
-        fillNccl(event, raw);
+        if (const auto open = readNcclArgs(event, raw))
+          gathered_.ncclPeers.push_back({trace_.events.size(), *open});
       }
       break;
     case KinetoCategory::Memcpy:
       raw.source = EventSource::Memcpy;
-      fillCopy(event, raw);
+      if (const auto devices = readCopyArgs(event, raw))
+        gathered_.copyPeers.push_back({trace_.events.size(), *devices});
       break;
     case KinetoCategory::Memset:
       raw.source = EventSource::Memset;
-      raw.bytes = orMinusOne(parseInteger(event.bytes));
+      raw.bytes = parseCountOrMinusOne(event.bytes);
       break;
     case KinetoCategory::CpuOp:
     case KinetoCategory::StatedOp:
@@ -214,7 +211,7 @@ void KinetoTraceBuilder::addRange(const KinetoEvent& event, std::int64_t startNs
   }
   if (gpu && !event.device.empty()) countDevice(event.device);
   raw.track = trackOf(gpu, event.pid, event.tid);
-  minStartNs_ = std::min(minStartNs_, startNs);
+  gathered_.minStartNs = std::min(gathered_.minStartNs, startNs);
   // Projection material: host ranges, and the GPU work their launches name.
   if (raw.source == EventSource::CpuAnnotation) {
     projection_.ranges.push_back({raw.track, trace_.events.size()});
@@ -268,10 +265,10 @@ void KinetoTraceBuilder::addStated(const KinetoEvent& event, std::int64_t startN
   raw.stated = it->second;
   raw.step = int32OrMinusOne(event.step);
   raw.peer = int32OrMinusOne(event.peer);
-  raw.bytes = orMinusOne(parseInteger(event.bytes));
+  raw.bytes = parseCountOrMinusOne(event.bytes);
   raw.track = trackOf(false, event.pid, event.tid);
   trace_.rankOfTrack[raw.track] = rank;
-  minStartNs_ = std::min(minStartNs_, startNs);
+  gathered_.minStartNs = std::min(gathered_.minStartNs, startNs);
   trace_.events.push_back(raw);
 }
 
@@ -280,52 +277,11 @@ void KinetoTraceBuilder::addRankMemory(const KinetoEvent& event) {
   const auto bytes = parseInteger(event.bytes);
   const auto t = parseMicrosAsNanos(event.ts);
   if (rank < 0 || !bytes || !t) {
-    ++badTimes_;
+    ++gathered_.badTimes;
     return;
   }
   trace_.memoryOfRank[rank].push_back({*t, *bytes});
-  minStartNs_ = std::min(minStartNs_, *t);
-}
-
-void KinetoTraceBuilder::fillNccl(const KinetoEvent& event, RawEvent& raw) {
-  const std::string collective = lower(event.collective);
-  const CommOp fromArgs = commOpFromCollective(collective);
-  // The kernel name decides the operation (as it does for nsys, which sees only names); the
-  // args refine a name that says nothing more specific, and tell a send from a receive.
-  if (raw.comm == CommOp::Other && fromArgs != CommOp::None) raw.comm = fromArgs;
-  // A SendRecv kernel moves data one way; PyTorch's args say which ("send"/"recv"), and the
-  // op builder needs that direction for kernels outside any labelled SEND/RECV range.
-  if (raw.comm == CommOp::SendRecv && (fromArgs == CommOp::Send || fromArgs == CommOp::Recv))
-    raw.comm = fromArgs;
-  const bool send = raw.comm == CommOp::Send || fromArgs == CommOp::Send;
-  const bool recv = raw.comm == CommOp::Recv || fromArgs == CommOp::Recv;
-  const std::int64_t src = orMinusOne(parseInteger(event.srcRank));
-  const std::int64_t dst = orMinusOne(parseInteger(event.dstRank));
-  if (send) {
-    raw.peer = static_cast<std::int32_t>(std::min<std::int64_t>(dst, INT32_MAX));
-  } else if (recv) {
-    raw.peer = static_cast<std::int32_t>(std::min<std::int64_t>(src, INT32_MAX));
-  } else if (src >= 0 || dst >= 0) {
-    ncclPeers_.push_back({trace_.events.size(), src, dst});
-  }
-  const std::int64_t size = dtypeSize(event.dtype);
-  const std::int64_t in = orMinusOne(parseInteger(event.inNelems));
-  const std::int64_t out = orMinusOne(parseInteger(event.outNelems));
-  const std::int64_t nelems = send ? in : recv ? out : std::max(in, out);
-  if (size > 0 && nelems >= 0 && nelems <= std::numeric_limits<std::int64_t>::max() / size)
-    raw.bytes = nelems * size;
-}
-
-void KinetoTraceBuilder::fillCopy(const KinetoEvent& event, RawEvent& raw) {
-  raw.bytes = orMinusOne(parseInteger(event.bytes));
-  const auto from = parseInteger(event.fromDevice);
-  const auto to = parseInteger(event.toDevice);
-  if (!from || !to || *from == *to || *from < 0 || *to < 0) return;
-  auto self = parseInteger(event.inDevice);
-  if (!self) self = parseInteger(event.device);
-  if (!self) return;
-  const std::int64_t other = *self == *from ? *to : *from;
-  copyPeers_.push_back({trace_.events.size(), *self, other});
+  gathered_.minStartNs = std::min(gathered_.minStartNs, *t);
 }
 
 void KinetoTraceBuilder::addStep(std::string_view name, std::int64_t startNs, std::int64_t endNs) {
@@ -333,7 +289,7 @@ void KinetoTraceBuilder::addStep(std::string_view name, std::int64_t startNs, st
   const auto number = parseInteger(name.substr(kProfilerStep.size()));
   if (!number) return;
   trace_.steps.push_back({startNs, endNs, *number});
-  minStartNs_ = std::min(minStartNs_, startNs);
+  gathered_.minStartNs = std::min(gathered_.minStartNs, startNs);
 }
 
 void KinetoTraceBuilder::addMemory(const KinetoEvent& event) {
@@ -342,16 +298,16 @@ void KinetoTraceBuilder::addMemory(const KinetoEvent& event) {
   const auto bytes = parseInteger(event.totalAllocated);
   const auto t = parseMicrosAsNanos(event.ts);
   if (!bytes || !t) {
-    ++badTimes_;
+    ++gathered_.badTimes;
     return;
   }
-  memoryByDevice_[*device].push_back({*t, *bytes});
-  minStartNs_ = std::min(minStartNs_, *t);
+  gathered_.memoryOnDevice[*device].push_back({*t, *bytes});
+  gathered_.minStartNs = std::min(gathered_.minStartNs, *t);
 }
 
 void KinetoTraceBuilder::countDevice(std::string_view deviceText) {
   const auto device = parseInteger(deviceText);
-  if (device) ++deviceUse_[*device];
+  if (device) ++gathered_.gpuEventsOnDevice[*device];
 }
 
 std::int32_t KinetoTraceBuilder::intern(std::string_view name) {
