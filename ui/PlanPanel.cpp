@@ -115,7 +115,7 @@ void PlanPanel::buildKnobs() {
     backendNames << QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
   backend_ = combo(this, "backendCombo", backendNames, "");
   backend_->setToolTip(panelwidgets::backendsTip());
-  describeBackendEntries({});
+  panelwidgets::describeBackendEntries(backend_, {});
   form_->addRow("Backend", backend_);
   model_ = combo(this, "modelCombo", {"transformer", "mlp"}, tips::kModel);
   form_->addRow("Model", model_);
@@ -124,31 +124,6 @@ void PlanPanel::buildKnobs() {
   linkGbps_ = dspin(this, "linkSpin", 10000, 2, " Gb/s", tips::kLinkGbps);
   linkGbps_->setSpecialValueText("free");
   form_->addRow("Link bandwidth", linkGbps_);
-}
-
-void PlanPanel::describeBackendEntries(const std::vector<std::string>& refusals) {
-  auto* items = qobject_cast<QStandardItemModel*>(backend_->model());
-  if (!items) return;
-  const auto& entries = panelwidgets::backendEntries();
-  for (const runtime::BackendInfo& row : runtime::backends()) {
-    const auto id = static_cast<std::size_t>(row.id);
-    QStandardItem* item = items->item(static_cast<int>(id));
-    const runtime::BackendAvailability& here = entries[id].availability;
-    const QString name = QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
-    const QString reason = QString::fromStdString(here.reason);
-    // Offered when it runs here, and says why not otherwise.
-    if (!here.ok) item->setFlags(Qt::NoItemFlags);
-    const std::string refusal = id < refusals.size() ? refusals[id] : std::string();
-    if (refusal.empty()) {
-      item->setText(here.ok ? name : name + " — " + reason);
-      item->setToolTip(here.ok ? QString::fromStdString(entries[id].details) : reason);
-      continue;
-    }
-    // The plan's own refusal first: a device would not change it ("--frozen-us: the cuda ...").
-    const QString why = QString::fromStdString(refusal);
-    item->setText(name + " — not with " + why.left(why.indexOf(':')));
-    item->setToolTip(here.ok ? why : why + "\n(and " + QString::fromStdString(here.message) + ")");
-  }
 }
 
 bool PlanPanel::moreOpen() const {

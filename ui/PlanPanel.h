@@ -97,9 +97,6 @@ class PlanPanel : public QWidget {
   void refresh();  // visibility, hints, enabled states, summary
   void revalidate();
   void showProblem(const std::optional<KnobProblem>& problem);
-  // The Backend list's entries, one per registry row: the plan feature each refuses
-  // (`refusals[id]`, the runtime's message; empty: none), else whether it runs here and on what.
-  void describeBackendEntries(const std::vector<std::string>& refusals);
   QWidget* widgetFor(Knob knob) const;
   bool layersAtPV() const;
   bool trainsModel() const;

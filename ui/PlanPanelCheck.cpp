@@ -159,4 +159,30 @@ std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
   return problem;
 }
 
+std::string_view knobTableKey(Knob knob) {
+  static constexpr std::pair<Knob, std::string_view> kKeys[] = {
+      {Knob::ActMb, "act_mb"},
+      {Knob::FwdUs, "fwd_us"},
+      {Knob::BwdUs, "bwd_us"},
+      {Knob::WgradUs, "wgrad_us"},
+      {Knob::SplitBackward, "split_backward"},
+      {Knob::ForwardOnly, "forward_only"},
+      {Knob::RankSpeed, "rank_speed"},
+      {Knob::RankMemory, "rank_memory_gb"},
+      {Knob::DataParallel, "dp"},
+      {Knob::Topology, "topology"},
+      {Knob::InterGbps, "inter_gbps"},
+      {Knob::Mapping, "mapping"},
+      {Knob::BalanceActivations, "balance_activations"},
+      {Knob::Frozen, "frozen_us"},
+      {Knob::StageGraph, "stage_graph"},
+      {Knob::AllToAll, "a2a_mb"},
+      {Knob::EmbeddingFetch, "fetch_mb"},
+      {Knob::WeightVersions, "weight_versions"},
+      {Knob::Partition, "partition"}};
+  for (const auto& [k, key] : kKeys)
+    if (k == knob) return key;
+  return {};
+}
+
 }  // namespace ps::ui

@@ -54,6 +54,10 @@ enum class Knob {
 // "heads" the hidden size, and so on; None when it names none of them.
 Knob knobNamedIn(std::string_view message);
 
+// The knob table's row (runtime/run/PlanKnobs.h) of a knob the panel draws from the table:
+// "frozen_us" for Frozen; empty for the panel's own knobs and Sequences (two rows).
+std::string_view knobTableKey(Knob knob);
+
 struct KnobProblem {
   std::string message;
   Knob knob = Knob::None;

@@ -21,62 +21,6 @@
 #include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
-namespace {
-
-// The combo entry whose name (Qt::UserRole) is `name`; blank when it has none (a schedule read
-// from a CSV file), rather than an entry that would not be what reruns.
-void select(QComboBox* c, std::string_view name) {
-  c->setCurrentIndex(c->findData(QString::fromUtf8(name.data(), static_cast<int>(name.size()))));
-}
-
-std::string nameOf(const QComboBox* c) {
-  return c->currentData().toString().toStdString();
-}
-
-// Why the chosen backend cannot run here (its registry row's availability); empty: it can.
-std::string unavailable(runtime::Backend backend) {
-  const auto& here = panelwidgets::backendEntries()[static_cast<std::size_t>(backend)].availability;
-  return here.ok ? std::string() : here.message;
-}
-
-// The knob table's row of a knob the panel builds from the table.
-std::string_view planKnobKey(Knob knob) {
-  static constexpr std::pair<Knob, std::string_view> kKeys[] = {
-      {Knob::ActMb, "act_mb"},
-      {Knob::FwdUs, "fwd_us"},
-      {Knob::BwdUs, "bwd_us"},
-      {Knob::WgradUs, "wgrad_us"},
-      {Knob::SplitBackward, "split_backward"},
-      {Knob::ForwardOnly, "forward_only"},
-      {Knob::RankSpeed, "rank_speed"},
-      {Knob::RankMemory, "rank_memory_gb"},
-      {Knob::DataParallel, "dp"},
-      {Knob::Topology, "topology"},
-      {Knob::InterGbps, "inter_gbps"},
-      {Knob::Mapping, "mapping"},
-      {Knob::BalanceActivations, "balance_activations"},
-      {Knob::Frozen, "frozen_us"},
-      {Knob::StageGraph, "stage_graph"},
-      {Knob::AllToAll, "a2a_mb"},
-      {Knob::EmbeddingFetch, "fetch_mb"},
-      {Knob::WeightVersions, "weight_versions"},
-      {Knob::Partition, "partition"}};
-  for (const auto& [k, key] : kKeys)
-    if (k == knob) return key;
-  return {};
-}
-
-}  // namespace
-
-runtime::CpuRunOptions appModelOptions() {
-  runtime::CpuRunOptions options;
-  options.model.block = runtime::BlockType::Transformer;
-  options.model.hidden = 64;
-  options.model.heads = 4;
-  options.optimizer.kind = runtime::OptimizerKind::Adam;
-  options.optimizer.lr = 0.001f;
-  return options;
-}
 
 bool PlanPanel::turningKnobs() const {
   return rerunTimer_->isActive() || rerunPending_;
@@ -90,7 +34,7 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   if (!runtime::trainsModel(request.backend)) shown_.exec = appModelOptions();
   const runtime::PlanSpec& s = request.spec;
   loading_ = true;
-  select(schedule_, s.schedule);
+  panelwidgets::select(schedule_, s.schedule);
   stages_->setValue(s.stages.value_or(4));
   microbatches_->setValue(s.microbatches.value_or(8));
   chunks_->setValue(s.chunks);
@@ -101,22 +45,20 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   else
     layers_->setValue(!s.layers || (*s.layers == pv && !givenCosts) ? 0 : *s.layers);
   steps_->setValue(s.steps);
-  select(backend_, runtime::backendName(request.backend));
-  select(model_, runtime::blockTypeName(shown_.exec.model.block));
+  panelwidgets::select(backend_, runtime::backendName(request.backend));
+  panelwidgets::select(model_, runtime::blockTypeName(shown_.exec.model.block));
   hidden_->setValue(shown_.exec.model.hidden);
   // The link a model backend emulates is its own option; the simulator's is the plan's.
   const bool model = runtime::trainsModel(request.backend);
   const std::optional<double> gbps = model ? request.exec.linkGbps : s.uniform.linkGbps;
   linkGbps_->setValue(gbps.value_or(0));
   latency_->setValue(model ? request.exec.linkLatencyUs : s.uniform.linkLatencyUs);
-  select(sync_, runtime::optimizerSyncName(s.optimizerSync));
-  select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
+  panelwidgets::select(sync_, runtime::optimizerSyncName(s.optimizerSync));
+  panelwidgets::select(optimizer_, runtime::optimizerName(shown_.exec.optimizer.kind));
   knobs_.show(s);
-  for (QSpinBox* w : {stages_, microbatches_, chunks_, layers_, steps_, hidden_})
-    knobvalues::snapshot(w);
-  for (QDoubleSpinBox* w : {linkGbps_, latency_})
-    knobvalues::snapshot(w);
-  for (QComboBox* w : {schedule_, backend_, model_, sync_, optimizer_})
+  for (QWidget* w : std::initializer_list<QWidget*>{stages_, microbatches_, chunks_, layers_,
+                                                    steps_, hidden_, linkGbps_, latency_, schedule_,
+                                                    backend_, model_, sync_, optimizer_})
     knobvalues::snapshot(w);
   loading_ = false;
   boundaries_ = QString::fromStdString(s.boundaries);
@@ -141,7 +83,7 @@ runtime::RunPlanRequest PlanPanel::request() const {
   r.name.clear();
   r.configJson.clear();
   runtime::PlanSpec& s = r.spec;
-  if (knobvalues::touched(schedule_)) s.schedule = nameOf(schedule_);
+  if (knobvalues::touched(schedule_)) s.schedule = panelwidgets::nameOf(schedule_);
   if (knobvalues::touched(stages_)) s.stages = stages_->value();
   if (knobvalues::touched(microbatches_)) s.microbatches = microbatches_->value();
   if (knobvalues::touched(chunks_)) s.chunks = chunks_->value();
@@ -155,14 +97,16 @@ runtime::RunPlanRequest PlanPanel::request() const {
   if (knobvalues::touched(steps_)) s.steps = steps_->value();
   s.boundaries = boundaries_.toStdString();
   if (knobvalues::touched(backend_))
-    r.backend = runtime::parseBackend(nameOf(backend_)).value_or(runtime::Backend::Sim);
+    r.backend =
+        runtime::parseBackend(panelwidgets::nameOf(backend_)).value_or(runtime::Backend::Sim);
   if (knobvalues::touched(model_))
-    r.exec.model.block =
-        nameOf(model_) == "mlp" ? runtime::BlockType::Mlp : runtime::BlockType::Transformer;
+    r.exec.model.block = panelwidgets::nameOf(model_) == "mlp" ? runtime::BlockType::Mlp
+                                                               : runtime::BlockType::Transformer;
   if (knobvalues::touched(hidden_)) r.exec.model.hidden = hidden_->value();
   if (knobvalues::touched(optimizer_))
-    r.exec.optimizer.kind =
-        nameOf(optimizer_) == "sgd" ? runtime::OptimizerKind::Sgd : runtime::OptimizerKind::Adam;
+    r.exec.optimizer.kind = panelwidgets::nameOf(optimizer_) == "sgd"
+                                ? runtime::OptimizerKind::Sgd
+                                : runtime::OptimizerKind::Adam;
   // One link setting, for the simulator's plan and a model backend's emulation alike.
   if (knobvalues::touched(linkGbps_) || knobvalues::touched(latency_) ||
       knobvalues::touched(backend_)) {
@@ -176,8 +120,8 @@ runtime::RunPlanRequest PlanPanel::request() const {
     s.uniform.linkLatencyUs = r.exec.linkLatencyUs = latency;
   }
   if (knobvalues::touched(sync_))
-    s.optimizerSync =
-        runtime::parseOptimizerSync(nameOf(sync_)).value_or(runtime::OptimizerSync::Barrier);
+    s.optimizerSync = runtime::parseOptimizerSync(panelwidgets::nameOf(sync_))
+                          .value_or(runtime::OptimizerSync::Barrier);
   knobs_.read(s);
   // The grouping sets the count: a count from a run without sequences would be refused.
   if (!s.seqLengths.empty()) s.microbatches.reset();
@@ -205,46 +149,30 @@ void PlanPanel::showRunError(const QString& message) {
 void PlanPanel::revalidate() {
   std::vector<std::string> refusals;
   const runtime::RunPlanRequest shown = request();
-  showProblem(checkRequest(shown, unavailable(shown.backend), &refusals));
-  describeBackendEntries(refusals);
+  showProblem(checkRequest(shown, panelwidgets::unavailable(shown.backend), &refusals));
+  panelwidgets::describeBackendEntries(backend_, refusals);
 }
 
 QWidget* PlanPanel::widgetFor(Knob knob) const {
-  switch (knob) {
-    case Knob::None:
-      return nullptr;
-    case Knob::Schedule:
-      return schedule_;
-    case Knob::Stages:
-      return stages_;
-    case Knob::Microbatches:
-      return microbatches_;
-    case Knob::Chunks:
-      return chunks_;
-    case Knob::Layers:
-      return layers_;
-    case Knob::Steps:
-      return steps_;
-    case Knob::Backend:
-      return backend_;
-    case Knob::Model:
-      return model_;
-    case Knob::Hidden:
-      return hidden_;
-    case Knob::Optimizer:
-      return optimizer_;
-    case Knob::LinkGbps:
-      return linkGbps_;
-    case Knob::LinkLatency:
-      return latency_;
-    case Knob::Sequences: {
-      auto* lengths = qobject_cast<QLineEdit*>(knobs_.widget("seq_lengths"));
-      return lengths && lengths->text().trimmed().isEmpty() ? knobs_.widget("token_slices")
-                                                            : lengths;
-    }
-    default:
-      return knobs_.widget(planKnobKey(knob));
+  const std::pair<Knob, QWidget*> own[] = {{Knob::Schedule, schedule_},
+                                           {Knob::Stages, stages_},
+                                           {Knob::Microbatches, microbatches_},
+                                           {Knob::Chunks, chunks_},
+                                           {Knob::Layers, layers_},
+                                           {Knob::Steps, steps_},
+                                           {Knob::Backend, backend_},
+                                           {Knob::Model, model_},
+                                           {Knob::Hidden, hidden_},
+                                           {Knob::Optimizer, optimizer_},
+                                           {Knob::LinkGbps, linkGbps_},
+                                           {Knob::LinkLatency, latency_}};
+  for (const auto& [k, w] : own)
+    if (k == knob) return w;
+  if (knob == Knob::Sequences) {
+    auto* lengths = qobject_cast<QLineEdit*>(knobs_.widget("seq_lengths"));
+    return lengths && lengths->text().trimmed().isEmpty() ? knobs_.widget("token_slices") : lengths;
   }
+  return knobs_.widget(knobTableKey(knob));
 }
 
 void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {

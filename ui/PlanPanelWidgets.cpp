@@ -8,6 +8,7 @@
 #include <QStandardItemModel>
 
 #include "runtime/schedules/Schedule.h"
+#include "ui/PlanPanel.h"
 
 namespace ps::ui::panelwidgets {
 
@@ -134,4 +135,59 @@ void markInvalid(QWidget* w, bool invalid) {
   w->setPalette(p);
 }
 
+// The combo entry whose name (Qt::UserRole) is `name`; blank when it has none (a schedule read
+// from a CSV file), rather than an entry that would not be what reruns.
+void select(QComboBox* c, std::string_view name) {
+  c->setCurrentIndex(c->findData(QString::fromUtf8(name.data(), static_cast<int>(name.size()))));
+}
+
+std::string nameOf(const QComboBox* c) {
+  return c->currentData().toString().toStdString();
+}
+
+// Why the chosen backend cannot run here (its registry row's availability); empty: it can.
+std::string unavailable(runtime::Backend backend) {
+  const auto& here = backendEntries()[static_cast<std::size_t>(backend)].availability;
+  return here.ok ? std::string() : here.message;
+}
+
+void describeBackendEntries(QComboBox* backends, const std::vector<std::string>& refusals) {
+  auto* items = qobject_cast<QStandardItemModel*>(backends->model());
+  if (!items) return;
+  const auto& entries = backendEntries();
+  for (const runtime::BackendInfo& row : runtime::backends()) {
+    const auto id = static_cast<std::size_t>(row.id);
+    QStandardItem* item = items->item(static_cast<int>(id));
+    const runtime::BackendAvailability& here = entries[id].availability;
+    const QString name = QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
+    const QString reason = QString::fromStdString(here.reason);
+    // Offered when it runs here, and says why not otherwise.
+    if (!here.ok) item->setFlags(Qt::NoItemFlags);
+    const std::string refusal = id < refusals.size() ? refusals[id] : std::string();
+    if (refusal.empty()) {
+      item->setText(here.ok ? name : name + " — " + reason);
+      item->setToolTip(here.ok ? QString::fromStdString(entries[id].details) : reason);
+      continue;
+    }
+    // The plan's own refusal first: a device would not change it ("--frozen-us: the cuda ...").
+    const QString why = QString::fromStdString(refusal);
+    item->setText(name + " — not with " + why.left(why.indexOf(':')));
+    item->setToolTip(here.ok ? why : why + "\n(and " + QString::fromStdString(here.message) + ")");
+  }
+}
+
 }  // namespace ps::ui::panelwidgets
+
+namespace ps::ui {
+
+runtime::CpuRunOptions appModelOptions() {
+  runtime::CpuRunOptions options;
+  options.model.block = runtime::BlockType::Transformer;
+  options.model.hidden = 64;
+  options.model.heads = 4;
+  options.optimizer.kind = runtime::OptimizerKind::Adam;
+  options.optimizer.lr = 0.001f;
+  return options;
+}
+
+}  // namespace ps::ui

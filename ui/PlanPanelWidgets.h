@@ -6,6 +6,7 @@
 #include <QStringList>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/run/Backends.h"
@@ -40,6 +41,16 @@ struct BackendEntry {
 const std::vector<BackendEntry>& backendEntries();
 // The list's own tooltip: "sim: <summary> cpu: <summary> ..." over the registry's rows.
 QString backendsTip();
+
+// The Backend list's entries, one per registry row: the plan feature each refuses
+// (`refusals[id]`, the runtime's message; empty: none), else whether it runs here and on what.
+void describeBackendEntries(QComboBox* backends, const std::vector<std::string>& refusals);
+// The combo entry whose name (Qt::UserRole) is `name`; blank when it has none (a schedule read
+// from a CSV file), rather than an entry that would not be what reruns.
+void select(QComboBox* c, std::string_view name);
+std::string nameOf(const QComboBox* c);
+// Why the chosen backend cannot run here (its registry row's availability); empty: it can.
+std::string unavailable(runtime::Backend backend);
 
 // The error's red follows the palette: a darker red on light windows, a lighter one on dark.
 void colourError(QLabel* label, const QPalette& palette);
