@@ -41,6 +41,14 @@ Status checkTokenLayouts(const BackendInfo& backend, const Plan& plan, bool froz
   return {};
 }
 
+// HetPipe's replicas each with its own cut (--own-cuts).
+bool ownCuts(const Plan& plan) {
+  for (const auto& replica : plan.placement)
+    for (std::size_t s = 0; s < replica.size() && s < plan.placement[0].size(); ++s)
+      if (replica[s].firstLayer != plan.placement[0][s].firstLayer) return true;
+  return false;
+}
+
 }  // namespace
 
 Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
@@ -65,6 +73,11 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                  name +
                  " backend's model has no experts or embedding tables yet (simulate it: "
                  "--backend sim)"};
+  // Each stage's gradients are averaged with its twins' in the other replicas: one cut.
+  if (ownCuts(plan))
+    return Error{"--own-cuts: the " + name +
+                 " backend averages each stage's gradients with the other replicas' same stage, "
+                 "which needs one cut for every replica (simulate it: --backend sim)"};
   // DiffusionPipe's frozen encoder hands its output to stage 0 between rank threads.
   if (frozen && threadsOnly)
     return Error{"--frozen-us: the " + name +

@@ -104,20 +104,12 @@ Result<CostModel> costModel(const PlanSpec& spec, int numStages) {
   return uniformCostModel(flags);
 }
 
-// --forward-only: the schedule's forwards in its order; nothing else runs.
-Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
-  const int L = static_cast<int>(cost.layers.size());
-  if (L < plan.numStages)
-    return Error{"--layers: the model has " + std::to_string(L) +
-                 " layers, fewer than the plan's " + std::to_string(plan.numStages) + " stages"};
-  if (!spec.boundaries.empty()) {
-    auto b = parseBoundaries(spec.boundaries, L, plan.numStages);
-    if (!b) return std::move(b).takeError();
-    return assignLayers(plan, *b, L);
-  }
+// The partitioner's request for the stages of replica `replica` (their ranks' speeds and
+// memory), under --partition and --time-slack.
+Result<PartitionRequest> partitionRequest(const PlanSpec& spec, const Plan& plan, int replica) {
   PartitionRequest request;
   request.numStages = plan.numStages;
-  for (const auto& st : plan.placement[0])
+  for (const auto& st : plan.placement[replica])
     request.stageRank.push_back(st.rank);
   // Activations weigh by how many micro-batches each stage holds at its peak under this
   // schedule (1F1B's stage 0 holds p of them), so that a partition it returns fits.
@@ -132,9 +124,46 @@ Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
     return Error{"--time-slack " + formatNumber(spec.timeSlack) +
                  ": expected 0..10 (a fraction "
                  "of the time-balanced cut's slowest stage)"};
-  auto partition = partitionLayers(cost, request);
-  if (!partition) return std::move(partition).takeError();
-  return assignLayers(plan, partition->boundaries, L);
+  return request;
+}
+
+// --own-cuts (HetPipe): the replicas after the first cut for their own ranks.
+Status cutEachReplica(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
+  if (spec.dataParallel < 2 || plan.numReplicas() < 2)
+    return Error{"--own-cuts: cuts each --dp replica for its own ranks; give --dp 2 or more"};
+  const int L = static_cast<int>(cost.layers.size());
+  for (int k = 1; k < plan.numReplicas(); ++k) {
+    auto request = partitionRequest(spec, plan, k);
+    if (!request) return std::move(request).takeError();
+    auto partition = partitionLayers(cost, *request);
+    if (!partition) return std::move(partition).takeError();
+    const std::vector<int>& b = partition->boundaries;
+    auto& stages = plan.placement[static_cast<std::size_t>(k)];
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+      stages[s].firstLayer = s == 0 ? 0 : b[s - 1];
+      stages[s].lastLayer = (s < b.size() ? b[s] : L) - 1;
+    }
+  }
+  return {};
+}
+
+Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
+  const int L = static_cast<int>(cost.layers.size());
+  if (L < plan.numStages)
+    return Error{"--layers: the model has " + std::to_string(L) +
+                 " layers, fewer than the plan's " + std::to_string(plan.numStages) + " stages"};
+  if (!spec.boundaries.empty()) {
+    auto b = parseBoundaries(spec.boundaries, L, plan.numStages);
+    if (!b) return std::move(b).takeError();
+    PS_TRY(assignLayers(plan, *b, L));
+  } else {
+    auto request = partitionRequest(spec, plan, 0);
+    if (!request) return std::move(request).takeError();
+    auto partition = partitionLayers(cost, *request);
+    if (!partition) return std::move(partition).takeError();
+    PS_TRY(assignLayers(plan, partition->boundaries, L));
+  }
+  return spec.ownCuts ? cutEachReplica(spec, plan, cost) : Status{};
 }
 
 struct FinishedPlan {

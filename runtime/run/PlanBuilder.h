@@ -91,6 +91,9 @@ struct PlanSpec {
   // ranks in all); the M micro-batches are shared out, M / D to each, and the replicas'
   // gradients are all-reduced (AR) before the optimizer step.
   int dataParallel = 1;
+  // HetPipe's virtual workers: each replica's layers cut for its own ranks (speeds, memory)
+  // rather than every replica taking the first replica's cut.
+  bool ownCuts = false;
   // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
   // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
   std::string topology;

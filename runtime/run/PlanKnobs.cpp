@@ -81,6 +81,16 @@ constexpr PlanKnob kKnobs[] = {
      .max = 64,
      .written = [](const PlanSpec& s) { return s.dataParallel > 1; },
      .panel = {.movesCut = true}},
+    {.key = "own_cuts",
+     .flag = "--own-cuts",
+     .label = "own cut per replica",
+     .help = "HetPipe (with --dp): each replica's layers cut for its own ranks' speeds and "
+             "memory (--rank-speed over all D x P ranks), not the first replica's cut; "
+             "--boundaries gives the first replica's (sim backend)",
+     .field = field<&PlanSpec::ownCuts>(),
+     .format = F::Flag,
+     .written = [](const PlanSpec& s) { return s.ownCuts; },
+     .panel = {.movesCut = true}},
     {.key = "microbatches",
      .flag = "--microbatches",
      .label = "micro-batches",
