@@ -50,18 +50,10 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
       memory_(options.memory ? options.memory : std::make_shared<MemoryCounter>()),
       block_(makeLayer(config)),
       data_(config),
-      lossHead_(config),
-      tokens_(options.tokens) {
-  if (tokens_)
-    for (const MicrobatchTokens& mb : tokens_->microbatches) {
-      pieceStarts_.push_back(mb.pieceStarts());
-      auto& block = shapedBlocks_[{mb.numRows(), mb.cols}];
-      if (block) continue;
-      ModelConfig shape = config_;
-      shape.microbatchSize = mb.numRows();
-      shape.seq = mb.cols;
-      block = makeLayer(shape);
-    }
+      lossHead_(config) {
+  if (options.tokens)
+    tokens_ =
+        std::make_unique<ShapedMicrobatches>(config_, options.tokens, last_ - first_ + 1, memory_);
   const std::size_t perLayer = block_->paramCount();
   params_ = Tensor(memory_, perLayer * static_cast<std::size_t>(last_ - first_ + 1));
   if (!inference_) grads_ = Tensor(memory_, params_.size());
@@ -82,15 +74,11 @@ std::size_t StageModel::layerOffset(int layer) const {
 }
 
 long StageModel::boundaryElems(MicrobatchKey key) const {
-  if (!tokens_) return boundaryElems();
-  const MicrobatchTokens& mb = tokens_->microbatches.at(static_cast<std::size_t>(key.microbatch));
-  return static_cast<long>(mb.numRows()) * mb.cols * config_.hidden;
+  return tokens_ ? tokens_->boundaryElems(key) : boundaryElems();
 }
 
 const Layer& StageModel::blockFor(MicrobatchKey key) const {
-  if (!tokens_) return *block_;
-  const MicrobatchTokens& mb = tokens_->microbatches.at(static_cast<std::size_t>(key.microbatch));
-  return *shapedBlocks_.at({mb.numRows(), mb.cols});
+  return tokens_ ? tokens_->block(key) : *block_;
 }
 
 std::int64_t StageModel::activationBytesPerMicrobatch() const {

@@ -25,7 +25,6 @@
 #include <span>
 #include <vector>
 
-#include "kernels/cpu/MaskedAttention.h"
 #include "runtime/model/ActivationStash.h"
 #include "runtime/model/Layer.h"
 #include "runtime/model/LossHead.h"
@@ -33,6 +32,7 @@
 #include "runtime/model/ModelConfig.h"
 #include "runtime/model/Optimizer.h"
 #include "runtime/model/ParamVersion.h"
+#include "runtime/model/ShapedMicrobatches.h"
 #include "runtime/model/SyntheticData.h"
 #include "runtime/model/Tensor.h"
 #include "runtime/model/TokenLayout.h"
@@ -149,22 +149,13 @@ class StageModel {
     Phase phase = Phase::Forwarded;
     std::vector<TokenContext> tokens;  // per layer, under StageOptions::tokens
   };
-  // A token-sliced sequence's keys and values on one layer, from its first slice's F until that
-  // slice's I (the last backward of the sequence).
-  struct SliceCache {
-    Tensor k, v, dk, dv;
-    kernels::AttentionPrefix view;
-  };
 
   StageModel(const ModelConfig& config, const StageOptions& options);
   const float* weightsFor(const InFlight& f) const;
   [[nodiscard]] Result<InFlight*> find(MicrobatchKey key, Phase expected, const char* pass);
   void runLayers(InFlight& f, MicrobatchKey key, const float* in, float* out);
   const Layer& blockFor(MicrobatchKey key) const;
-  // Under StageOptions::tokens: the micro-batch's per-layer contexts (and its slice cache).
-  [[nodiscard]] Status attachTokens(MicrobatchKey key, InFlight& f);
   void computeTokenLoss(MicrobatchKey key, InFlight& f, const float* out);
-  void closeSliceCacheAfterForward(MicrobatchKey key);
   void computeLoss(MicrobatchKey key, InFlight& f, const float* out);
   // Reads the losses still on the device into losses_.
   void collectLosses() const;
@@ -184,10 +175,7 @@ class StageModel {
   std::unique_ptr<Optimizer> optimizer_;
   int version_ = 0;
   std::map<MicrobatchKey, InFlight> inFlight_;
-  std::shared_ptr<const TokenLayouts> tokens_;
-  std::vector<std::vector<int>> pieceStarts_;  // per micro-batch of tokens_
-  std::map<std::pair<int, int>, std::unique_ptr<Layer>> shapedBlocks_;  // (rows, cols)
-  std::map<MicrobatchKey, std::vector<SliceCache>> sliceCaches_;        // (step, first slice)
+  std::unique_ptr<ShapedMicrobatches> tokens_;  // under StageOptions::tokens, else null
   mutable std::map<MicrobatchKey, double> losses_;
   mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
 };

@@ -46,13 +46,13 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   f.stashes.reserve(last_ - first_ + 1);
   for (int i = first_; i <= last_; ++i)
     f.stashes.emplace_back(memory_);
-  if (tokens_) PS_TRY(attachTokens(key, f));
+  if (tokens_) PS_TRY(tokens_->attach(key, f.stashes, f.tokens, describe(key, first_, last_, "F")));
   Tensor input;
   if (isFirst() && in == nullptr) {  // the first stage makes its own input: the same on every rank
     input = newBoundaryTensor(key);
     fillFromHost(input, [&](float* dst) {
       if (tokens_)
-        fillTokens(config_, *tokens_, key, false, dst);
+        fillTokens(config_, tokens_->layouts(), key, false, dst);
       else
         data_.input(key, dst);
     });
@@ -70,7 +70,7 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
     if (out != nullptr) device().copy(out, result.data(), static_cast<std::size_t>(result.bytes()));
   }
   if (inference_) {  // nothing waits for the stash: it is freed here
-    if (tokens_) closeSliceCacheAfterForward(key);
+    if (tokens_) tokens_->closeAfterForward(key);
     return {};
   }
   if (forwardOnlyVersion) f.version.reset();  // freed now: the backward takes the live weights
@@ -105,87 +105,12 @@ void StageModel::computeLoss(MicrobatchKey key, InFlight& f, const float* out) {
                      1.0f / static_cast<float>(microbatchesPerStep_));
 }
 
-Status StageModel::attachTokens(MicrobatchKey key, InFlight& f) {
-  const auto count = static_cast<int>(tokens_->microbatches.size());
-  if (key.microbatch < 0 || key.microbatch >= count)
-    return Error{describe(key, first_, last_, "F") + ": the token layouts describe " +
-                 std::to_string(count) + " micro-batches"};
-  const MicrobatchTokens& mb = tokens_->microbatches[static_cast<std::size_t>(key.microbatch)];
-  std::vector<SliceCache>* cache = nullptr;
-  if (mb.firstSlice >= 0) {
-    const MicrobatchKey first{key.step, mb.firstSlice};
-    if (mb.prefix + mb.cols > config_.seq)
-      return Error{describe(key, first_, last_, "F") + ": a slice of tokens [" +
-                   std::to_string(mb.prefix) + ", " + std::to_string(mb.prefix + mb.cols) +
-                   ") of a " + std::to_string(config_.seq) + "-token sequence"};
-    if (key.microbatch == mb.firstSlice) {
-      auto [it, made] = sliceCaches_.try_emplace(first);
-      if (!made) return Error{describe(key, first_, last_, "F") + " opened its slice cache twice"};
-      const std::size_t elems = static_cast<std::size_t>(mb.numRows()) *
-                                static_cast<std::size_t>(config_.seq) *
-                                static_cast<std::size_t>(config_.hidden);
-      it->second.resize(static_cast<std::size_t>(last_ - first_ + 1));
-      for (SliceCache& c : it->second) {
-        c.k = Tensor(memory_, elems);
-        c.v = Tensor(memory_, elems);
-        c.dk = Tensor(memory_, elems);
-        c.dv = Tensor(memory_, elems);
-        c.view = {c.k.data(), c.v.data(), c.dk.data(), c.dv.data(), config_.seq};
-      }
-    }
-    const auto it = sliceCaches_.find(first);
-    if (it == sliceCaches_.end())
-      return Error{describe(key, first_, last_, "F") + " runs before its sequence's first slice (" +
-                   std::to_string(mb.firstSlice) + ") or after its backward"};
-    cache = &it->second;
-  }
-  const std::size_t layers = f.stashes.size();
-  f.tokens.resize(layers);
-  for (std::size_t i = 0; i < layers; ++i) {
-    f.tokens[i] = {mb.numRows(), mb.cols, mb.prefix,
-                   pieceStarts_[static_cast<std::size_t>(key.microbatch)].data(),
-                   cache ? &(*cache)[i].view : nullptr};
-    f.stashes[i].setTokens(&f.tokens[i]);
-  }
-  return {};
-}
-
-void StageModel::closeSliceCacheAfterForward(MicrobatchKey key) {
-  // Inference has no backward: the sequence's last slice closes its cache.
-  const MicrobatchTokens& mb = tokens_->microbatches[static_cast<std::size_t>(key.microbatch)];
-  if (mb.firstSlice >= 0 && mb.prefix + mb.cols == config_.seq)
-    sliceCaches_.erase({key.step, mb.firstSlice});
-}
-
 void StageModel::computeTokenLoss(MicrobatchKey key, InFlight& f, const float* out) {
   // Host memory (checked at create): the mean over the micro-batch's real tokens, padding out.
-  const MicrobatchTokens& mb = tokens_->microbatches[static_cast<std::size_t>(key.microbatch)];
-  Tensor target = newBoundaryTensor(key);
-  fillTokens(config_, *tokens_, key, true, target.data());
-  const long H = config_.hidden;
-  const double real = static_cast<double>(mb.realTokens()) * static_cast<double>(H);
-  const auto forEachReal = [&](auto&& visit) {
-    for (int r = 0; r < mb.numRows(); ++r) {
-      long cols = 0;
-      for (const TokenPiece& p : mb.rows[static_cast<std::size_t>(r)])
-        cols += p.count;
-      const long begin = static_cast<long>(r) * mb.cols * H;
-      for (long i = begin; i < begin + cols * H; ++i)
-        visit(i);
-    }
-  };
-  double sum = 0;
-  forEachReal([&](long i) {
-    const double d = static_cast<double>(out[i]) - target.data()[i];
-    sum += d * d;
-  });
+  const double loss =
+      tokens_->loss(key, out, microbatchesPerStep_, inference_ ? nullptr : &f.dLoss);
   pendingLosses_.erase(key);
-  losses_[key] = sum / real * mb.lossWeight * microbatchesPerStep_;
-  if (inference_) return;
-  f.dLoss = newBoundaryTensor(key);  // zeroed: padding gets no gradient
-  const auto scale = static_cast<float>(2.0 * mb.lossWeight / real);
-  float* dLoss = f.dLoss.data();
-  forEachReal([&](long i) { dLoss[i] = scale * (out[i] - target.data()[i]); });
+  losses_[key] = loss;
 }
 
 Result<StageModel::InFlight*> StageModel::find(MicrobatchKey key, Phase expected,
@@ -222,10 +147,7 @@ Status StageModel::backwardInput(MicrobatchKey key, const float* dOut, float* dI
   }
   f.dLoss.reset();
   f.phase = Phase::InputDone;
-  // A sequence's first slice runs its last backward: its keys and values are no longer needed.
-  if (tokens_ &&
-      tokens_->microbatches[static_cast<std::size_t>(key.microbatch)].firstSlice == key.microbatch)
-    sliceCaches_.erase(key);
+  if (tokens_) tokens_->closeAfterBackwardInput(key);
   return {};
 }
 
