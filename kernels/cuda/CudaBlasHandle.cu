@@ -22,8 +22,7 @@ void BlasHandle::open(cudaStream_t stream, std::size_t smCount) {
   // Fp32 is the reference path: default math never uses TF32 (only CUBLAS_TF32_TENSOR_OP_MATH
   // or a compute type that asks for it would). Bf16 asks for tensor cores by its input type.
   checkCublas(cublas().setMathMode(blas_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
-  checkCublas(cublas().setAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED),
-              "cublasSetAtomicsMode");
+  checkCublas(cublas().setAtomicsMode(blas_, CUBLAS_ATOMICS_NOT_ALLOWED), "cublasSetAtomicsMode");
   checkCublas(cublas().setPointerMode(blas_, CUBLAS_POINTER_MODE_HOST), "cublasSetPointerMode");
 }
 
