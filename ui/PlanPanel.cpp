@@ -20,6 +20,7 @@
 #include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
+using panelwidgets::button;
 using panelwidgets::colourError;
 using panelwidgets::combo;
 using panelwidgets::dspin;
@@ -92,35 +93,22 @@ void PlanPanel::buildKnobs() {
   form_->setContentsMargins(0, 0, 0, 0);
   form_->setVerticalSpacing(3);
   form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-  schedule_ = scheduleCombo(this);
-  form_->addRow("Schedule", schedule_);
-  stages_ = spin(this, "stagesSpin", 1, 128, tips::kStages);
-  microbatches_ = spin(this, "microbatchesSpin", 1, 4096, tips::kMicrobatches);
-  chunks_ = spin(this, "chunksSpin", 1, 8, tips::kChunks);
-  layers_ = spin(this, "layersSpin", 0, 4096, tips::kLayers);
+  form_->addRow("Schedule", schedule_ = scheduleCombo(this));
+  form_->addRow("Stages (P)", stages_ = spin(this, "stagesSpin", 1, 128, tips::kStages));
+  form_->addRow("Micro-batches (M)",
+                microbatches_ = spin(this, "microbatchesSpin", 1, 4096, tips::kMicrobatches));
+  form_->addRow("Chunks (V)", chunks_ = spin(this, "chunksSpin", 1, 8, tips::kChunks));
+  form_->addRow("Layers", layers_ = spin(this, "layersSpin", 0, 4096, tips::kLayers));
   layers_->setSpecialValueText("P·V");
   steps_ = spin(this, "stepsSpin", 1, 1000, tips::kSteps);
-  form_->addRow("Stages (P)", stages_);
-  form_->addRow("Micro-batches (M)", microbatches_);
-  form_->addRow("Chunks (V)", chunks_);
-  form_->addRow("Layers", layers_);
   layersHint_ = note(this, "layersHint");
   layersHint_->setText("1 layer per stage: raise Layers to move boundaries");
   layersHint_->setToolTip(tips::kLayers);
   form_->addRow(layersHint_);
   form_->addRow("Steps", steps_);
-  // The registry's backends, in its order (an entry's index is its row's id).
-  QStringList backendNames;
-  for (const runtime::BackendInfo& row : runtime::backends())
-    backendNames << QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
-  backend_ = combo(this, "backendCombo", backendNames, "");
-  backend_->setToolTip(panelwidgets::backendsTip());
-  panelwidgets::describeBackendEntries(backend_, {});
-  form_->addRow("Backend", backend_);
-  model_ = combo(this, "modelCombo", {"transformer", "mlp"}, tips::kModel);
-  form_->addRow("Model", model_);
-  hidden_ = spin(this, "hiddenSpin", 8, 4096, tips::kHidden);
-  form_->addRow("Hidden size", hidden_);
+  form_->addRow("Backend", backend_ = panelwidgets::backendCombo(this));
+  form_->addRow("Model", model_ = combo(this, "modelCombo", {"transformer", "mlp"}, tips::kModel));
+  form_->addRow("Hidden size", hidden_ = spin(this, "hiddenSpin", 8, 4096, tips::kHidden));
   linkGbps_ = dspin(this, "linkSpin", 10000, 2, " Gb/s", tips::kLinkGbps);
   linkGbps_->setSpecialValueText("free");
   form_->addRow("Link bandwidth", linkGbps_);
@@ -139,11 +127,9 @@ void PlanPanel::setMoreOpen(bool open) {
 void PlanPanel::buildButtons() {
   notice_ = note(this, "planNotice");
   notice_->setVisible(false);
-  simulateButton_ = new QPushButton("Simulate this schedule", this);
-  simulateButton_->setObjectName("simulateButton");
-  simulateButton_->setToolTip(
-      "Simulate the schedule of this CSV with the per-layer costs, as a "
-      "new run that can be rerun.");
+  simulateButton_ = button(this, "simulateButton", "Simulate this schedule",
+                           "Simulate the schedule of this CSV with the per-layer costs, as a "
+                           "new run that can be rerun.");
   simulateButton_->setVisible(false);
   connect(simulateButton_, &QPushButton::clicked, this, [this] {
     if (!simulate_) return;
@@ -151,31 +137,23 @@ void PlanPanel::buildButtons() {
     showRequest(request);
     emit runRequested(this->request());
   });
-  fitButton_ = new QPushButton("Fit plan", this);
-  fitButton_->setObjectName("fitPlanButton");
-  fitButton_->setToolTip(
-      "Fit a plan to this imported run (its schedule, stage costs, links and memory), replay it "
-      "and compare: then every knob makes a what-if of the recorded run.");
+  fitButton_ = button(this, "fitPlanButton", "Fit plan",
+                      "Fit a plan to this imported run (its schedule, stage costs, links and "
+                      "memory), replay it and compare: then every knob makes a what-if of the "
+                      "recorded run.");
   fitButton_->setVisible(false);
   connect(fitButton_, &QPushButton::clicked, this, &PlanPanel::fitRequested);
-  error_ = new QLabel(this);
-  error_->setObjectName("planError");
-  error_->setWordWrap(true);
-  error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  error_->setVisible(false);
+  error_ = panelwidgets::errorLabel(this, "planError");
   rerun_ = new QCheckBox("Rerun on change", this);
   rerun_->setObjectName("rerunCheck");
   rerun_->setToolTip(tips::kRerun);
-  run_ = new QPushButton("Run", this);
-  run_->setObjectName("runButton");
-  run_->setToolTip(tips::kRun);
+  run_ = button(this, "runButton", "Run", tips::kRun);
   run_->setDefault(true);
   connect(run_, &QPushButton::clicked, this, [this] {
     rerunTimer_->stop();  // this click is the run a pending rerun would have made
     emit runRequested(request());
   });
-  balance_ = new QPushButton("Balance", this);  // "Balance stages": the tooltip says the rest
-  balance_->setObjectName("balanceButton");
+  balance_ = button(this, "balanceButton", "Balance", "");  // the tooltip says the rest
   connect(balance_, &QPushButton::clicked, this, [this] {
     boundaries_.clear();
     rerunTimer_->stop();

@@ -24,13 +24,7 @@ using panelwidgets::dspin;
 using panelwidgets::note;
 
 void PlanPanel::buildMore() {
-  moreToggle_ = new QToolButton(this);
-  moreToggle_->setObjectName("moreToggle");
-  moreToggle_->setText("More");
-  moreToggle_->setAutoRaise(true);
-  moreToggle_->setArrowType(Qt::RightArrow);
-  moreToggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  moreToggle_->setToolTip(tips::kMore);
+  moreToggle_ = panelwidgets::disclosure(this, "moreToggle", "More", tips::kMore);
   moreSummary_ = note(this, "moreSummary");
   moreSummary_->setToolTip(tips::kMore);
   more_ = new QWidget(this);

@@ -4,8 +4,10 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPalette>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QToolButton>
 
 #include "runtime/schedules/Schedule.h"
 #include "ui/PlanPanel.h"
@@ -35,6 +37,43 @@ QDoubleSpinBox* dspin(QWidget* parent, const char* name, double hi, int decimals
 void narrow(QComboBox* c) {
   c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   c->setMinimumContentsLength(6);
+}
+
+QPushButton* button(QWidget* parent, const char* name, const QString& text, const QString& tip) {
+  auto* b = new QPushButton(text, parent);
+  b->setObjectName(name);
+  if (!tip.isEmpty()) b->setToolTip(tip);
+  return b;
+}
+
+QToolButton* disclosure(QWidget* parent, const char* name, const QString& text, const char* tip) {
+  auto* t = new QToolButton(parent);
+  t->setObjectName(name);
+  t->setText(text);
+  t->setAutoRaise(true);
+  t->setArrowType(Qt::RightArrow);
+  t->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  t->setToolTip(tip);
+  return t;
+}
+
+QLabel* errorLabel(QWidget* parent, const char* name) {
+  auto* l = new QLabel(parent);
+  l->setObjectName(name);
+  l->setWordWrap(true);
+  l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  l->setVisible(false);
+  return l;
+}
+
+QComboBox* backendCombo(QWidget* parent) {
+  QStringList names;
+  for (const runtime::BackendInfo& row : runtime::backends())
+    names << QString::fromUtf8(row.name.data(), static_cast<int>(row.name.size()));
+  QComboBox* c = combo(parent, "backendCombo", names, "");
+  c->setToolTip(backendsTip());
+  describeBackendEntries(c, {});
+  return c;
 }
 
 QComboBox* combo(QWidget* parent, const char* name, const QStringList& names, const char* tip) {

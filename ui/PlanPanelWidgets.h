@@ -15,6 +15,8 @@ class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
 class QPalette;
+class QPushButton;
+class QToolButton;
 class QSpinBox;
 class QWidget;
 
@@ -29,6 +31,13 @@ void narrow(QComboBox* c);
 QComboBox* combo(QWidget* parent, const char* name, const QStringList& names, const char* tip);
 // Grouped by family: a disabled header row before each group; the name in Qt::UserRole.
 QComboBox* scheduleCombo(QWidget* parent);
+QPushButton* button(QWidget* parent, const char* name, const QString& text, const QString& tip);
+// A section's "▸ More" toggle: a flat arrow beside its text, pointing right (shut).
+QToolButton* disclosure(QWidget* parent, const char* name, const QString& text, const char* tip);
+// An error message: word-wrapped, selectable, hidden until there is one.
+QLabel* errorLabel(QWidget* parent, const char* name);
+// The registry's backends, in its order (an entry's index is its row's id), described.
+QComboBox* backendCombo(QWidget* parent);
 // Small secondary text (hints, summaries), word-wrapped.
 QLabel* note(QWidget* parent, const char* name);
 
