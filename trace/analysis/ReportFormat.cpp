@@ -22,7 +22,17 @@ void writeBreakdown(JsonWriter& w, const BubbleBreakdown& b) {
   w.endObject();
 }
 
+// The time the path covers: its last op's end back by its length (the step's start at the
+// earliest, CriticalPath.h).
+std::pair<std::int64_t, std::int64_t> pathWindow(const RunExplanation::Path& path) {
+  std::int64_t end = 0;
+  for (const PathOp& op : path.ops)
+    end = std::max(end, op.end);
+  return {satSub(end, path.lengthNs), end};
+}
+
 void writeCriticalPath(JsonWriter& w, const RunExplanation::Path& path) {
+  const auto [from, to] = pathWindow(path);
   w.beginObject();
   w.key("step").value(path.step);
   w.key("length_ns").value(path.lengthNs);
@@ -35,13 +45,21 @@ void writeCriticalPath(JsonWriter& w, const RunExplanation::Path& path) {
     w.key("microbatch").value(op.microbatch < 0 ? std::nullopt : std::optional<int>(op.microbatch));
     w.key("start_ns").value(op.start);
     w.key("end_ns").value(op.end);
-    w.key("share").value(path.lengthNs > 0 ? static_cast<double>(op.end - op.start) /
-                                                 static_cast<double>(path.lengthNs)
-                                           : 0.0);
+    const std::int64_t within =
+        std::max<std::int64_t>(0, satSub(std::min(op.end, to), std::max(op.start, from)));
+    w.key("share").value(
+        path.lengthNs > 0 ? static_cast<double>(within) / static_cast<double>(path.lengthNs) : 0.0);
     w.endObject();
   }
   w.endArray();
   w.endObject();
+}
+
+// Whether the steps begin further apart than they last (by more than 10 %): the step time and
+// the steady bubble then measure different windows, and the report says which is which.
+bool stepsApart(const RunAnalysis& a) {
+  return a.step_cadence_ns && a.step_time_ns &&
+         static_cast<double>(*a.step_cadence_ns) > 1.1 * static_cast<double>(*a.step_time_ns);
 }
 
 // Samples (micro-batches) per second of the mean step: an inference pipeline's figure of merit.
@@ -68,6 +86,7 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
   w.key("chunks").value(a.chunks);
   w.endObject();
   w.key("step_time_ns").value(a.step_time_ns);
+  w.key("step_cadence_ns").value(a.step_cadence_ns);
   w.key("throughput_samples_per_s").value(throughputPerSecond(a));
   w.key("bubble_ratio").value(a.bubble_ratio);
   const auto coverage = importedBusyCoverage(a.run);
@@ -198,12 +217,15 @@ std::string breakdownText(const RunExplanation& why) {
 }
 
 // Length of the union of the path ops' intervals of one lane kind (a send and its receive cover
-// the same time).
+// the same time), within the path: an all-reduce that began before the step's first compute op
+// counts only from the step's start (a DDP trace read "collectives 238 % of it").
 std::int64_t pathShareNs(const RunExplanation::Path& path, bool collectives) {
+  const auto [from, to] = pathWindow(path);
   std::vector<std::pair<std::int64_t, std::int64_t>> spans;
   for (const PathOp& op : path.ops)
-    if (!isCompute(op.kind) && (laneOf(op.kind) == Lane::Collective) == collectives)
-      spans.emplace_back(op.start, op.end);
+    if (!isCompute(op.kind) && (laneOf(op.kind) == Lane::Collective) == collectives &&
+        std::min(op.end, to) > std::max(op.start, from))
+      spans.emplace_back(std::max(op.start, from), std::min(op.end, to));
   std::sort(spans.begin(), spans.end());
   std::vector<std::int64_t> starts, ends;
   for (const auto& [s, e] : spans) {
@@ -257,6 +279,11 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
         std::string(runStatusName(a.run.status)).c_str());
   out += line("step time      %s\n",
               a.step_time_ns ? formatDuration(*a.step_time_ns).c_str() : "- (no compute ops)");
+  const bool apart = stepsApart(a);
+  if (apart)
+    out += "step cadence   " + formatDuration(*a.step_cadence_ns) +
+           "  (steps begin this far apart; the step time is each step's span, first to last "
+           "compute op, without the time between steps, as is the bubble ratio)\n";
   if (const auto rate = throughputPerSecond(a))
     out += line("throughput     %.1f micro-batches/s\n", *rate);
   std::string coverageNote;
@@ -264,9 +291,12 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
     coverageNote = "  (" + lowCoverageNote(*coverage) + ")";
   out += "bubble ratio   " + (a.bubble_ratio ? formatPercent(*a.bubble_ratio) : "-") +
          coverageNote + "\n";
-  out += line("steady bubble  %s\n", a.steady_bubble_ratio
-                                         ? formatPercent(*a.steady_bubble_ratio).c_str()
-                                         : "- (needs 3 or more steps)");
+  out += line("steady bubble  %s%s\n",
+              a.steady_bubble_ratio ? formatPercent(*a.steady_bubble_ratio).c_str()
+                                    : "- (needs 3 or more steps)",
+              a.steady_bubble_ratio && apart ? "  (from step start to step start: the time "
+                                               "between steps counts as idle)"
+                                             : "");
   out += "\nrank  busy              bubble     peak memory   capacity\n";
   for (const auto& r : a.ranks) {
     out += line("%4d  ", r.rank) + pad(formatDuration(r.busy_ns), 16) + "  " +

@@ -175,6 +175,14 @@ RunAnalysis analyzeRun(const RunTrace& run) {
     a.step_time_ns = roundToInt64(spanSum / static_cast<double>(a.steps.size()));
     a.bubble_ratio = bubbleSum / static_cast<double>(a.steps.size());
   }
+  if (a.steps.size() >= 2) {
+    std::vector<std::int64_t> gaps;
+    for (std::size_t k = 1; k < a.steps.size(); ++k)
+      gaps.push_back(satSub(a.steps[k].start_ns, a.steps[k - 1].start_ns));
+    std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2),
+                     gaps.end());
+    a.step_cadence_ns = gaps[gaps.size() / 2];
+  }
   a.steady_bubble_ratio = steadyStateBubble(run, steps);
   for (std::size_t r = 0; r < run.ranks.size(); ++r) {
     if (!present[r]) continue;
