@@ -1,18 +1,13 @@
 #include "ui/PlanPanel.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QStandardItemModel>
-#include <QTimer>
 #include <QToolButton>
 
 #include "runtime/run/Backends.h"
@@ -20,8 +15,6 @@
 #include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
-using panelwidgets::button;
-using panelwidgets::colourError;
 using panelwidgets::combo;
 using panelwidgets::dspin;
 using panelwidgets::note;
@@ -41,32 +34,9 @@ PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
   moreRow->addWidget(moreSummary_, 1);
   root->addLayout(moreRow);
   root->addWidget(more_);
-  buildButtons();
-  root->addWidget(notice_);
-  root->addWidget(simulateButton_);
-  root->addWidget(fitButton_);
-  root->addWidget(error_);
-  colourError(error_, palette());
-  auto* runRow = new QHBoxLayout;
-  runRow->addWidget(rerun_);
-  runRow->addStretch(1);
-  runRow->addWidget(balance_);
-  runRow->addWidget(run_);
-  // A narrow dock may squeeze the buttons below the style's 80 px minimum; their text still fits.
-  balance_->setMinimumWidth(balance_->fontMetrics().horizontalAdvance(balance_->text()) + 16);
-  run_->setMinimumWidth(run_->fontMetrics().horizontalAdvance(run_->text()) + 24);
-  root->addLayout(runRow);
+  buildActions();
+  root->addWidget(actions_);
   root->addStretch(1);  // extra height below the knobs, never between them
-
-  rerunTimer_ = new QTimer(this);
-  rerunTimer_->setObjectName("rerunTimer");
-  rerunTimer_->setSingleShot(true);
-  rerunTimer_->setInterval(kRerunDelayMs);
-  connect(rerunTimer_, &QTimer::timeout, this, [this] {
-    if (rerunPending_ && rerun_->isChecked() && rerunnable_ && !problem_)
-      emit runRequested(request());
-    rerunPending_ = false;
-  });
 
   // A shape knob moves the stages: hand-placed boundaries no longer apply.
   for (QSpinBox* s : {stages_, chunks_, layers_})
@@ -124,40 +94,22 @@ void PlanPanel::setMoreOpen(bool open) {
   moreSummary_->setVisible(!open);
 }
 
-void PlanPanel::buildButtons() {
-  notice_ = note(this, "planNotice");
-  notice_->setVisible(false);
-  simulateButton_ = button(this, "simulateButton", "Simulate this schedule",
-                           "Simulate the schedule of this CSV with the per-layer costs, as a "
-                           "new run that can be rerun.");
-  simulateButton_->setVisible(false);
-  connect(simulateButton_, &QPushButton::clicked, this, [this] {
+void PlanPanel::buildActions() {
+  actions_ = new PlanActions(this);
+  connect(actions_, &PlanActions::simulateClicked, this, [this] {
     if (!simulate_) return;
     const runtime::RunPlanRequest request = *simulate_;
     showRequest(request);
     emit runRequested(this->request());
   });
-  fitButton_ = button(this, "fitPlanButton", "Fit plan",
-                      "Fit a plan to this imported run (its schedule, stage costs, links and "
-                      "memory), replay it and compare: then every knob makes a what-if of the "
-                      "recorded run.");
-  fitButton_->setVisible(false);
-  connect(fitButton_, &QPushButton::clicked, this, &PlanPanel::fitRequested);
-  error_ = panelwidgets::errorLabel(this, "planError");
-  rerun_ = new QCheckBox("Rerun on change", this);
-  rerun_->setObjectName("rerunCheck");
-  rerun_->setToolTip(tips::kRerun);
-  run_ = button(this, "runButton", "Run", tips::kRun);
-  run_->setDefault(true);
-  connect(run_, &QPushButton::clicked, this, [this] {
-    rerunTimer_->stop();  // this click is the run a pending rerun would have made
-    emit runRequested(request());
-  });
-  balance_ = button(this, "balanceButton", "Balance", "");  // the tooltip says the rest
-  connect(balance_, &QPushButton::clicked, this, [this] {
+  connect(actions_, &PlanActions::fitClicked, this, &PlanPanel::fitRequested);
+  connect(actions_, &PlanActions::runClicked, this, [this] { emit runRequested(request()); });
+  connect(actions_, &PlanActions::balanceClicked, this, [this] {
     boundaries_.clear();
-    rerunTimer_->stop();
     emit balanceRequested();
+  });
+  connect(actions_, &PlanActions::burstEnded, this, [this] {
+    if (rerunnable_ && !problem_) emit runRequested(request());
   });
 }
 
@@ -167,23 +119,11 @@ void PlanPanel::userChanged(bool shape) {
   // A knob the user changes makes a new plan: an imported run's notice no longer applies.
   if (!rerunnable_) {
     rerunnable_ = true;
-    notice_->setVisible(false);
-    simulateButton_->setVisible(false);
+    actions_->hideNotice();
   }
   refresh();
   revalidate();
-  if (!rerun_->isChecked()) return;
-  // The first change after a quiet spell runs at once (a knob turned once shows its picture
-  // without waiting); the changes that follow within kRerunDelayMs of each other are one burst,
-  // run once when it ends (a superseded run is cancelled, its picture never shown).
-  const bool burstStarts = !rerunTimer_->isActive();
-  rerunTimer_->start();
-  if (burstStarts && rerunnable_ && !problem_) {
-    rerunPending_ = false;
-    emit runRequested(request());
-  } else {
-    rerunPending_ = true;
-  }
+  if (actions_->knobChanged(rerunnable_ && !problem_)) emit runRequested(request());
 }
 
 bool PlanPanel::trainsModel() const {
@@ -221,21 +161,21 @@ void PlanPanel::refresh() {
   const bool fromCosts = !shown_.spec.costsFile.empty() || shown_.spec.costs;
   for (std::string_view key : kCostFlagKnobs)
     if (QWidget* w = knobs_.widget(key)) w->setEnabled(!fromCosts);
-  balance_->setEnabled(rerunnable_ && !layersAtPV());
-  balance_->setToolTip(layersAtPV() ? tips::kBalanceFixed : tips::kBalance);
+  actions_->balanceButton()->setEnabled(rerunnable_ && !layersAtPV());
+  actions_->balanceButton()->setToolTip(layersAtPV() ? tips::kBalanceFixed : tips::kBalance);
   moreSummary_->setText(moreSummary());
   updateRunEnabled();
 }
 
 void PlanPanel::updateRunEnabled() {
-  run_->setEnabled(!running_ && rerunnable_ && !problem_);
+  actions_->runButton()->setEnabled(!running_ && rerunnable_ && !problem_);
 }
 
 void PlanPanel::setRunning(bool running) {
   running_ = running;
   // Disabling the focused Run button would hand focus to the next widget (the stage editor),
   // and the dock's scroll area would jump to it: keep focus on the panel instead.
-  if (running && run_->hasFocus()) setFocus(Qt::OtherFocusReason);
+  if (running && actions_->runButton()->hasFocus()) setFocus(Qt::OtherFocusReason);
   updateRunEnabled();
 }
 
@@ -249,11 +189,6 @@ void PlanPanel::setLayers(int layers) {
   loading_ = false;
   refresh();
   revalidate();
-}
-
-void PlanPanel::changeEvent(QEvent* event) {
-  if (event->type() == QEvent::PaletteChange && error_) colourError(error_, palette());
-  QWidget::changeEvent(event);
 }
 
 }  // namespace ps::ui

@@ -14,17 +14,15 @@
 #include <vector>
 
 #include "runtime/run/RunPlan.h"
+#include "ui/PlanActions.h"
 #include "ui/PlanKnobWidgets.h"
 #include "ui/PlanPanelCheck.h"
 
-class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
-class QPushButton;
 class QSpinBox;
-class QTimer;
 class QToolButton;
 
 namespace ps::ui {
@@ -75,9 +73,7 @@ class PlanPanel : public QWidget {
   bool moreOpen() const;
   void setMoreOpen(bool open);
 
-  // Rerun on change: the first change runs at once, the rest of a burst (changes less than this
-  // apart) once it is this long past its last change.
-  static constexpr int kRerunDelayMs = 400;
+  static constexpr int kRerunDelayMs = PlanActions::kRerunDelayMs;
 
  signals:
   void runRequested(const ps::runtime::RunPlanRequest& request);
@@ -86,13 +82,10 @@ class PlanPanel : public QWidget {
   // Fit plan was pressed (an imported run shown): the window fits, replays and compares.
   void fitRequested();
 
- protected:
-  void changeEvent(QEvent* event) override;
-
  private:
   void buildKnobs();
   void buildMore();
-  void buildButtons();
+  void buildActions();
   void userChanged(bool shape);
   void refresh();  // visibility, hints, enabled states, summary
   void revalidate();
@@ -126,14 +119,8 @@ class PlanPanel : public QWidget {
   QWidget* more_ = nullptr;
   QDoubleSpinBox* latency_ = nullptr;  // the link's, shared with a model backend's emulation
   QComboBox *sync_ = nullptr, *optimizer_ = nullptr;
-  KnobWidgets knobs_;  // every other plan knob, from the knob table
-  QLabel *notice_ = nullptr, *error_ = nullptr;
-  QPushButton* simulateButton_ = nullptr;
-  QPushButton* fitButton_ = nullptr;
-  QCheckBox* rerun_ = nullptr;
-  QPushButton *run_ = nullptr, *balance_ = nullptr;
-  QTimer* rerunTimer_ = nullptr;
-  bool rerunPending_ = false;  // a change in the current burst has not been run yet
+  KnobWidgets knobs_;               // every other plan knob, from the knob table
+  PlanActions* actions_ = nullptr;  // the notice, the error and the run row
 };
 
 }  // namespace ps::ui

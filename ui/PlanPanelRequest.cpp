@@ -4,15 +4,12 @@
 
 #include <cmath>
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
-#include <QPushButton>
 #include <QSpinBox>
 #include <QStringList>
-#include <QTimer>
 #include <QToolButton>
 #include <QVariant>
 
@@ -23,7 +20,7 @@
 namespace ps::ui {
 
 bool PlanPanel::turningKnobs() const {
-  return rerunTimer_->isActive() || rerunPending_;
+  return actions_->turningKnobs();
 }
 
 void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
@@ -64,15 +61,11 @@ void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   boundaries_ = QString::fromStdString(s.boundaries);
   rerunnable_ = true;
   simulate_.reset();
-  notice_->setVisible(false);
-  simulateButton_->setVisible(false);
-  fitButton_->setVisible(false);
-  if (!s.scheduleFile.empty()) {
-    notice_->setText("Schedule from " + QString::fromStdString(s.scheduleFile) +
-                     " (its stages and micro-batches).");
-    notice_->setVisible(true);
-  }
-  rerunTimer_->stop();  // showing a run is no change to rerun
+  actions_->showNotice(s.scheduleFile.empty()
+                           ? QString()
+                           : "Schedule from " + QString::fromStdString(s.scheduleFile) +
+                                 " (its stages and micro-batches).");
+  actions_->stopRerun();  // showing a run is no change to rerun
   refresh();
   revalidate();
 }
@@ -131,13 +124,10 @@ runtime::RunPlanRequest PlanPanel::request() const {
 void PlanPanel::setNotRerunnable(const QString& why,
                                  const std::optional<runtime::RunPlanRequest>& simulate,
                                  bool canFit) {
-  rerunTimer_->stop();
+  actions_->stopRerun();
   rerunnable_ = false;
   simulate_ = simulate;
-  notice_->setText(why);
-  notice_->setVisible(true);
-  simulateButton_->setVisible(simulate.has_value());
-  fitButton_->setVisible(canFit);
+  actions_->showNotice(why, simulate.has_value(), canFit);
   refresh();
 }
 
@@ -187,8 +177,9 @@ void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {
   }
   // A knob under "More" with the problem: open it, so that the red frame shows.
   if (bad && more_->isAncestorOf(bad)) setMoreOpen(true);
-  error_->setText(problem ? QString::fromStdString(problem->message) : QString());
-  error_->setVisible(problem.has_value());
+  QLabel* error = actions_->errorLabel();
+  error->setText(problem ? QString::fromStdString(problem->message) : QString());
+  error->setVisible(problem.has_value());
   updateRunEnabled();
 }
 
