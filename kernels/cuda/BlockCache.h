@@ -1,7 +1,7 @@
 #pragma once
 // CudaDevice's caching allocator as bookkeeping over a small runtime interface, so that its rules
-// are tested on the CPU (tests/kernels/BlockCacheTest.cpp) with a fake runtime; the real one is
-// CudaBlockApi in kernels/cuda/CudaBlockApi.cu.
+// are tested on the CPU (tests/kernels/cuda/BlockCacheTest.cpp) with a fake runtime; the real one
+// is CudaBlockApi in kernels/cuda/CudaBlockApi.cu.
 //
 // Blocks are cached by exact (rounded) size. release() records an event on the owner's stream
 // (from a pool, kept with the free block); take() reuses blocks in that stream's order without

@@ -9,8 +9,8 @@
 // re-recording the event afterwards is safe (the CUDA contract the allocator also relies on).
 //
 // No CUDA here: `Api` supplies the event type and create/destroy, so that the bookkeeping is
-// tested on the CPU (tests/runtime/EventPoolTest.cpp). Thread-safe: parties on different threads
-// give the same event back.
+// tested on the CPU (tests/runtime/cuda/EventPoolTest.cpp). Thread-safe: parties on different
+// threads give the same event back.
 
 #include <cstddef>
 #include <mutex>

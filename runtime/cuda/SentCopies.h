@@ -1,7 +1,7 @@
 #pragma once
 // The sender's side of one device-to-device message (runtime/cuda/CudaTransport.cpp), written
 // against an `Api` so that the runtime calls a steady-state send makes are counted on the CPU
-// (tests/runtime/EventPoolTest.cpp, issue 32 §4). Per message: the transfer stream waits on a
+// (tests/runtime/cuda/EventPoolTest.cpp, issue 32 §4). Per message: the transfer stream waits on a
 // pooled event recorded on the compute stream (the producing kernels), the caller issues the
 // copy, and ONE pooled event recorded after it serves both parties: the receiver's stream waits
 // on it, and the sender frees its tensor once it has completed. Before each send the finished

@@ -174,6 +174,8 @@ Result<ExploreResult> explorePlans(const ExploreSpec& spec, const std::atomic<bo
     return Error{"--layers: the model has " + std::to_string(out.layers) +
                  " layers, fewer than the " + std::to_string(fewestStages) + " stages"};
   probe.stages = fewestStages;
+  probe.dataParallel = p / fewestStages;    // the same devices (a --topology still fits)
+  probe.microbatches = probe.dataParallel;  // one per replica
   probe.layers = out.layers;
   probe.boundaries = boundariesText(evenBoundaries(out.layers, fewestStages));
   if (auto model = buildPlan(probe); !model) return std::move(model).takeError();

@@ -2,7 +2,8 @@
 // the registry's reader -> the shared stages -> a run in a store -> its text dump, compared with
 // tests/trace/import/golden/<format>_gpipe.txt. A change in what any stage makes of the same
 // file shows as a diff here. PIPESCOPE_UPDATE_GOLDEN=1 rewrites the files (RunDump.h). The
-// torch-csv golden runs through the CLI (tests/app/CliImportTest.cpp), as trace/ cannot simulate.
+// torch-csv golden runs through the CLI (tests/app/cli/CliImportTest.cpp), as trace/ cannot
+// simulate.
 
 #include <gtest/gtest.h>
 

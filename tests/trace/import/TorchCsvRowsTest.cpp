@@ -1,5 +1,5 @@
 // The torch pipelining CSV's text parser (trace/import/torchcsv), alone: rows and cells in trace
-// types, before any plan is built (that is runtime's, tests/runtime/TorchCsvTest.cpp). Links
+// types, before any plan is built (that is runtime's, tests/runtime/plan/TorchCsvTest.cpp). Links
 // ps_trace only.
 
 #include "trace/import/torchcsv/TorchCsvRows.h"

@@ -48,7 +48,7 @@ BuiltPlan built(const PlanSpec& spec) {
   return b.ok() ? std::move(*b) : BuiltPlan{};
 }
 
-SimResult simulated(const BuiltPlan& b) {
+SimResult simulatedOnTopology(const BuiltPlan& b) {
   auto sim = simulate(b.plan, b.graph, b.cost);
   EXPECT_TRUE(sim.ok()) << sim.error();
   return sim.ok() ? std::move(*sim) : SimResult{};
@@ -73,7 +73,7 @@ TEST(Topology, LinksInsideANodeAreTheDefaultAndBetweenNodesTheInterNodeOne) {
 TEST(Topology, TransfersBetweenTheSameTwoNodesQueueOnTheSharedLink) {
   PlanSpec spec = cluster(2, 2, "2x2");
   spec.mapping = "0,2,1,3";  // replica 0 on devices 0, 2; replica 1 on devices 1, 3
-  const SimResult sim = simulated(built(spec));
+  const SimResult sim = simulatedOnTopology(built(spec));
   const std::int64_t occupy = static_cast<std::int64_t>(kMiB / 16 / 0.1 + 0.5);
   std::vector<SimTransfer> first;  // the first activation out of each replica: F0 and F2
   for (const SimTransfer& t : sim.transfers) {
@@ -98,7 +98,7 @@ TEST(Topology, TheAllReduceQueuesOnTheSharedLinkUnlessReplicasShareANode) {
   paired.mapping = "0,1,4,5,2,3,6,7";
   const BuiltPlan together = built(paired);
   EXPECT_EQ(sim::replicaAllReduceNs(together.plan, together.cost), static_cast<std::int64_t>(kMiB));
-  EXPECT_LT(simulated(together).makespan, simulated(rankOrder).makespan);
+  EXPECT_LT(simulatedOnTopology(together).makespan, simulatedOnTopology(rankOrder).makespan);
 }
 
 TEST(DeviceMapping, ReplicasRunTheSameProgramOnTheirOwnRanksAndMicroBatches) {
@@ -131,7 +131,8 @@ TEST(DeviceMapping, AMappingMovesEachRanksProgramToItsDevice) {
   EXPECT_EQ(reversed.plan.placement[0][0].rank, 3);
   EXPECT_EQ(reversed.plan.programs[3], plain.plan.programs[0]);
   EXPECT_THAT(reversed.configJson, HasSubstr("\"mapping\":\"3,2,1,0\""));
-  EXPECT_EQ(simulated(reversed).makespan, simulated(plain).makespan) << "no topology: alike";
+  EXPECT_EQ(simulatedOnTopology(reversed).makespan, simulatedOnTopology(plain).makespan)
+      << "no topology: alike";
 }
 
 // The headline: on 2 nodes × 4 GPUs the searched mapping beats the naive rank order, and finds
@@ -148,10 +149,10 @@ TEST(MappingSearch, FindsAMappingFasterThanRankOrderOnTwoNodes) {
   ASSERT_FALSE(searched.notes.empty());
   EXPECT_THAT(searched.notes.back(), HasSubstr("mappings simulated"));
   PlanSpec naive = cluster(4, 2, "2x4");
-  EXPECT_LT(simulated(searched).makespan, simulated(built(naive)).makespan);
+  EXPECT_LT(simulatedOnTopology(searched).makespan, simulatedOnTopology(built(naive)).makespan);
   PlanSpec paired = naive;
   paired.mapping = "0,1,4,5,2,3,6,7";
-  EXPECT_LE(simulated(searched).makespan, simulated(built(paired)).makespan);
+  EXPECT_LE(simulatedOnTopology(searched).makespan, simulatedOnTopology(built(paired)).makespan);
 }
 
 TEST(MappingSearch, NeverReturnsAMappingSlowerThanRankOrder) {

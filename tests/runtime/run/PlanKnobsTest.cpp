@@ -12,10 +12,10 @@
 #include <type_traits>
 #include <variant>
 
+#include "runtime/run/ConfigKnobs.h"
 #include "runtime/run/PlanKnobs.h"
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunConfig.h"
-#include "runtime/run/ConfigKnobs.h"
 
 namespace ps::runtime {
 namespace {

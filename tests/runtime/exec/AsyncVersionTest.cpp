@@ -19,7 +19,7 @@
 namespace ps::runtime {
 namespace {
 
-struct Case {
+struct VersionCase {
   std::string schedule;
   int p, m, steps;
 };
@@ -58,7 +58,7 @@ ModelConfig tinyModel() {
   return c;
 }
 
-class AsyncVersions : public ::testing::TestWithParam<Case> {
+class AsyncVersions : public ::testing::TestWithParam<VersionCase> {
  protected:
   // Runs the plan and returns, per rank, every reported (action, version used, live version).
   std::vector<std::vector<Seen>> run(const BuiltPlan& built) {
@@ -81,7 +81,7 @@ class AsyncVersions : public ::testing::TestWithParam<Case> {
 };
 
 TEST_P(AsyncVersions, EachStageComputesWithTheVersionTheScheduleSays) {
-  const Case c = GetParam();
+  const VersionCase c = GetParam();
   PlanSpec spec;
   spec.schedule = c.schedule;
   spec.stages = c.p;
@@ -151,10 +151,11 @@ TEST_P(AsyncVersions, EachStageComputesWithTheVersionTheScheduleSays) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, AsyncVersions,
-                         ::testing::Values(Case{"pipedream", 3, 1, 5}, Case{"pipedream", 2, 2, 3},
-                                           Case{"pipedream-2bw", 3, 3, 3},
-                                           Case{"pipedream-2bw", 2, 4, 3}),
-                         [](const ::testing::TestParamInfo<Case>& param) {
+                         ::testing::Values(VersionCase{"pipedream", 3, 1, 5},
+                                           VersionCase{"pipedream", 2, 2, 3},
+                                           VersionCase{"pipedream-2bw", 3, 3, 3},
+                                           VersionCase{"pipedream-2bw", 2, 4, 3}),
+                         [](const ::testing::TestParamInfo<VersionCase>& param) {
                            std::string n = param.param.schedule + "_p" +
                                            std::to_string(param.param.p) + "_m" +
                                            std::to_string(param.param.m);
