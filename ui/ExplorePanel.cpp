@@ -3,6 +3,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -59,8 +60,12 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
   connect(plot_, &ParetoPlot::pointChosen, this, &ExplorePanel::choose);
   layout->addWidget(button_);
   layout->addWidget(status_);
-  layout->addWidget(plot_, 1);
-  layout->addWidget(table_, 1);
+  // Side by side: the bottom docks are wide and short (a quarter of a 720 px window).
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->setChildrenCollapsible(false);
+  split->addWidget(plot_);
+  split->addWidget(table_);
+  layout->addWidget(split, 1);
 }
 
 ExplorePanel::~ExplorePanel() = default;

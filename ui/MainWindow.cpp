@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include "ui/FirstStartLayout.h"
 #include "ui/LoadedRun.h"
 #include "ui/PlanDock.h"
 #include "ui/RunController.h"
@@ -38,6 +39,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   plan_ = new PlanDock(*library_, this);
   planDock_ = addDock("Plan", "planDock", plan_, Qt::LeftDockWidgetArea);
   historyDock_ = addDock("Run history", "runHistoryDock", history_, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);  // Plan and history: full height
   buildBottomDocks();
 
   controller_ = new RunController(this);
@@ -73,7 +75,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   QSettings settings;
   if (restoreGeometry(settings.value("mainWindow/geometry").toByteArray()))
     opensMaximized_ = false;  // the user's own size and place win
-  restoreState(settings.value("mainWindow/state").toByteArray());
+  if (!restoreState(settings.value("mainWindow/state").toByteArray()))
+    new FirstStartLayout(this, planDock_, historyDock_, statsDock_);
 }
 
 MainWindow::~MainWindow() = default;
@@ -104,9 +107,6 @@ void MainWindow::fitToScreen() {
     }
   }
   resize(size);
-  resizeDocks({planDock_, historyDock_}, {300, 300}, Qt::Horizontal);
-  resizeDocks({planDock_, historyDock_}, {size.height() * 3 / 5, size.height() / 5}, Qt::Vertical);
-  resizeDocks({statsDock_}, {size.height() / 4}, Qt::Vertical);
 }
 
 TimelineView* MainWindow::timeline() const {
@@ -149,9 +149,12 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     statusBar()->showMessage("saving the last runs to the file…");
     controller_->waitForSaves();
   }
-  QSettings settings;
-  settings.setValue("mainWindow/geometry", saveGeometry());
-  settings.setValue("mainWindow/state", saveState());
+  // A window never shown has no layout of the user's: its docks' sizes were never laid out.
+  if (isVisible()) {
+    QSettings settings;
+    settings.setValue("mainWindow/geometry", saveGeometry());
+    settings.setValue("mainWindow/state", saveState());
+  }
   QMainWindow::closeEvent(event);
 }
 

@@ -83,6 +83,8 @@ void MainWindow::buildMenus() {
   for (QDockWidget* dock : {planDock_, historyDock_, statsDock_, linksDock_, compareDock_,
                             detailsDock_, teachDock_, exploreDock_})
     view->addAction(dock->toggleViewAction());
+
+  menuBar()->addMenu("&Run")->addAction(plan_->panel()->runAction());
 }
 
 void MainWindow::buildPapersMenu() {

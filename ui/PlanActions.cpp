@@ -1,5 +1,6 @@
 #include "ui/PlanActions.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -40,6 +41,11 @@ PlanActions::PlanActions(QWidget* parent) : QWidget(parent) {
     timer_->stop();  // this click is the run a pending rerun would have made
     emit runClicked();
   });
+  runAction_ = new QAction("&Run", this);
+  runAction_->setObjectName("runAction");
+  runAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_R), QKeySequence(Qt::Key_F5)});
+  runAction_->setStatusTip("Run the plan on screen (the Plan dock's Run)");
+  connect(runAction_, &QAction::triggered, run_, &QPushButton::click);
   balance_ = button(this, "balanceButton", "Balance", "");  // the panel sets its tooltip
   connect(balance_, &QPushButton::clicked, this, [this] {
     timer_->stop();
@@ -82,6 +88,11 @@ void PlanActions::showNotice(const QString& text, bool simulate, bool fit) {
 void PlanActions::hideNotice() {
   notice_->setVisible(false);
   simulate_->setVisible(false);
+}
+
+void PlanActions::setRunEnabled(bool enabled) {
+  run_->setEnabled(enabled);
+  runAction_->setEnabled(enabled);
 }
 
 bool PlanActions::knobChanged(bool canRun) {

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QAction;
 class QCheckBox;
 class QLabel;
 class QPushButton;
@@ -28,6 +29,9 @@ class PlanActions : public QWidget {
   void hideNotice();
   QLabel* errorLabel() const { return error_; }
   QPushButton* runButton() const { return run_; }
+  // Run for the menus, Ctrl+R and F5: enabled with the button, presses it.
+  QAction* runAction() const { return runAction_; }
+  void setRunEnabled(bool enabled);
   QPushButton* balanceButton() const { return balance_; }
 
   // A knob changed. With Rerun on change, true when this change runs now: the first of a burst,
@@ -53,6 +57,7 @@ class PlanActions : public QWidget {
   QLabel *notice_ = nullptr, *error_ = nullptr;
   QPushButton *simulate_ = nullptr, *fit_ = nullptr, *run_ = nullptr, *balance_ = nullptr;
   QCheckBox* rerun_ = nullptr;
+  QAction* runAction_ = nullptr;
   QTimer* timer_ = nullptr;
   bool pending_ = false;  // a change in the current burst has not been run yet
 };

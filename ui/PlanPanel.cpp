@@ -168,7 +168,7 @@ void PlanPanel::refresh() {
 }
 
 void PlanPanel::updateRunEnabled() {
-  actions_->runButton()->setEnabled(!running_ && rerunnable_ && !problem_);
+  actions_->setRunEnabled(!running_ && rerunnable_ && !problem_);
 }
 
 void PlanPanel::setRunning(bool running) {

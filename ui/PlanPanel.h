@@ -64,6 +64,7 @@ class PlanPanel : public QWidget {
   void setLayers(int layers);
   // While a run is in flight the Run button is disabled (rerun-on-change still supersedes it).
   void setRunning(bool running);
+  QAction* runAction() const { return actions_->runAction(); }  // Run, Ctrl+R, F5
 
   // The widget of the knob table's row `key` (a generic knob under "More"); null when the panel
   // draws that knob itself or not at all.
