@@ -24,7 +24,8 @@ bool FirstStartLayout::eventFilter(QObject* watched, QEvent* event) {
   if (watched == window_ && event->type() == QEvent::Show) {
     window_->removeEventFilter(this);
     apply();
-    window_->statusBar()->showMessage(kHint);
+    // What to do first, unless the window already says something (a file's warning).
+    if (window_->statusBar()->currentMessage().isEmpty()) window_->statusBar()->showMessage(kHint);
     deleteLater();
   }
   return QObject::eventFilter(watched, event);

@@ -28,7 +28,7 @@ namespace ps::ui {
 namespace {
 
 // Screenshots for a person to look at, when PIPESCOPE_UI_SHOTS names a folder.
-void shot(QWidget& w, const char* name) {
+void hostileShot(QWidget& w, const char* name) {
   const QByteArray dir = qgetenv("PIPESCOPE_UI_SHOTS");
   if (!dir.isEmpty()) w.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
 }
@@ -70,7 +70,7 @@ TEST(HostileFile, TwoBillionClaimedRanksOpenAndPaintFast) {
   EXPECT_LT(ms, 4000) << "opening and painting took " << ms << " ms";
   std::printf("claimed 2^31-1 ranks: opened and painted in %lld ms\n", static_cast<long long>(ms));
   EXPECT_GT(w.timeline()->drawnItems(), 0u);
-  shot(w, "hostile-ranks");
+  hostileShot(w, "hostile-ranks");
 }
 
 // End to end (case 13): ops and samples at the ends of the int64 axis written into the file;
@@ -102,7 +102,7 @@ TEST(HostileFile, ExtremeTimestampsOpenWithTheLoadersWarning) {
   QTest::keyClick(w.timeline(), Qt::Key_W);
   w.timeline()->fit();
   w.grab();
-  shot(w, "hostile-times");
+  hostileShot(w, "hostile-times");
 }
 
 }  // namespace
@@ -245,7 +245,7 @@ TEST(HostileRun, ExtremeTimestampsRenderZoomAndHoverWithoutOverflow) {
   view.grab();
   view.setVisibleRange({kMax, kMax});  // empty: becomes one nanosecond, still inside the axis
   EXPECT_LT(view.visibleRange().start, view.visibleRange().end);
-  shot(view, "extreme-timeline");
+  hostileShot(view, "extreme-timeline");
 
   MemoryView memory;
   memory.resize(1000, 200);
@@ -256,7 +256,7 @@ TEST(HostileRun, ExtremeTimestampsRenderZoomAndHoverWithoutOverflow) {
     EXPECT_GT(memory.drawnColumns(), 0);
     QTest::mouseMove(&memory, QPoint(500, MemoryView::kHeader + 5));
   }
-  shot(memory, "extreme-memory");
+  hostileShot(memory, "extreme-memory");
 }
 
 // The pure pixel maths over the whole int64 axis: exact ends, no wrap (DESIGN §7.5).

@@ -41,7 +41,7 @@ QString historyText(const MainWindow& w) {
   return rows.join("\n");
 }
 
-void shot(QWidget& w, const char* name) {
+void liveShot(QWidget& w, const char* name) {
   const QByteArray dir = qgetenv("PIPESCOPE_UI_SHOTS");
   if (!dir.isEmpty()) w.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
 }
@@ -77,7 +77,7 @@ TEST(LiveRefresh, RunsWrittenByAnotherWriterShowWithoutReloadingTheShownOne) {
   EXPECT_TRUE(historyText(w).contains("[running]")) << historyText(w).toStdString();
   ASSERT_TRUE(w.showRun(third));
   EXPECT_EQ(w.timeline()->run()->info.status, trace::RunStatus::Running);
-  shot(w, "live-refresh-running");
+  liveShot(w, "live-refresh-running");
   ASSERT_TRUE(writer->write(smallBatch(1000)));
   ASSERT_TRUE(writer->finish(trace::RunStatus::Complete));
   EXPECT_TRUE(QTest::qWaitFor(
@@ -85,7 +85,7 @@ TEST(LiveRefresh, RunsWrittenByAnotherWriterShowWithoutReloadingTheShownOne) {
   EXPECT_EQ(w.timeline()->run()->info.id, third);
   EXPECT_EQ(w.timeline()->run()->opCount(), 4u);
   EXPECT_FALSE(historyText(w).contains("[running]")) << historyText(w).toStdString();
-  shot(w, "live-refresh-complete");
+  liveShot(w, "live-refresh-complete");
 
   // The run on screen is deleted: the latest one left takes its place.
   ASSERT_TRUE(store->deleteRun(third));

@@ -32,7 +32,7 @@ std::shared_ptr<trace::RunTrace> sawtooth(int ranks) {
   return run;
 }
 
-void shot(QWidget& w, const QString& name) {
+void memoryShot(QWidget& w, const QString& name) {
   if (const char* dir = std::getenv("PIPESCOPE_UI_SHOTS")) w.grab().save(QString(dir) + "/" + name);
 }
 
@@ -100,10 +100,10 @@ TEST_P(MemoryViewRanks, LabelsKeepTheirOwnLineAndTracksScroll) {
   QImage image(view.size(), QImage::Format_ARGB32);
   view.render(&image);
   EXPECT_GT(view.drawnColumns(), 0);
-  shot(view, QString("memory-%1-light.png").arg(ranks));
+  memoryShot(view, QString("memory-%1-light.png").arg(ranks));
   view.setPalette(darkPalette());
   hover(view, QPoint(TimelineView::kGutter + 300, MemoryView::kHeader + view.trackHeight() + 4));
-  shot(view, QString("memory-%1-dark-hover.png").arg(ranks));
+  memoryShot(view, QString("memory-%1-dark-hover.png").arg(ranks));
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, MemoryViewRanks, ::testing::Values(8, 32, 64));
@@ -131,9 +131,9 @@ TEST(MemoryView, RunWithoutSamplesSaysSoInsteadOfAnEmptyScale) {
   EXPECT_EQ(view.drawnColumns(), 0);
   EXPECT_EQ(view.maxScroll(), 0);
   EXPECT_EQ(view.rankAt(QPoint(300, 60)), -1);
-  shot(view, "memory-no-samples-light.png");
+  memoryShot(view, "memory-no-samples-light.png");
   view.setPalette(darkPalette());
-  shot(view, "memory-no-samples-dark.png");
+  memoryShot(view, "memory-no-samples-dark.png");
   view.setRun(sawtooth(4));
   EXPECT_TRUE(view.note().isEmpty());
 }
