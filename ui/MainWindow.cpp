@@ -4,9 +4,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QMessageBox>
 #include <QMimeData>
-#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
@@ -113,31 +111,9 @@ TimelineView* MainWindow::timeline() const {
   return area_->timeline();
 }
 
-namespace {
-
-// Quitting while a model trains would end it 'cancelled' a few steps in (issue 34 item 2): ask,
-// as a tool asks before dropping work. True: stop it and quit.
-bool stopTrainingToQuit(QWidget* window, const RunController& controller) {
-  QMessageBox ask(
-      QMessageBox::Question, "PipeScope",
-      "A training run is in progress" +
-          (controller.trainingProgress().isEmpty() ? QString(".")
-                                                   : " (" + controller.trainingProgress() + ").") +
-          "\n\nQuitting stops it; the steps so far stay in the file as a cancelled run.",
-      QMessageBox::NoButton, window);
-  ask.setObjectName("stopTrainingQuestion");
-  QPushButton* keep = ask.addButton("Keep running", QMessageBox::RejectRole);
-  QPushButton* stop = ask.addButton("Stop and quit", QMessageBox::DestructiveRole);
-  ask.setDefaultButton(keep);
-  ask.exec();
-  return ask.clickedButton() == stop;
-}
-
-}  // namespace
-
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (controller_->training()) {
-    if (!stopTrainingToQuit(this, *controller_)) {
+    if (!askToStopTrainingAndQuit(this, *controller_)) {
       event->ignore();
       return;
     }

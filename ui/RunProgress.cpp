@@ -1,5 +1,6 @@
 #include "ui/RunProgress.h"
 
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
@@ -42,6 +43,24 @@ void RunProgress::loading() {
 void RunProgress::hide() {
   progress_->setVisible(false);
   cancel_->setVisible(false);
+}
+
+// Quitting while a model trains would end it 'cancelled' a few steps in (issue 34 item 2): ask,
+// as a tool asks before dropping work. True: stop it and quit.
+bool askToStopTrainingAndQuit(QWidget* window, const RunController& controller) {
+  QMessageBox ask(
+      QMessageBox::Question, "PipeScope",
+      "A training run is in progress" +
+          (controller.trainingProgress().isEmpty() ? QString(".")
+                                                   : " (" + controller.trainingProgress() + ").") +
+          "\n\nQuitting stops it; the steps so far stay in the file as a cancelled run.",
+      QMessageBox::NoButton, window);
+  ask.setObjectName("stopTrainingQuestion");
+  QPushButton* keep = ask.addButton("Keep running", QMessageBox::RejectRole);
+  QPushButton* stop = ask.addButton("Stop and quit", QMessageBox::DestructiveRole);
+  ask.setDefaultButton(keep);
+  ask.exec();
+  return ask.clickedButton() == stop;
 }
 
 }  // namespace ps::ui

@@ -8,6 +8,7 @@
 class QProgressBar;
 class QPushButton;
 class QStatusBar;
+class QWidget;
 
 namespace ps::ui {
 
@@ -30,5 +31,9 @@ class RunProgress : public QObject {
   QProgressBar* progress_;
   QPushButton* cancel_;
 };
+
+// Quitting while a model trains would end it 'cancelled' a few steps in (issue 34 item 2): asks
+// (Keep running / Stop and quit), as a tool asks before dropping work. True: stop it and quit.
+bool askToStopTrainingAndQuit(QWidget* window, const RunController& controller);
 
 }  // namespace ps::ui
