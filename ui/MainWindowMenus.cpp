@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QSettings>
 #include <QStatusBar>
@@ -101,10 +102,22 @@ void MainWindow::buildPapersMenu() {
 
 bool MainWindow::openPreset(const std::string& name) {
   auto preset = runtime::findPreset(name);
-  const auto request = runtime::presetRequest(name);
+  auto request = runtime::presetRequest(name);
   if (!preset || !request) {
     fail(QString::fromStdString(preset ? request.error() : preset.error()), true);
     return false;
+  }
+  request->name = runtime::presetRunName(*preset);
+  // Papers' runs go to the scratch session: a file the user opened keeps only the runs made in
+  // it (issue 34 item 11: seven preset runs were appended to a CLI-made file without asking).
+  const QString opened = currentFile();
+  if (!isScratchSession(opened)) {
+    if (!openScratchSession()) return false;
+    if (!opened.isEmpty())
+      statusBar()->showMessage(
+          QString("Papers' runs go to the scratch session; %1 is unchanged (File → Open)")
+              .arg(QFileInfo(opened).fileName()),
+          10000);
   }
   plan_->panel()->showRequest(*request);
   stats_->showTeaching(

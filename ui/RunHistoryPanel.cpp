@@ -2,6 +2,7 @@
 
 #include <QListWidget>
 #include <QScrollBar>
+#include <QStyledItemDelegate>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -12,6 +13,24 @@
 
 namespace ps::ui {
 
+namespace {
+
+// Each row's width is the list's (the text is elided to it, not scrolled).
+class ListWidthDelegate : public QStyledItemDelegate {
+ public:
+  explicit ListWidthDelegate(QListWidget* list) : QStyledItemDelegate(list), list_(list) {}
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QSize size = QStyledItemDelegate::sizeHint(option, index);
+    size.setWidth(list_->viewport()->width());
+    return size;
+  }
+
+ private:
+  QListWidget* list_;
+};
+
+}  // namespace
+
 RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
   setObjectName("runHistoryPanel");
   auto* layout = new QVBoxLayout(this);
@@ -19,7 +38,12 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
   list_ = new QListWidget(this);
   list_->setObjectName("runHistory");
   list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  // Rows as wide as the list, a long name elided in its middle: the status at its end
+  // ("[running]", "[cancelled]") stays in sight instead of behind a horizontal scrollbar.
   list_->setTextElideMode(Qt::ElideMiddle);
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  list_->setResizeMode(QListView::Adjust);
+  list_->setItemDelegate(new ListWidthDelegate(list_));
   list_->setToolTip("Click a run to show it; Ctrl+click a second run to compare the two.");
   layout->addWidget(list_);
   // Current-row and selection signals both fire for one click: emit once, after both.

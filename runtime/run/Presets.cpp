@@ -226,4 +226,9 @@ Result<RunPlanRequest> presetRequest(const std::string& nameOrPath) {
   return request;
 }
 
+std::string presetRunName(const Preset& preset) {
+  const auto colon = preset.title.find(':');
+  return colon == std::string::npos ? preset.title : preset.title.substr(0, colon);
+}
+
 }  // namespace ps::runtime

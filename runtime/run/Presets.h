@@ -58,5 +58,8 @@ Result<Preset> findPreset(const std::string& nameOrPath);
 
 // A simulation of the preset's plan (what Papers, the demo and `demo` run).
 Result<RunPlanRequest> presetRequest(const std::string& nameOrPath);
+// A preset's run named after its system, as the app's Papers menu names it: the title up to its
+// colon ("BPipe", "BPipe's baseline"), the whole title without one.
+std::string presetRunName(const Preset& preset);
 
 }  // namespace ps::runtime
