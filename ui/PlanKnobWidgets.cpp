@@ -1,5 +1,7 @@
 #include "ui/PlanKnobWidgets.h"
 
+#include <cctype>
+
 #include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
@@ -275,6 +277,27 @@ std::vector<std::string_view> KnobWidgets::keys() const {
   for (const Entry& e : entries_)
     out.push_back(e.row->key);
   return out;
+}
+
+QString inPanelWords(const std::string& message) {
+  QString out;
+  std::size_t at = 0;
+  while (at < message.size()) {
+    const std::size_t dash = message.find("--", at);
+    if (dash == std::string::npos) break;
+    std::size_t end = dash + 2;
+    while (end < message.size() &&
+           (std::isalnum(static_cast<unsigned char>(message[end])) || message[end] == '-'))
+      ++end;
+    out += QString::fromStdString(message.substr(at, dash - at));
+    const std::string_view flag(message.data() + dash, end - dash);
+    const PlanKnob* row = nullptr;
+    for (const PlanKnob& k : runtime::planKnobs())
+      if (k.flag == flag) row = &k;
+    out += row ? knobPanelLabel(*row) : QString::fromStdString(std::string(flag));
+    at = end;
+  }
+  return out + QString::fromStdString(message.substr(std::min(at, message.size())));
 }
 
 }  // namespace ps::ui

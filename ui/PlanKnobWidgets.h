@@ -57,4 +57,9 @@ class KnobWidgets {
   std::vector<Entry> entries_;
 };
 
+// A message in the panel's words (issue 34 item 10): each plan flag it names ("--layers",
+// "--max-deferred-w") becomes the label its control has here ("Layers", "Deferred W at most").
+// Flags no knob row has are left as they are.
+QString inPanelWords(const std::string& message);
+
 }  // namespace ps::ui

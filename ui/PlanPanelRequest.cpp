@@ -14,6 +14,7 @@
 #include <QVariant>
 
 #include "ui/PlanKnobValues.h"
+#include "ui/PlanKnobWidgets.h"
 #include "ui/PlanPanel.h"
 #include "ui/PlanPanelWidgets.h"
 
@@ -178,7 +179,7 @@ void PlanPanel::showProblem(const std::optional<KnobProblem>& problem) {
   // A knob under "More" with the problem: open it, so that the red frame shows.
   if (bad && more_->isAncestorOf(bad)) setMoreOpen(true);
   QLabel* error = actions_->errorLabel();
-  error->setText(problem ? QString::fromStdString(problem->message) : QString());
+  error->setText(problem ? inPanelWords(problem->message) : QString());
   error->setVisible(problem.has_value());
   updateRunEnabled();
 }

@@ -13,6 +13,7 @@
 #include "ui/LiveFollower.h"
 #include "ui/LoadedRun.h"
 #include "ui/PlanDock.h"
+#include "ui/PlanKnobWidgets.h"
 #include "ui/PlanPanel.h"
 #include "ui/RunController.h"
 #include "ui/RunHistoryPanel.h"
@@ -248,7 +249,7 @@ void RunSession::onRunFailed(const QString& message) {
   v_.progress->hide();
   lastError_ = message;
   v_.plan->panel()->showRunError(message);
-  v_.status->showMessage(message, 10000);
+  v_.status->showMessage(inPanelWords(message.toStdString()), 10000);
 }
 
 void RunSession::onRunCancelled(const QString& message) {
