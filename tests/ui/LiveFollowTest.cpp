@@ -18,6 +18,7 @@
 #include "tests/common/RunTraceCompare.h"
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
+#include "tests/ui/LiveSteps.h"
 #include "tests/ui/WindowTestUtil.h"
 #include "trace/store/TraceReader.h"
 #include "trace/store/TraceStore.h"
@@ -29,40 +30,25 @@
 namespace ps::ui {
 namespace {
 
-constexpr int kRanks = 2;
-constexpr int kOpsPerStep = 2 * kRanks;
-
-trace::TraceBatch stepBatch(int step) {
-  trace::TraceBatch batch;
-  const std::int64_t t0 = 1'000'000 * step;
-  for (int r = 0; r < kRanks; ++r) {
-    batch.ops.push_back(
-        test::compute(r, trace::OpKind::F, 0, t0 + 1000 * r, t0 + 1000 * r + 900, step));
-    batch.ops.push_back(
-        test::compute(r, trace::OpKind::B, 0, t0 + 5000 - 1000 * r, t0 + 7000 - 1000 * r, step));
-  }
-  return batch;
-}
-
 TEST(LiveFollow, TheRunningRunOnScreenGrowsStepByStep) {
   test::TempDir dir;
   const std::string path = dir.file("follow.sqlite");
-  test::writeRun(path, test::simpleHeader(kRanks, "done"), stepBatch(0));
+  test::writeRun(path, test::simpleHeader(test::kLiveRanks, "done"), test::liveStepBatch(0));
   MainWindow w;
   w.resize(1200, 700);
   ASSERT_TRUE(w.openTrace(QString::fromStdString(path), false)) << w.lastError().toStdString();
 
   auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
   ASSERT_TRUE(store) << store.error();
-  auto writer = trace::TraceWriter::begin(*store, test::simpleHeader(kRanks, "live"));
+  auto writer = trace::TraceWriter::begin(*store, test::simpleHeader(test::kLiveRanks, "live"));
   ASSERT_TRUE(writer) << writer.error();
-  ASSERT_TRUE(writer->write(stepBatch(0)));
+  ASSERT_TRUE(writer->write(test::liveStepBatch(0)));
   const std::int64_t id = writer->runId();
   auto* history = w.findChild<RunHistoryPanel*>("runHistoryPanel");
   ASSERT_NE(history, nullptr);
   ASSERT_TRUE(QTest::qWaitFor([&] { return history->info(id) != nullptr; }, 2000));
   ASSERT_TRUE(w.showRun(id));
-  ASSERT_EQ(w.timeline()->run()->opCount(), static_cast<std::size_t>(kOpsPerStep));
+  ASSERT_EQ(w.timeline()->run()->opCount(), static_cast<std::size_t>(test::kLiveOpsPerStep));
 
   constexpr int kSteps = 12;
   std::atomic<int> writeErrors{0};
@@ -70,7 +56,7 @@ TEST(LiveFollow, TheRunningRunOnScreenGrowsStepByStep) {
   std::thread writing([&] {
     for (int k = 1; k < kSteps; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      if (!writer->write(stepBatch(k))) ++writeErrors;
+      if (!writer->write(test::liveStepBatch(k))) ++writeErrors;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     if (!writer->finish(trace::RunStatus::Complete)) ++writeErrors;
@@ -85,7 +71,7 @@ TEST(LiveFollow, TheRunningRunOnScreenGrowsStepByStep) {
     QTest::qWait(20);
     const std::size_t ops = w.timeline()->run()->opCount();
     if (ops != seen.back()) seen.push_back(ops);
-    whole = whole && ops % kOpsPerStep == 0;
+    whole = whole && ops % test::kLiveOpsPerStep == 0;
     // Whole view until half-way: it follows the end; then zoomed in: it stays.
     if (!zoomed && seen.size() == 4) {
       zoomed = true;
@@ -101,7 +87,8 @@ TEST(LiveFollow, TheRunningRunOnScreenGrowsStepByStep) {
   EXPECT_GT(seen.size(), 3u) << "seen growing, not only at the end";
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   ASSERT_EQ(w.timeline()->run()->info.status, trace::RunStatus::Complete);
-  EXPECT_EQ(w.timeline()->run()->opCount(), static_cast<std::size_t>(kSteps * kOpsPerStep));
+  EXPECT_EQ(w.timeline()->run()->opCount(),
+            static_cast<std::size_t>(kSteps * test::kLiveOpsPerStep));
   EXPECT_EQ(w.timeline()->visibleRange().start, 100) << "a zoomed view stays where it was";
   EXPECT_EQ(w.timeline()->visibleRange().end, 6000);
   EXPECT_TRUE(w.lastError().isEmpty()) << w.lastError().toStdString();

@@ -9,6 +9,7 @@
 
 #include "tests/common/TestUtil.h"
 #include "tests/trace/TraceBuilder.h"
+#include "tests/ui/LiveSteps.h"
 #include "trace/store/TraceStore.h"
 #include "trace/store/TraceWriter.h"
 #include "ui/LiveFollower.h"
@@ -17,34 +18,19 @@
 namespace ps::ui {
 namespace {
 
-constexpr int kFollowedRanks = 2;
-constexpr std::size_t kFollowedOpsPerStep = 2 * kFollowedRanks;
-
-trace::TraceBatch followedStepBatch(int step) {
-  trace::TraceBatch batch;
-  const std::int64_t t0 = 1'000'000 * step;
-  for (int r = 0; r < kFollowedRanks; ++r) {
-    batch.ops.push_back(
-        test::compute(r, trace::OpKind::F, 0, t0 + 1000 * r, t0 + 1000 * r + 900, step));
-    batch.ops.push_back(
-        test::compute(r, trace::OpKind::B, 0, t0 + 5000 - 1000 * r, t0 + 7000 - 1000 * r, step));
-  }
-  return batch;
-}
-
 TEST(LiveFollower, AnnouncesTheRunGrownUntilItEnds) {
   test::TempDir dir;
   const std::string path = dir.file("live.sqlite");
   const QString file = QString::fromStdString(path);
-  test::writeRun(path, test::simpleHeader(kFollowedRanks, "done"), followedStepBatch(0));
+  test::writeRun(path, test::simpleHeader(test::kLiveRanks, "done"), test::liveStepBatch(0));
   auto store = trace::TraceStore::open(path, trace::TraceStore::Mode::ReadWrite);
   ASSERT_TRUE(store) << store.error();
-  auto writer = trace::TraceWriter::begin(*store, test::simpleHeader(kFollowedRanks, "live"));
+  auto writer = trace::TraceWriter::begin(*store, test::simpleHeader(test::kLiveRanks, "live"));
   ASSERT_TRUE(writer) << writer.error();
-  ASSERT_TRUE(writer->write(followedStepBatch(0)));
+  ASSERT_TRUE(writer->write(test::liveStepBatch(0)));
   auto shown = loadAndAnalyse(file, writer->runId());
   ASSERT_TRUE(shown) << shown.error();
-  ASSERT_EQ((*shown)->trace->opCount(), kFollowedOpsPerStep);
+  ASSERT_EQ((*shown)->trace->opCount(), test::kLiveOpsPerStep);
 
   LiveFollower follower;
   std::vector<std::shared_ptr<const LoadedRun>> grown;
@@ -53,22 +39,22 @@ TEST(LiveFollower, AnnouncesTheRunGrownUntilItEnds) {
   ASSERT_TRUE(follower.follow(file, *shown));
   EXPECT_TRUE(grown.empty()) << "nothing was committed since the run was loaded";
 
-  ASSERT_TRUE(writer->write(followedStepBatch(1)));
-  ASSERT_TRUE(writer->write(followedStepBatch(2)));
+  ASSERT_TRUE(writer->write(test::liveStepBatch(1)));
+  ASSERT_TRUE(writer->write(test::liveStepBatch(2)));
   ASSERT_TRUE(follower.follow(file, *shown));
   ASSERT_EQ(grown.size(), 1u);
   EXPECT_EQ(grown.back()->id(), writer->runId());
-  EXPECT_EQ(grown.back()->trace->opCount(), 3 * kFollowedOpsPerStep);
+  EXPECT_EQ(grown.back()->trace->opCount(), 3 * test::kLiveOpsPerStep);
   EXPECT_EQ(grown.back()->trace->info.status, trace::RunStatus::Running);
   EXPECT_TRUE(follower.following());
   ASSERT_TRUE(follower.follow(file, grown.back()));
   EXPECT_EQ(grown.size(), 1u) << "no new rows: nothing announced";
 
-  ASSERT_TRUE(writer->write(followedStepBatch(3)));
+  ASSERT_TRUE(writer->write(test::liveStepBatch(3)));
   ASSERT_TRUE(writer->finish(trace::RunStatus::Complete));
   ASSERT_TRUE(follower.follow(file, grown.back()));
   ASSERT_EQ(grown.size(), 2u);
-  EXPECT_EQ(grown.back()->trace->opCount(), 4 * kFollowedOpsPerStep);
+  EXPECT_EQ(grown.back()->trace->opCount(), 4 * test::kLiveOpsPerStep);
   EXPECT_EQ(grown.back()->trace->info.status, trace::RunStatus::Complete);
   EXPECT_FALSE(follower.following()) << "an ended run is not followed any more";
 }
@@ -77,7 +63,7 @@ TEST(LiveFollower, SaysWhyARunCannotBeFollowed) {
   test::TempDir dir;
   const std::string path = dir.file("done.sqlite");
   const std::int64_t id =
-      test::writeRun(path, test::simpleHeader(kFollowedRanks, "done"), followedStepBatch(0));
+      test::writeRun(path, test::simpleHeader(test::kLiveRanks, "done"), test::liveStepBatch(0));
   const QString file = QString::fromStdString(path);
   auto shown = loadAndAnalyse(file, id);
   ASSERT_TRUE(shown) << shown.error();
