@@ -8,6 +8,26 @@ namespace ps::ui {
 
 using trace::Lane;
 
+namespace {
+
+// `spans` less `holes` (both sorted, each without overlaps of its own).
+std::vector<Span> withoutSpans(const std::vector<Span>& spans, const std::vector<Span>& holes) {
+  std::vector<Span> out;
+  std::size_t h = 0;
+  for (Span s : spans) {
+    while (h < holes.size() && holes[h].right <= s.left)
+      ++h;
+    for (std::size_t k = h; k < holes.size() && holes[k].left < s.right; ++k) {
+      if (holes[k].left > s.left) out.push_back({s.left, holes[k].left});
+      s.left = std::max(s.left, holes[k].right);
+    }
+    if (s.right > s.left) out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Track> TimelineScene::placeTracks(const TrackLayout& layout, const SceneFrame& frame) {
   return layout.place(kAxis, frame.height, frame.offset);
 }
@@ -30,8 +50,10 @@ void TimelineScene::build(const TimelineData& data, const TrackLayout& layout,
   const double w = plotWidth();
   std::vector<Span> shaded;
   for (const auto& s : data.steps()) {
+    if (s.start_ns > frame_.revealUntil) continue;
+    const std::int64_t end = std::min(s.end_ns, frame_.revealUntil);
     const int x0 = kGutter + static_cast<int>(std::max(-1.0, timeToPx(range, w, s.start_ns)));
-    const int x1 = kGutter + static_cast<int>(std::min(w + 1, timeToPx(range, w, s.end_ns)));
+    const int x1 = kGutter + static_cast<int>(std::min(w + 1, timeToPx(range, w, end)));
     shaded.push_back({std::max(x0, kGutter), x1});
   }
   shaded = mergeSpans(std::move(shaded));
@@ -85,11 +107,11 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
   const DepthRows& depth = data.depth(r);
   std::vector<Span> covered;
   std::vector<GroundPiece> pieces;
-  const auto ground = [&](int y, int h) {
+  const auto ground = [&](int y, int h, const std::vector<Span>& idle) {
     const int top = std::max(y, track.clipTop), bottom = std::min(y + h, track.clipBottom);
     if (bottom <= top) return;
     pieces.clear();
-    composeStrip(kGutter, frame_.width, covered, shaded, gridX_, pieces);
+    composeStrip(kGutter, frame_.width, covered, idle, gridX_, pieces);
     for (const auto& piece : pieces)
       ground_.push_back(
           {QRect(piece.span.left, top, piece.span.right - piece.span.left, bottom - top),
@@ -99,25 +121,35 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
     return Row{y, h, l, &rank.lane(l), &data.index(r, l), -1};
   };
   if (depth.nested() && !track.collapsed) {
+    // The rank is idle only where no row has an op: a row is shaded as bubble only outside the
+    // boxes of every row (shading each row around its own boxes tinted the rows under a long op
+    // idle all along it, a whole lane at a 0.01 % bubble).
+    std::vector<std::vector<Span>> rows(static_cast<std::size_t>(depth.rows()));
+    std::vector<Span> busy;
     for (int row = 0; row < depth.rows(); ++row) {
-      const int y = track.computeTop + row * track.rowHeight;
-      covered.clear();
+      auto& own = rows[static_cast<std::size_t>(row)];
       addRow(data, track,
-             Row{y, track.rowHeight, Lane::Compute, &depth.lane(row), &depth.index(row), row},
-             &covered);
-      ground(y, track.rowHeight);
+             Row{track.computeTop + row * track.rowHeight, track.rowHeight, Lane::Compute,
+                 &depth.lane(row), &depth.index(row), row},
+             &own);
+      busy.insert(busy.end(), own.begin(), own.end());
+    }
+    const std::vector<Span> idle = withoutSpans(shaded, mergeSpans(std::move(busy)));
+    for (int row = 0; row < depth.rows(); ++row) {
+      covered = std::move(rows[static_cast<std::size_t>(row)]);
+      ground(track.computeTop + row * track.rowHeight, track.rowHeight, idle);
     }
   } else {
     const int y = track.computeTop, h = track.computeHeight;
     addRow(data, track, lane(Lane::Compute, y, h), &covered);
     addRow(data, track, lane(Lane::Other, y, h), &covered);
-    ground(y, h);
+    ground(y, h, shaded);
   }
   if (track.collapsed) return;
   for (const auto& [l, y] :
        {std::pair{Lane::Collective, track.commTop}, std::pair{Lane::Send, track.commTop},
-        std::pair{Lane::Recv, track.commTop + TrackLayout::kComm}})
-    addRow(data, track, lane(l, y, TrackLayout::kComm), nullptr);
+        std::pair{Lane::Recv, track.commTop + track.commHeight}})
+    addRow(data, track, lane(l, y, track.commHeight), nullptr);
 }
 
 // The boxes of one lane in one row; their drawn spans are merged into `covered` (kept sorted).
@@ -133,6 +165,7 @@ void TimelineScene::addRow(const TimelineData& data, const Track& track, const R
   const bool decorate = chunks.marksChunks() || chunks.marksDirections();
   const std::size_t firstBox = boxes_.size();
   for (const auto& item : trace::queryLane(cols, *row.index, range.start, range.end, w, 2.0)) {
+    if (item.start > frame_.revealUntil) continue;  // the Teach replay has not reached it
     const double x0 = std::max(-1.0, timeToPx(range, w, item.start));
     const double x1 = std::min(w + 1, timeToPx(range, w, item.end));
     const int left = kGutter + static_cast<int>(x0);
@@ -184,10 +217,19 @@ const Track* TimelineScene::trackOf(int rank) const {
   return nullptr;
 }
 
+QRect TimelineScene::trackRect(int rank) const {
+  const Track* t = trackOf(rank);
+  if (!t) return {};
+  const int width = frame_.width - kGutter;
+  return QRect(kGutter, t->computeTop, width, t->computeHeight)
+      .intersected(QRect(kGutter, t->clipTop, width, t->clipBottom - t->clipTop));
+}
+
 QRect TimelineScene::opRect(const TimelineData& data, const TimelineOp& op) const {
   const Track* t = data.has(op) ? trackOf(op.rank) : nullptr;
   if (!t) return {};
   const auto& lane = data.run()->ranks[op.rank].lane(op.lane);
+  if (lane.start[op.index] > frame_.revealUntil) return {};  // not drawn yet (Teach replay)
   int y = t->computeTop, h = t->computeHeight;
   if (op.lane == Lane::Compute || op.lane == Lane::Other) {
     if (data.depth(op.rank).nested() && !t->collapsed) {
@@ -195,8 +237,8 @@ QRect TimelineScene::opRect(const TimelineData& data, const TimelineOp& op) cons
       h = t->rowHeight;
     }
   } else if (!t->collapsed) {
-    y = op.lane == Lane::Recv ? t->commTop + TrackLayout::kComm : t->commTop;
-    h = TrackLayout::kComm;
+    y = op.lane == Lane::Recv ? t->commTop + t->commHeight : t->commTop;
+    h = t->commHeight;
   }
   const double w = plotWidth();
   const double x0 = std::max(-2.0, timeToPx(frame_.range, w, lane.start[op.index]));

@@ -26,6 +26,9 @@ struct SceneFrame {
   TimeRange range;
   int width = 0, height = 0;
   int offset = 0;
+  // The Teach replay's cutoff: ops starting after it are not drawn (nor have a rect), and the
+  // step shading stops there, so the future is blank.
+  std::int64_t revealUntil = trace::kTimeMax;
 };
 
 // One op, or `count` ops folded into one pixel, of a row.
@@ -84,6 +87,8 @@ class TimelineScene {
   const SceneBox* boxAt(QPoint pos) const;
   const Track* trackAt(int y) const;
   const Track* trackOf(int rank) const;
+  // `rank`'s compute band as far as it is on screen; empty when scrolled out.
+  QRect trackRect(int rank) const;
   // Where `op`'s box is (not folded), empty when it is not on screen.
   QRect opRect(const TimelineData& data, const TimelineOp& op) const;
 

@@ -139,6 +139,13 @@ void TimelineView::setAllTracksCollapsed(bool collapsed) {
   invalidateLayout();
 }
 
+void TimelineView::setCompactTracks(bool compact) {
+  if (compact == layout_.isCompact()) return;
+  layout_.setCompact(compact);
+  updateGeometry();
+  invalidateLayout();
+}
+
 void TimelineView::setVerticalOffset(int offset) {
   offset = std::clamp(offset, 0, maxVerticalOffset());
   if (offset == offset_) return;
@@ -206,7 +213,8 @@ const TimelineScene& TimelineView::scene() const {
   if (!sceneValid_) {
     QElapsedTimer timer;
     timer.start();
-    scene_.build(data_, layout_, {range_, width(), height(), offset_});
+    scene_.build(data_, layout_,
+                 {range_, width(), height(), offset_, reveal_.value_or(trace::kTimeMax)});
     sceneValid_ = true;
     if (data_.run()) lastGeometryMs_ = static_cast<double>(timer.nsecsElapsed()) / 1e6;
   }
@@ -229,7 +237,10 @@ void TimelineView::paintEvent(QPaintEvent*) {
   const PaintTarget target{
       palette(), font(), *this, hasFocus(), layout_.generation(), layout_.pinnedHeight()};
   if (!run()) return TimelinePainter::paintEmpty(p, rect(), target);
-  OverlayState state{selection_, &deps_, flowsVisible_, causesVisible_, pathVisible_, {}, band_};
+  const bool past = !reveal_;  // a replay hides what would show the future
+  OverlayState state{
+      selection_, &deps_, flowsVisible_ && past, causesVisible_ && past, pathVisible_ && past,
+      {},         band_};
   if (drag_ == Drag::Band || drag_ == Drag::ZoomRange) state.dragX = {rangeFromX_, rangeToX_};
   drawn_ = buildOverlays(built, data_, state);
   painter_.paint(p, built, data_, drawn_, target);

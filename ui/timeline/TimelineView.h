@@ -14,6 +14,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ui/timeline/SceneOverlays.h"
@@ -66,6 +67,11 @@ class TimelineView : public QWidget {
   void setTrackPinned(int rank, bool pinned);
   bool isTrackPinned(int rank) const { return layout_.isPinned(rank); }
   void setAllTracksCollapsed(bool collapsed);
+  // Lower rows for every track (a comparison: two panes share the height of one).
+  void setCompactTracks(bool compact);
+  bool compactTracks() const { return layout_.isCompact(); }
+  // The height that shows every track under the axis (none scrolled out), for sizing panes.
+  int heightForAllTracks() const { return kAxis + layout_.pinnedHeight() + layout_.scrolledHeight(); }
   int verticalOffset() const { return offset_; }
   void setVerticalOffset(int offset);
   int maxVerticalOffset() const { return layout_.maxOffset(height() - kAxis); }
@@ -115,10 +121,23 @@ class TimelineView : public QWidget {
   }
   bool idleCausesVisible() const { return causesVisible_; }
   void setCriticalPathVisible(bool visible) {
+    if (pathVisible_ == visible) return;
     pathVisible_ = visible;
     update();
+    emit criticalPathVisibleChanged(visible);
   }
   bool criticalPathVisible() const { return pathVisible_; }
+  // The Teach replay: only ops starting by `t` are drawn (the idle causes, critical path and
+  // flows are off meanwhile, they would show the future); nullopt draws every op again.
+  void setRevealUntil(std::optional<std::int64_t> t) {
+    if (t == reveal_) return;
+    reveal_ = t;
+    invalidateScene();
+  }
+  std::optional<std::int64_t> revealUntil() const { return reveal_; }
+  // Where `rank`'s track is on screen (its compute band's top and height; empty when scrolled
+  // out): for what the Teach dock draws over the lanes.
+  QRect trackRect(int rank) const { return run() ? scene().trackRect(rank) : QRect(); }
   // Flows, cause parts and path ops drawn in the last paint (for tests).
   std::size_t drawnFlows() const { return drawn_.flows.size(); }
   std::size_t drawnCauseParts() const { return drawn_.causes.size(); }
@@ -141,6 +160,7 @@ class TimelineView : public QWidget {
   void verticalScrollChanged(int offset, int maximum, int page);
   void zoomHistoryChanged();
   void rangeBandChanged(ps::ui::TimeRange band);
+  void criticalPathVisibleChanged(bool visible);
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -181,6 +201,7 @@ class TimelineView : public QWidget {
   Selection selection_;
   OpDependencies deps_;  // of the selection
   bool causesVisible_ = true, pathVisible_ = false, flowsVisible_ = false;
+  std::optional<std::int64_t> reveal_;  // the Teach replay's cutoff
   QPoint dragFrom_, pointer_;
   TimeRange dragRange_;
   int dragOffset_ = 0;
