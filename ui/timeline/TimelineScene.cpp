@@ -8,26 +8,6 @@ namespace ps::ui {
 
 using trace::Lane;
 
-namespace {
-
-// `spans` less `holes` (both sorted, each without overlaps of its own).
-std::vector<Span> withoutSpans(const std::vector<Span>& spans, const std::vector<Span>& holes) {
-  std::vector<Span> out;
-  std::size_t h = 0;
-  for (Span s : spans) {
-    while (h < holes.size() && holes[h].right <= s.left)
-      ++h;
-    for (std::size_t k = h; k < holes.size() && holes[k].left < s.right; ++k) {
-      if (holes[k].left > s.left) out.push_back({s.left, holes[k].left});
-      s.left = std::max(s.left, holes[k].right);
-    }
-    if (s.right > s.left) out.push_back(s);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::vector<Track> TimelineScene::placeTracks(const TrackLayout& layout, const SceneFrame& frame) {
   return layout.place(kAxis, frame.height, frame.offset);
 }
@@ -107,11 +87,11 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
   const DepthRows& depth = data.depth(r);
   std::vector<Span> covered;
   std::vector<GroundPiece> pieces;
-  const auto ground = [&](int y, int h, const std::vector<Span>& idle) {
+  const auto ground = [&](int y, int h) {
     const int top = std::max(y, track.clipTop), bottom = std::min(y + h, track.clipBottom);
     if (bottom <= top) return;
     pieces.clear();
-    composeStrip(kGutter, frame_.width, covered, idle, gridX_, pieces);
+    composeStrip(kGutter, frame_.width, covered, shaded, gridX_, pieces);
     for (const auto& piece : pieces)
       ground_.push_back(
           {QRect(piece.span.left, top, piece.span.right - piece.span.left, bottom - top),
@@ -121,35 +101,25 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
     return Row{y, h, l, &rank.lane(l), &data.index(r, l), -1};
   };
   if (depth.nested() && !track.collapsed) {
-    // The rank is idle only where no row has an op: a row is shaded as bubble only outside the
-    // boxes of every row (shading each row around its own boxes tinted the rows under a long op
-    // idle all along it, a whole lane at a 0.01 % bubble).
-    std::vector<std::vector<Span>> rows(static_cast<std::size_t>(depth.rows()));
-    std::vector<Span> busy;
     for (int row = 0; row < depth.rows(); ++row) {
-      auto& own = rows[static_cast<std::size_t>(row)];
+      const int y = track.computeTop + row * track.rowHeight;
+      covered.clear();
       addRow(data, track,
-             Row{track.computeTop + row * track.rowHeight, track.rowHeight, Lane::Compute,
-                 &depth.lane(row), &depth.index(row), row},
-             &own);
-      busy.insert(busy.end(), own.begin(), own.end());
-    }
-    const std::vector<Span> idle = withoutSpans(shaded, mergeSpans(std::move(busy)));
-    for (int row = 0; row < depth.rows(); ++row) {
-      covered = std::move(rows[static_cast<std::size_t>(row)]);
-      ground(track.computeTop + row * track.rowHeight, track.rowHeight, idle);
+             Row{y, track.rowHeight, Lane::Compute, &depth.lane(row), &depth.index(row), row},
+             &covered);
+      ground(y, track.rowHeight);
     }
   } else {
     const int y = track.computeTop, h = track.computeHeight;
     addRow(data, track, lane(Lane::Compute, y, h), &covered);
     addRow(data, track, lane(Lane::Other, y, h), &covered);
-    ground(y, h, shaded);
+    ground(y, h);
   }
   if (track.collapsed) return;
   for (const auto& [l, y] :
        {std::pair{Lane::Collective, track.commTop}, std::pair{Lane::Send, track.commTop},
-        std::pair{Lane::Recv, track.commTop + track.commHeight}})
-    addRow(data, track, lane(l, y, track.commHeight), nullptr);
+        std::pair{Lane::Recv, track.commTop + TrackLayout::kComm}})
+    addRow(data, track, lane(l, y, TrackLayout::kComm), nullptr);
 }
 
 // The boxes of one lane in one row; their drawn spans are merged into `covered` (kept sorted).
@@ -237,8 +207,8 @@ QRect TimelineScene::opRect(const TimelineData& data, const TimelineOp& op) cons
       h = t->rowHeight;
     }
   } else if (!t->collapsed) {
-    y = op.lane == Lane::Recv ? t->commTop + t->commHeight : t->commTop;
-    h = t->commHeight;
+    y = op.lane == Lane::Recv ? t->commTop + TrackLayout::kComm : t->commTop;
+    h = TrackLayout::kComm;
   }
   const double w = plotWidth();
   const double x0 = std::max(-2.0, timeToPx(frame_.range, w, lane.start[op.index]));
