@@ -68,7 +68,7 @@ QString memoryReadoutText(const MemoryReadout& m) {
 
 MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   setObjectName("memoryView");
-  setMinimumHeight(90);
+  setMinimumHeight(60);  // the header and a track: a comparison takes the rest
   setMouseTracking(true);
   // A thin bar in the plot's right margin: a full-width one would shift this plot's time axis
   // away from the timeline's above it. Square ends: no blended pixels at any device ratio.
@@ -76,10 +76,7 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent) {
   bar_->setObjectName("memoryScrollBar");
   styleScrollBar();
   bar_->hide();
-  connect(bar_, &QScrollBar::valueChanged, this, [this](int v) {
-    scroll_ = v;
-    update();
-  });
+  connect(bar_, &QScrollBar::valueChanged, this, &MemoryView::setScroll);
 }
 
 void MemoryView::styleScrollBar() {
@@ -148,6 +145,9 @@ bool MemoryView::hasSamples() const {
 
 QString MemoryView::note() const {
   if (run_ && !run_->ranks.empty() && !hasSamples()) return "no memory samples in this run";
+  // Samples without sizes (a plan without activation or weight bytes): a "scale 1 B" over flat
+  // lines said nothing.
+  if (hasSamples() && largestPeak_ <= 0) return "no memory sizes in this run (every sample is 0 B)";
   return {};
 }
 
@@ -168,8 +168,21 @@ int MemoryView::maxScroll() const {
 
 void MemoryView::scrollTo(int offset) {
   bar_->setValue(std::clamp(offset, 0, maxScroll()));
-  scroll_ = bar_->value();
+  setScroll(bar_->value());
+}
+
+void MemoryView::setScroll(int offset) {
+  if (offset == scroll_) return;
+  scroll_ = offset;
+  // The pointer stays where it is while the tracks move under it: its readout names the rank
+  // now under it, not the one it was over.
+  if (hover_) hoverText_ = memoryReadoutText(readoutAt(*hover_).value_or(MemoryReadout{}));
   update();
+}
+
+void MemoryView::showRanksFrom(int rank) {
+  const std::int64_t top = static_cast<std::int64_t>(std::max(0, rank)) * trackHeight();
+  scrollTo(static_cast<int>(std::clamp<std::int64_t>(top, 0, INT_MAX)));
 }
 
 void MemoryView::ensureRankVisible(int rank) {
@@ -230,7 +243,7 @@ QRect MemoryView::peakBarRect(int rank) const {
 }
 
 int MemoryView::rankAt(QPoint pos) const {
-  if (!run_ || !hasSamples() || pos.y() < kHeader) return -1;
+  if (!run_ || !note().isEmpty() || pos.y() < kHeader) return -1;
   const int r = (pos.y() - kHeader + scroll_) / trackHeight();
   return r >= 0 && r < static_cast<int>(run_->ranks.size()) ? r : -1;
 }

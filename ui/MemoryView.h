@@ -4,7 +4,9 @@
 // scaled to the largest peak (or capacity), with each rank's peak-against-capacity bar in its
 // gutter. Tracks keep a readable minimum height and scroll vertically (wheel or the thin bar in
 // the right margin, which keeps the plot aligned with the timeline's); the pointer shows the
-// value under it. A run without memory samples says so instead of drawing an empty scale.
+// value under it. A run without memory samples, or whose samples are all 0 B (no sizes known),
+// says so instead of drawing an empty scale. The app scrolls it with the timeline above
+// (showRanksFrom: the timeline's first rank on top).
 
 #include <QString>
 #include <QWidget>
@@ -58,6 +60,8 @@ class MemoryView : public QWidget {
   void scrollTo(int offset);
   // Scrolls so that `rank`'s track is in view.
   void ensureRankVisible(int rank);
+  // Scrolls so that `rank`'s track is the first one (as far as the tracks below fill the view).
+  void showRanksFrom(int rank);
   // The rank whose track is under a widget position (-1 for none) and what it holds there.
   int rankAt(QPoint pos) const;
   std::optional<MemoryReadout> readoutAt(QPoint pos) const;
@@ -81,6 +85,7 @@ class MemoryView : public QWidget {
   int trackTop(int rank) const { return kHeader + rank * trackHeight() - scroll_; }
   bool hasSamples() const;
   void updateScrollBar();
+  void setScroll(int offset);  // the readout under a still pointer follows the tracks
   void styleScrollBar();
   void paintTrack(QPainter& p, int rank);
   void paintHover(QPainter& p);

@@ -55,7 +55,10 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
       emit selectionChanged();
     });
   };
-  connect(list_, &QListWidget::itemSelectionChanged, this, changed);
+  connect(list_, &QListWidget::itemSelectionChanged, this, [this, changed] {
+    trackSelectionOrder();
+    changed();
+  });
   connect(list_, &QListWidget::currentRowChanged, this, changed);
 }
 
@@ -160,6 +163,7 @@ void RunHistoryPanel::selectRun(qint64 id) {
       list_->setCurrentRow(i, QItemSelectionModel::ClearAndSelect);
       list_->scrollToItem(list_->item(i));
     }
+  trackSelectionOrder();
 }
 
 void RunHistoryPanel::selectPair(qint64 a, qint64 b) {
@@ -171,6 +175,7 @@ void RunHistoryPanel::selectPair(qint64 a, qint64 b) {
     if (id == b) rowB = i;
   }
   if (rowA < 0 || rowB < 0) return;
+  selectionOrder_ = {a, b};
   if (list_->currentRow() == rowA && list_->item(rowA)->isSelected() &&
       list_->item(rowB)->isSelected() && list_->selectedItems().size() == 2)
     return;
@@ -183,13 +188,29 @@ qint64 RunHistoryPanel::currentRun() const {
   return item ? item->data(Qt::UserRole).toLongLong() : -1;
 }
 
+void RunHistoryPanel::trackSelectionOrder() {
+  QList<qint64> selected;
+  for (const QListWidgetItem* item : list_->selectedItems())
+    selected << item->data(Qt::UserRole).toLongLong();
+  selectionOrder_.removeIf([&](qint64 id) { return !selected.contains(id); });
+  // Qt lists the items of one click's selection in row order: the current one is the last
+  // clicked, so it goes after the others when several join at once.
+  const qint64 current = currentRun();
+  for (qint64 id : selected)
+    if (!selectionOrder_.contains(id) && id != current) selectionOrder_ << id;
+  if (selected.contains(current) && !selectionOrder_.contains(current)) selectionOrder_ << current;
+}
+
 QList<qint64> RunHistoryPanel::selectedRuns() const {
   QList<qint64> ids;
-  const qint64 current = currentRun();
   for (const QListWidgetItem* item : list_->selectedItems())
     ids << item->data(Qt::UserRole).toLongLong();
-  if (ids.removeAll(current) > 0) ids.prepend(current);
-  return ids;
+  QList<qint64> ordered;
+  for (qint64 id : selectionOrder_)
+    if (ids.contains(id)) ordered << id;
+  for (qint64 id : ids)  // selected while signals were blocked: after the others
+    if (!ordered.contains(id)) ordered << id;
+  return ordered;
 }
 
 int RunHistoryPanel::count() const {

@@ -2,7 +2,7 @@
 // The Run history dock: every run of the open file, newest last, labelled so that runs can be
 // told apart (the knobs in which same-named runs differ; imported runs by their files' base
 // names), the whole config in a tooltip. One run selected = the primary run every pane shows;
-// two selected = a comparison (the current one is A, the other B).
+// two selected = a comparison (the one selected first is A, the ctrl+clicked one B).
 
 #include <QList>
 #include <QString>
@@ -36,7 +36,8 @@ class RunHistoryPanel : public QWidget {
   // Makes `a` current and selects `a` and `b` (a comparison), without emitting selectionChanged.
   void selectPair(qint64 a, qint64 b);
   qint64 currentRun() const;
-  // The selected runs, the current one first.
+  // The selected runs in the order they were selected (a click, then a ctrl+click: the clicked
+  // run first).
   QList<qint64> selectedRuns() const;
   int count() const;
   // The latest complete run whose config says it was fitted from run `origin` (fit, or a
@@ -62,11 +63,15 @@ class RunHistoryPanel : public QWidget {
   void fill(const std::vector<trace::RunInfo>& runs);
   // fill() again, keeping the current run, the selection and the scroll position.
   void refill(const std::vector<trace::RunInfo>& runs);
+  // Keeps selectionOrder_ to the selected runs: those no longer selected leave it, newly selected
+  // ones join at its end.
+  void trackSelectionOrder();
 
   QListWidget* list_;
   std::vector<trace::RunInfo> runs_;
   std::map<qint64, Unsaved> unsaved_;
   bool pending_ = false;
+  QList<qint64> selectionOrder_;
 };
 
 }  // namespace ps::ui

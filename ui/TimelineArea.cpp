@@ -72,6 +72,15 @@ TimelineArea::TimelineArea(QWidget* parent) : QWidget(parent) {
   follow(timeline(), compareTimeline());
   follow(compareTimeline(), timeline());
   connect(timeline(), &TimelineView::rangeChanged, memory_, &MemoryView::setVisibleRange);
+  // The memory tracks scroll with the timeline's: its first scrolled rank on top of both.
+  connect(timeline(), &TimelineView::verticalScrollChanged, this, &TimelineArea::syncMemoryScroll);
+  connect(timeline(), &TimelineView::criticalPathVisibleChanged, compareTimeline(),
+          &TimelineView::setCriticalPathVisible);
+}
+
+void TimelineArea::syncMemoryScroll() {
+  for (int rank : timeline()->visibleRanks())
+    if (!timeline()->isTrackPinned(rank)) return memory_->showRanksFrom(rank);
 }
 
 TimelineView* TimelineArea::timeline() const {
@@ -82,14 +91,27 @@ TimelineView* TimelineArea::compareTimeline() const {
   return compared_->view();
 }
 
-// Equal heights for the two timelines, the memory tracks keep a fifth. Before the first layout
-// (a window not shown yet) there is no height to share: the next resize does it.
+// Equal heights for the two timelines, the memory tracks keep a fifth; when that leaves a pane
+// too low for every rank of its run (a 4-rank run at 1280×720), the memory tracks give way down
+// to a few rows. Before the first layout (a window not shown yet) there is no height to share:
+// the next resize does it.
 void TimelineArea::equalizeHeights() {
   const int total = split_->height() - 2 * split_->handleWidth();
   if (!equalizePending_ || total <= 0) return;
   equalizePending_ = false;
-  const int memory = std::max(60, total / 5);
-  split_->setSizes({(total - memory) / 2, (total - memory) / 2, memory});
+  constexpr int kLeastMemory = 60;
+  int memory = std::max(kLeastMemory, total / 5);
+  int pane = (total - memory) / 2;
+  // The header (title, search bar) above each view: the same in both panes.
+  const int header = std::max(0, primary_->height() - timeline()->height());
+  const int need =
+      header + std::max(timeline()->heightForAllTracks(), compareTimeline()->heightForAllTracks()) +
+      2;
+  if (pane < need) {
+    pane = std::min(need, (total - kLeastMemory) / 2);
+    memory = total - 2 * pane;
+  }
+  split_->setSizes({pane, pane, memory});
 }
 
 void TimelineArea::resizeEvent(QResizeEvent* event) {
@@ -107,12 +129,14 @@ bool TimelineArea::comparing() const {
 void TimelineArea::showRun(const std::shared_ptr<const LoadedRun>& run) {
   compared_->setVisible(false);
   compareTimeline()->setRun(nullptr);
+  timeline()->setCompactTracks(false);
   if (!run) return;
   primary_->setTitle(timelineTitle(*run, {}));
   timeline()->setRun(run->trace, run->analysis.steps);
   timeline()->setExplanation(run->why);
   memory_->setRun(run->trace);
   memory_->setVisibleRange(timeline()->visibleRange());
+  syncMemoryScroll();
 }
 
 void TimelineArea::retitle(const LoadedRun& run) {
@@ -129,6 +153,7 @@ void TimelineArea::growRun(const std::shared_ptr<const LoadedRun>& run) {
   timeline()->setExplanation(run->why);
   memory_->setRun(run->trace);
   memory_->setVisibleRange(timeline()->visibleRange());
+  syncMemoryScroll();
 }
 
 void TimelineArea::explain(const LoadedRun& run) {
@@ -145,8 +170,14 @@ void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,
     timeline()->setExplanation(a->why);
   }
   memory_->setRun(a->trace);
+  syncMemoryScroll();
   compareTimeline()->setRun(b->trace, b->analysis.steps);
   compareTimeline()->setExplanation(b->why);
+  // Both panes show all of a small run's ranks, and what the View menu shows on A (the
+  // critical path) shows on B too.
+  timeline()->setCompactTracks(true);
+  compareTimeline()->setCompactTracks(true);
+  compareTimeline()->setCriticalPathVisible(timeline()->criticalPathVisible());
   compared_->setVisible(true);
   equalizePending_ = true;
   equalizeHeights();

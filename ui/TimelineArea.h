@@ -2,7 +2,7 @@
 // The centre of the window: the bubble timeline of the primary run (a header naming it, the op
 // search bar beside it), a second labelled timeline of equal height when two runs are compared
 // (one shared time axis: zooming or panning either moves both), and the memory tracks on the
-// same axis, following the primary run.
+// same axis, following the primary run and its vertical scroll.
 
 #include <QWidget>
 
@@ -49,6 +49,8 @@ class TimelineArea : public QWidget {
 
  private:
   void equalizeHeights();
+  // The memory tracks scrolled to the primary timeline's first scrolled rank.
+  void syncMemoryScroll();
 
   QSplitter* split_;
   TimelinePanel *primary_, *compared_;

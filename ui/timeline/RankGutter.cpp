@@ -81,7 +81,6 @@ void RankGutter::paint(QPainter& p, const TimelineScene& scene, const trace::Run
 
 void RankGutter::drawLabels(QPainter& p, const TimelineScene& scene, const trace::RunTrace& run,
                             const QPalette& palette, const QFont& font) {
-  constexpr int kComm = TrackLayout::kComm;
   const QColor text = palette.color(QPalette::WindowText);
   QColor sub = text, faint = text;
   sub.setAlpha(120);
@@ -115,12 +114,16 @@ void RankGutter::drawLabels(QPainter& p, const TimelineScene& scene, const trace
       p.drawText(
           QRect(textLeft, t.computeTop, textWidth, t.rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
           fits ? title : fm.elidedText(QString("rank %1").arg(t.rank), Qt::ElideRight, textWidth));
-      p.setPen(sub);
-      p.setFont(small);
-      const int subWidth = TimelineScene::kGutter - textLeft - 4;
-      p.drawText(QRect(textLeft, t.commTop, subWidth, 2 * kComm), Qt::AlignLeft | Qt::AlignVCenter,
-                 fits || device.isEmpty() ? QString("send / recv")
-                                          : smallFm.elidedText(device, Qt::ElideRight, subWidth));
+      // Compact tracks' send/recv rows are too thin for a second line.
+      if (2 * t.commHeight >= smallFm.height() - 2) {
+        p.setPen(sub);
+        p.setFont(small);
+        const int subWidth = TimelineScene::kGutter - textLeft - 4;
+        p.drawText(QRect(textLeft, t.commTop, subWidth, 2 * t.commHeight),
+                   Qt::AlignLeft | Qt::AlignVCenter,
+                   fits || device.isEmpty() ? QString("send / recv")
+                                            : smallFm.elidedText(device, Qt::ElideRight, subWidth));
+      }
       labelledTo = t.top + t.height;
     }
     p.restore();

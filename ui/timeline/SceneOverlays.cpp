@@ -81,9 +81,9 @@ void addFlows(const TimelineScene& scene, TimelineData& data, SceneOverlays& out
   auto laneY = [&](int rank, Lane lane) -> std::optional<double> {
     const Track* t = scene.trackOf(rank);
     if (!t) return std::nullopt;
-    constexpr int kComm = TrackLayout::kComm;
+    const int comm = t->commHeight;
     const int y = t->collapsed ? t->computeTop + t->computeHeight / 2
-                               : (lane == Lane::Recv ? t->commTop + kComm : t->commTop) + kComm / 2;
+                               : (lane == Lane::Recv ? t->commTop + comm : t->commTop) + comm / 2;
     return std::clamp(y, t->clipTop, t->clipBottom - 1);
   };
   for (; it != flows.end() && it->start < range.end && out.flows.size() < kMaxFlows; ++it) {

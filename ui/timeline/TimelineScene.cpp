@@ -118,8 +118,8 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
   if (track.collapsed) return;
   for (const auto& [l, y] :
        {std::pair{Lane::Collective, track.commTop}, std::pair{Lane::Send, track.commTop},
-        std::pair{Lane::Recv, track.commTop + TrackLayout::kComm}})
-    addRow(data, track, lane(l, y, TrackLayout::kComm), nullptr);
+        std::pair{Lane::Recv, track.commTop + track.commHeight}})
+    addRow(data, track, lane(l, y, track.commHeight), nullptr);
 }
 
 // The boxes of one lane in one row; their drawn spans are merged into `covered` (kept sorted).
@@ -207,8 +207,8 @@ QRect TimelineScene::opRect(const TimelineData& data, const TimelineOp& op) cons
       h = t->rowHeight;
     }
   } else if (!t->collapsed) {
-    y = op.lane == Lane::Recv ? t->commTop + TrackLayout::kComm : t->commTop;
-    h = TrackLayout::kComm;
+    y = op.lane == Lane::Recv ? t->commTop + t->commHeight : t->commTop;
+    h = t->commHeight;
   }
   const double w = plotWidth();
   const double x0 = std::max(-2.0, timeToPx(frame_.range, w, lane.start[op.index]));

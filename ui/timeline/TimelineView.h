@@ -67,6 +67,13 @@ class TimelineView : public QWidget {
   void setTrackPinned(int rank, bool pinned);
   bool isTrackPinned(int rank) const { return layout_.isPinned(rank); }
   void setAllTracksCollapsed(bool collapsed);
+  // Lower rows for every track (a comparison: two panes share the height of one).
+  void setCompactTracks(bool compact);
+  bool compactTracks() const { return layout_.isCompact(); }
+  // The height that shows every track under the axis (none scrolled out), for sizing panes.
+  int heightForAllTracks() const {
+    return kAxis + layout_.pinnedHeight() + layout_.scrolledHeight();
+  }
   int verticalOffset() const { return offset_; }
   void setVerticalOffset(int offset);
   int maxVerticalOffset() const { return layout_.maxOffset(height() - kAxis); }
@@ -116,8 +123,10 @@ class TimelineView : public QWidget {
   }
   bool idleCausesVisible() const { return causesVisible_; }
   void setCriticalPathVisible(bool visible) {
+    if (pathVisible_ == visible) return;
     pathVisible_ = visible;
     update();
+    emit criticalPathVisibleChanged(visible);
   }
   bool criticalPathVisible() const { return pathVisible_; }
   // The Teach replay: only ops starting by `t` are drawn (the idle causes, critical path and
@@ -153,6 +162,7 @@ class TimelineView : public QWidget {
   void verticalScrollChanged(int offset, int maximum, int page);
   void zoomHistoryChanged();
   void rangeBandChanged(ps::ui::TimeRange band);
+  void criticalPathVisibleChanged(bool visible);
 
  protected:
   void paintEvent(QPaintEvent* event) override;

@@ -50,10 +50,16 @@ bool TrackLayout::isPinned(int rank) const {
   return valid(rank) && pinned_[rank];
 }
 
+void TrackLayout::setCompact(bool compact) {
+  if (compact_ == compact) return;
+  compact_ = compact;
+  ++generation_;
+}
+
 int TrackLayout::trackHeight(int rank) const {
   if (!valid(rank)) return 0;
   if (collapsed_[rank]) return kThin + 2 * kThinPad;
-  return 2 * kPad + depth_[rank] * kRow + 2 * kComm;
+  return 2 * pad() + depth_[rank] * rowHeight() + 2 * commHeight();
 }
 
 void TrackLayout::refresh() const {
@@ -105,11 +111,12 @@ Track TrackLayout::shape(int rank, int top) const {
     t.depthRows = 1;
     t.commTop = t.computeBottom();
   } else {
-    t.computeTop = top + kPad;
+    t.computeTop = top + pad();
     t.depthRows = depth_[rank];
-    t.rowHeight = kRow;
-    t.computeHeight = t.depthRows * kRow;
+    t.rowHeight = rowHeight();
+    t.computeHeight = t.depthRows * t.rowHeight;
     t.commTop = t.computeBottom();
+    t.commHeight = commHeight();
   }
   return t;
 }

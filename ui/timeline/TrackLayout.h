@@ -18,7 +18,8 @@ struct Track {
   int computeHeight = 0;  // all of its depth rows
   int rowHeight = 0;      // one depth row
   int depthRows = 1;
-  int commTop = 0;  // send row; the receive row follows; none when collapsed
+  int commTop = 0;     // send row; the receive row follows; none when collapsed
+  int commHeight = 0;  // each of the send and receive rows
   int height = 0;
   bool pinned = false;
   bool collapsed = false;
@@ -34,6 +35,11 @@ class TrackLayout {
   static constexpr int kThin = 6;     // a collapsed track's only row
   static constexpr int kThinPad = 2;  // around it
   static constexpr int kMaxDepthRows = 6;
+  // Compact tracks (two runs compared one above the other, each pane showing all of a small
+  // run's ranks): lower compute rows, thin send/recv rows.
+  static constexpr int kCompactPad = 2;
+  static constexpr int kCompactRow = 16;
+  static constexpr int kCompactComm = 2;
 
   // `ranks` tracks, all expanded, unpinned, one compute row each.
   void reset(int ranks);
@@ -44,6 +50,12 @@ class TrackLayout {
   bool isCollapsed(int rank) const;
   void setPinned(int rank, bool pinned);
   bool isPinned(int rank) const;
+  // Every track compact (kCompact*) or not; kept over reset().
+  void setCompact(bool compact);
+  bool isCompact() const { return compact_; }
+  int rowHeight() const { return compact_ ? kCompactRow : kRow; }
+  int commHeight() const { return compact_ ? kCompactComm : kComm; }
+  int pad() const { return compact_ ? kCompactPad : kPad; }
   // Bumped by every change that moves a track (for caches keyed on the layout).
   std::uint64_t generation() const { return generation_; }
 
@@ -68,6 +80,7 @@ class TrackLayout {
 
   std::vector<bool> collapsed_, pinned_;
   std::vector<int> depth_;
+  bool compact_ = false;
   std::uint64_t generation_ = 0;
   // scrolledTop_[r]: the heights of the unpinned tracks before r (size ranks + 1); the pinned
   // ranks in order and their heights together. Valid for cachedGeneration_.

@@ -1,0 +1,132 @@
+// Comparing two runs in the window (issue 34 item 16): the run selected first is A and the
+// ctrl+clicked one B; the critical path, when shown, is drawn on both panes; at 1280×720 each
+// pane shows every rank of a 4-rank run; the bottom dock lands on the comparison table.
+// PIPESCOPE_UI_SHOTS=DIR saves the window.
+
+#include <gtest/gtest.h>
+
+#include <QDockWidget>
+#include <QLabel>
+#include <QListWidget>
+#include <QTest>
+
+#include <cstdlib>
+
+#include "tests/common/TestUtil.h"
+#include "tests/ui/WindowTestUtil.h"
+#include "ui/MainWindow.h"
+#include "ui/timeline/TimelineView.h"
+#include "ui/timeline/TrackLayout.h"
+
+namespace ps::ui {
+namespace {
+
+runtime::RunPlanRequest compareViewSimRequest(const char* schedule) {
+  runtime::RunPlanRequest r;
+  r.spec.schedule = schedule;
+  r.spec.stages = 4;
+  r.spec.microbatches = 8;
+  r.spec.uniform.actMb = 1;
+  r.backend = runtime::Backend::Sim;
+  return r;
+}
+
+// A window at 1280×720 on the demo (run 1, 1F1B) and a GPipe run (run 2), run 1 current.
+struct CompareViewWindow {
+  test::TempDir dir;
+  MainWindow w;
+  QListWidget* list = nullptr;
+
+  CompareViewWindow() {
+    EXPECT_TRUE(w.openDemo(QString::fromStdString(dir.file("cmp.sqlite"))));
+    w.runRequest(compareViewSimRequest("gpipe"));
+    test_window::waitForRun(w);
+    w.resize(1280, 720);
+    w.show();
+    EXPECT_TRUE(QTest::qWaitForWindowExposed(&w));
+    list = w.findChild<QListWidget*>("runHistory");
+  }
+  // A click on the history row of run `id` (ctrl held for a second run).
+  void click(qint64 id, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
+    for (int i = 0; i < list->count(); ++i)
+      if (list->item(i)->data(Qt::UserRole).toLongLong() == id) {
+        const QRect r = list->visualItemRect(list->item(i));
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, modifiers, r.center());
+      }
+    QTest::qWait(30);
+  }
+  TimelineView* b() const { return w.findChild<TimelineView*>("compareTimelineView"); }
+  void shot(const QString& name) {
+    if (const char* out = std::getenv("PIPESCOPE_UI_SHOTS"))
+      w.grab().save(QString(out) + "/" + name);
+  }
+};
+
+TEST(CompareView, TheRunSelectedFirstIsAAndTheCtrlClickedOneB) {
+  CompareViewWindow cw;
+  cw.click(1);
+  cw.click(2, Qt::ControlModifier);
+  ASSERT_TRUE(cw.b() && cw.b()->isVisible());
+  EXPECT_EQ(cw.w.timeline()->run()->info.id, 1);
+  EXPECT_EQ(cw.b()->run()->info.id, 2);
+  EXPECT_TRUE(cw.w.findChild<QLabel*>("timelineTitle")->text().startsWith("A · run 1"));
+  EXPECT_TRUE(cw.w.findChild<QLabel*>("compareTimelineTitle")->text().startsWith("B · run 2"));
+  // The other way round: run 2 first, run 1 ctrl+clicked.
+  cw.click(2);
+  cw.click(1, Qt::ControlModifier);
+  EXPECT_EQ(cw.w.timeline()->run()->info.id, 2);
+  EXPECT_EQ(cw.b()->run()->info.id, 1);
+}
+
+TEST(CompareView, BothPanesShowEveryRankAndTheCriticalPath) {
+  CompareViewWindow cw;
+  cw.w.timeline()->setCriticalPathVisible(true);
+  ASSERT_TRUE(cw.w.compareRuns(1, 2)) << cw.w.lastError().toStdString();
+  QTest::qWait(50);
+  auto* a = cw.w.timeline();
+  auto* b = cw.b();
+  cw.shot("compare-1280x720.png");
+  EXPECT_EQ(a->visibleRanks().size(), 4u) << "pane A height " << a->height();
+  EXPECT_EQ(b->visibleRanks().size(), 4u) << "pane B height " << b->height();
+  for (TimelineView* v : {a, b})
+    for (int rank = 0; rank < 4; ++rank) {
+      // The whole compute band on screen (trackRect is cut to what shows).
+      EXPECT_EQ(v->trackRect(rank).height(), TrackLayout::kCompactRow)
+          << "rank " << rank << " cut off at pane height " << v->height();
+    }
+  EXPECT_TRUE(b->criticalPathVisible());
+  b->grab();
+  a->grab();
+  EXPECT_GT(a->drawnPathOps(), 0u);
+  EXPECT_GT(b->drawnPathOps(), 0u);
+  // Hidden again from the View menu's toggle (it drives A): hidden on B too.
+  a->setCriticalPathVisible(false);
+  EXPECT_FALSE(b->criticalPathVisible());
+  // Back to one run: full-height rows again.
+  cw.click(1);
+  EXPECT_FALSE(a->compactTracks());
+}
+
+TEST(CompareView, TheBottomDockLandsOnTheComparison) {
+  CompareViewWindow cw;
+  auto* details = cw.w.findChild<QDockWidget*>("detailsDock");
+  auto* compare = cw.w.findChild<QDockWidget*>("compareDock");
+  details->raise();  // the user looked at an op's details last
+  QTest::qWait(20);
+  cw.click(1);
+  cw.click(2, Qt::ControlModifier);
+  QTest::qWait(50);
+  EXPECT_FALSE(compare->visibleRegion().isEmpty()) << "the Compare tab is the one raised";
+  EXPECT_TRUE(details->visibleRegion().isEmpty());
+  // Again after a comparison ended (the Compare tab was hidden meanwhile).
+  cw.click(2);
+  EXPECT_FALSE(compare->isVisible());
+  cw.click(1, Qt::ControlModifier);
+  QTest::qWait(50);
+  EXPECT_FALSE(compare->visibleRegion().isEmpty());
+  EXPECT_TRUE(details->visibleRegion().isEmpty());
+  cw.shot("compare-dock.png");
+}
+
+}  // namespace
+}  // namespace ps::ui
