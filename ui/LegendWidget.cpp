@@ -4,11 +4,18 @@
 #include <QPainter>
 #include <QStringList>
 
+#include "trace/RunTrace.h"
 #include "ui/timeline/KindPalette.h"
+#include "ui/timeline/StageChunks.h"
 
 namespace ps::ui {
 
-std::vector<LegendEntry> legendEntries(bool dark) {
+LegendFills legendFillsOf(const trace::RunTrace& run) {
+  const StageChunks chunks(run);
+  return {chunks.marksChunks(), chunks.marksDirections()};
+}
+
+std::vector<LegendEntry> legendEntries(bool dark, LegendFills fills) {
   using trace::OpKind;
   struct Row {
     const char* label;
@@ -33,6 +40,18 @@ std::vector<LegendEntry> legendEntries(bool dark) {
   for (const Row& r : rows)
     out.push_back({kindColor(r.kinds.front()), r.label, r.shortLabel, r.kinds});
   out.push_back({bubbleColor(dark), "idle (bubble)", "idle", {}});
+  // As the timeline paints them (TimelinePainter): chunk 1 is the kind's colour 70/255 of the
+  // way to white; the second direction is hatched over its colour. Shown on a forward.
+  const QColor forward = kindColor(OpKind::F);
+  const auto lighter = [&](int c) { return c + (255 - c) * 70 / 255; };
+  if (fills.laterChunks)
+    out.push_back(
+        {QColor(lighter(forward.red()), lighter(forward.green()), lighter(forward.blue())),
+         "lighter: model chunk 1+",
+         "chunk 1+",
+         {}});
+  if (fills.secondDirection)
+    out.push_back({forward, "hatched: second direction (up)", "up", {}, true});
   return out;
 }
 
@@ -43,11 +62,22 @@ LegendWidget::LegendWidget(QWidget* parent) : QWidget(parent) {
   QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Minimum);
   policy.setHeightForWidth(true);
   setSizePolicy(policy);
-  entries_ = legendEntries(dark());
+  rebuild();
+}
+
+void LegendWidget::setRun(const trace::RunTrace* run) {
+  fills_ = run ? legendFillsOf(*run) : LegendFills{};
+  rebuild();
+}
+
+void LegendWidget::rebuild() {
+  entries_ = legendEntries(dark(), fills_);
   QStringList all;
   for (const LegendEntry& e : entries_)
     all << e.label;
   setToolTip(all.join(" · "));
+  updateGeometry();
+  update();
 }
 
 bool LegendWidget::dark() const {
@@ -56,11 +86,7 @@ bool LegendWidget::dark() const {
 
 void LegendWidget::changeEvent(QEvent* event) {
   // The bubble shade follows the palette, as the timeline's does.
-  if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
-    entries_ = legendEntries(dark());
-    updateGeometry();
-    update();
-  }
+  if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) rebuild();
   QWidget::changeEvent(event);
 }
 
@@ -122,6 +148,9 @@ void LegendWidget::paintEvent(QPaintEvent*) {
     p.fillRect(QRect(f.left(), f.top(), 1, f.height()), frame);
     p.fillRect(QRect(f.right(), f.top(), 1, f.height()), frame);
     p.fillRect(s, entries_[i].colour);
+    if (entries_[i].hatched)
+      p.fillRect(
+          s, QBrush(dark() ? QColor(0, 0, 0, 150) : QColor(255, 255, 255, 170), Qt::BDiagPattern));
     p.setPen(fg);
     p.drawText(l.labels[i], l.texts[i]);
   }

@@ -13,6 +13,10 @@
 
 #include "trace/OpKind.h"
 
+namespace ps::trace {
+struct RunTrace;
+}
+
 namespace ps::ui {
 
 struct LegendEntry {
@@ -20,13 +24,23 @@ struct LegendEntry {
   QString label;
   QString shortLabel;  // when the widget is given too little height for the full labels
   std::vector<trace::OpKind> kinds;  // the kinds painted in this colour; none for the bubble
+  bool hatched = false;              // the colour under the timeline's hatch (the second direction)
 };
-// Every entry in legend order, the last one the timeline's idle shade for `dark`.
-std::vector<LegendEntry> legendEntries(bool dark);
+// What a run's boxes show besides their kind's colour.
+struct LegendFills {
+  bool laterChunks = false;      // chunk 1 and later drawn lighter
+  bool secondDirection = false;  // the second pipeline's ops hatched
+};
+LegendFills legendFillsOf(const trace::RunTrace& run);
+// Every entry in legend order: the kinds, the timeline's idle shade for `dark`, then the
+// lighter and hatched fills `fills` has.
+std::vector<LegendEntry> legendEntries(bool dark, LegendFills fills = {});
 
 class LegendWidget : public QWidget {
  public:
   explicit LegendWidget(QWidget* parent = nullptr);
+  // The fills `run` has join the legend (null: the kinds and the idle shade only).
+  void setRun(const trace::RunTrace* run);
   QSize sizeHint() const override;
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;
@@ -50,8 +64,10 @@ class LegendWidget : public QWidget {
     int height = 0;
   };
   Layout layoutFor(int width, bool compact) const;
+  void rebuild();
 
   std::vector<LegendEntry> entries_;
+  LegendFills fills_;
 };
 
 }  // namespace ps::ui
