@@ -37,27 +37,6 @@ bool highlighted(const TimelineData& data, const SceneBox& b) {
   return data.highlighted(b.cols, b.first, b.count);
 }
 
-// Readable on the box: on a dimmed one (outside a search) the text recedes with it.
-QColor labelColour(const TimelineData& data, const SceneBox& b, const QPalette& palette) {
-  if (!data.filtering() || highlighted(data, b)) return kindTextColor(b.kind);
-  QColor c = palette.color(QPalette::WindowText);
-  c.setAlpha(90);
-  return c;
-}
-
-// Imported ops have names but no micro-batch: the name, elided, in boxes wide enough for it.
-void paintNameLabel(QPainter& p, const TimelineData& data, const SceneBox& b,
-                    const QPalette& palette) {
-  const std::string* name = data.run()->nameOf(b.cols->name[b.first]);
-  if (!name || b.rect.width() < 40) return;
-  const QRect inner = b.drawn.adjusted(4, 0, -4, 0);
-  const QString text =
-      p.fontMetrics().elidedText(QString::fromStdString(*name), Qt::ElideRight, inner.width());
-  if (text.size() < 2) return;
-  p.setPen(labelColour(data, b, palette));
-  p.drawText(inner, Qt::AlignCenter, text);
-}
-
 }  // namespace
 
 struct TimelinePainter::Colours {
@@ -100,10 +79,6 @@ void TimelinePainter::paint(QPainter& p, const TimelineScene& scene, const Timel
                             const SceneOverlays& overlays, const PaintTarget& target) {
   const Colours c = colours(target.palette);
   const int width = scene.frame().width;
-  if (textFont_ != target.font) {
-    textFont_ = target.font;
-    numberText_.clear();
-  }
   p.setRenderHint(QPainter::Antialiasing, false);
   const int scale = DevicePixelCache::blitScale(p);
   gutter_.paint(p, scene, *data.run(), target.layoutGeneration, target.palette, target.font,
@@ -119,10 +94,11 @@ void TimelinePainter::paint(QPainter& p, const TimelineScene& scene, const Timel
   // outlines and arrows so that lines never run through them.
   p.save();
   p.setClipRect(scene.plotRect());
+  labels_.place(scene, data, target.palette, target.font);
   paintSelection(p, overlays, target.palette);
   paintFlows(p, overlays, target.palette);
-  paintCriticalPath(p, overlays);
-  paintBoxLabels(p, scene, data, target.palette);
+  paintCriticalPath(p, overlays, scene.plotRect(), labels_);
+  labels_.paint(p);
   p.restore();
   if (target.pinnedHeight > 0) {
     QColor line = c.text;
@@ -239,7 +215,9 @@ void TimelinePainter::paintFlows(QPainter& p, const SceneOverlays& overlays,
   p.setRenderHint(QPainter::Antialiasing, false);
 }
 
-void TimelinePainter::paintCriticalPath(QPainter& p, const SceneOverlays& overlays) {
+// The path stays out of the labels: its yellow behind white digits made them unreadable.
+void TimelinePainter::paintCriticalPath(QPainter& p, const SceneOverlays& overlays,
+                                        const QRect& plot, const BoxLabels& labels) {
   if (overlays.pathOps.empty()) return;
   const QColor outline(240, 228, 66);  // Okabe-Ito yellow, with a dark edge to read on any kind
   const QColor edge(0, 0, 0, 160);
@@ -250,6 +228,7 @@ void TimelinePainter::paintCriticalPath(QPainter& p, const SceneOverlays& overla
       line.lineTo(piece[k]);
   }
   p.save();
+  p.setClipRegion(QRegion(plot) - labels.area());
   p.setRenderHint(QPainter::Antialiasing, true);
   p.setBrush(Qt::NoBrush);
   p.setPen(QPen(edge, 4));
@@ -264,40 +243,6 @@ void TimelinePainter::paintCriticalPath(QPainter& p, const SceneOverlays& overla
     p.drawRect(r.adjusted(-1, -1, 0, 0));
   }
   p.restore();
-}
-
-// Micro-batch numbers inside single compute ops wide enough for them ("3", or "3·1" for chunk 1
-// on interleaved and V schedules), laid out once per label.
-void TimelinePainter::paintBoxLabels(QPainter& p, const TimelineScene& scene,
-                                     const TimelineData& data, const QPalette& palette) {
-  const StageChunks& chunks = data.chunks();
-  const int perRank = std::max(1, chunks.chunksPerRank());
-  for (const auto& b : scene.boxes()) {
-    if (!b.labelled || b.count != 1 || b.rect.width() < 16 || b.drawn.height() < 10) continue;
-    const std::int32_t mb = b.cols->microbatch[b.first];
-    if (mb < 0) {
-      paintNameLabel(p, data, b, palette);
-      continue;
-    }
-    QStaticText spare;
-    QStaticText* text = &spare;
-    const std::int64_t key = static_cast<std::int64_t>(mb) * perRank + b.chunk;
-    if (key < (1 << 16)) {
-      if (static_cast<std::size_t>(key) >= numberText_.size()) numberText_.resize(key + 1);
-      text = &numberText_[key];
-    }
-    if (text->text().isEmpty()) {
-      text->setText(chunks.marksChunks() ? QString("%1·%2").arg(mb).arg(b.chunk)
-                                         : QString::number(mb));
-      text->setTextFormat(Qt::PlainText);
-    }
-    const QSizeF size = text->size();
-    if (size.width() + 4 > b.rect.width()) continue;
-    p.setPen(labelColour(data, b, palette));
-    p.drawStaticText(QPointF(b.rect.x() + (b.rect.width() - size.width()) / 2,
-                             b.rect.y() + (b.rect.height() - size.height()) / 2),
-                     *text);
-  }
 }
 
 void TimelinePainter::paintAxis(QPainter& p, const TimelineScene& scene, const Colours& c,

@@ -11,6 +11,7 @@
 
 #include <vector>
 
+#include "ui/timeline/BoxLabels.h"
 #include "ui/timeline/DevicePixelCache.h"
 #include "ui/timeline/RankGutter.h"
 #include "ui/timeline/SceneOverlays.h"
@@ -36,7 +37,9 @@ class TimelinePainter {
   // The view without a run: "No run loaded" over `rect`.
   static void paintEmpty(QPainter& p, const QRect& rect, const PaintTarget& target);
   // Forgets the labels laid out for the last run.
-  void forgetLabels() { numberText_.clear(); }
+  void forgetLabels() { labels_.forget(); }
+  // The boxes' labels of the last paint.
+  const BoxLabels& labels() const { return labels_; }
   // How often the pixel caches were redrawn.
   int cacheRedraws() const { return gutter_.redraws() + plainCache_.redraws(); }
 
@@ -52,9 +55,8 @@ class TimelinePainter {
                          const Colours& c);
   static void paintSelection(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
   static void paintFlows(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
-  static void paintCriticalPath(QPainter& p, const SceneOverlays& overlays);
-  void paintBoxLabels(QPainter& p, const TimelineScene& scene, const TimelineData& data,
-                      const QPalette& palette);
+  static void paintCriticalPath(QPainter& p, const SceneOverlays& overlays, const QRect& plot,
+                                const BoxLabels& labels);
   static void paintAxis(QPainter& p, const TimelineScene& scene, const Colours& c,
                         const QFont& font);
   static void paintBand(QPainter& p, const SceneOverlays& overlays, const TimelineScene& scene,
@@ -63,9 +65,7 @@ class TimelinePainter {
 
   RankGutter gutter_;
   DevicePixelCache plainCache_;  // one plain strip (base and grid columns)
-  // Labels ("3", "3·1") laid out once, dropped when the font changes; key mb * chunks + chunk.
-  QFont textFont_;
-  std::vector<QStaticText> numberText_;
+  BoxLabels labels_;
 };
 
 }  // namespace ps::ui

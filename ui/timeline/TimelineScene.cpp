@@ -8,6 +8,26 @@ namespace ps::ui {
 
 using trace::Lane;
 
+namespace {
+
+// `spans` less `holes` (both sorted, each without overlaps of its own).
+std::vector<Span> withoutSpans(const std::vector<Span>& spans, const std::vector<Span>& holes) {
+  std::vector<Span> out;
+  std::size_t h = 0;
+  for (Span s : spans) {
+    while (h < holes.size() && holes[h].right <= s.left)
+      ++h;
+    for (std::size_t k = h; k < holes.size() && holes[k].left < s.right; ++k) {
+      if (holes[k].left > s.left) out.push_back({s.left, holes[k].left});
+      s.left = std::max(s.left, holes[k].right);
+    }
+    if (s.right > s.left) out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Track> TimelineScene::placeTracks(const TrackLayout& layout, const SceneFrame& frame) {
   return layout.place(kAxis, frame.height, frame.offset);
 }
@@ -87,11 +107,11 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
   const DepthRows& depth = data.depth(r);
   std::vector<Span> covered;
   std::vector<GroundPiece> pieces;
-  const auto ground = [&](int y, int h) {
+  const auto ground = [&](int y, int h, const std::vector<Span>& idle) {
     const int top = std::max(y, track.clipTop), bottom = std::min(y + h, track.clipBottom);
     if (bottom <= top) return;
     pieces.clear();
-    composeStrip(kGutter, frame_.width, covered, shaded, gridX_, pieces);
+    composeStrip(kGutter, frame_.width, covered, idle, gridX_, pieces);
     for (const auto& piece : pieces)
       ground_.push_back(
           {QRect(piece.span.left, top, piece.span.right - piece.span.left, bottom - top),
@@ -101,19 +121,29 @@ void TimelineScene::addTrack(const TimelineData& data, const Track& track,
     return Row{y, h, l, &rank.lane(l), &data.index(r, l), -1};
   };
   if (depth.nested() && !track.collapsed) {
+    // The rank is idle only where no row has an op: a row is shaded as bubble only outside the
+    // boxes of every row (shading each row around its own boxes tinted the rows under a long op
+    // idle all along it, a whole lane at a 0.01 % bubble).
+    std::vector<std::vector<Span>> rows(static_cast<std::size_t>(depth.rows()));
+    std::vector<Span> busy;
     for (int row = 0; row < depth.rows(); ++row) {
-      const int y = track.computeTop + row * track.rowHeight;
-      covered.clear();
+      auto& own = rows[static_cast<std::size_t>(row)];
       addRow(data, track,
-             Row{y, track.rowHeight, Lane::Compute, &depth.lane(row), &depth.index(row), row},
-             &covered);
-      ground(y, track.rowHeight);
+             Row{track.computeTop + row * track.rowHeight, track.rowHeight, Lane::Compute,
+                 &depth.lane(row), &depth.index(row), row},
+             &own);
+      busy.insert(busy.end(), own.begin(), own.end());
+    }
+    const std::vector<Span> idle = withoutSpans(shaded, mergeSpans(std::move(busy)));
+    for (int row = 0; row < depth.rows(); ++row) {
+      covered = std::move(rows[static_cast<std::size_t>(row)]);
+      ground(track.computeTop + row * track.rowHeight, track.rowHeight, idle);
     }
   } else {
     const int y = track.computeTop, h = track.computeHeight;
     addRow(data, track, lane(Lane::Compute, y, h), &covered);
     addRow(data, track, lane(Lane::Other, y, h), &covered);
-    ground(y, h);
+    ground(y, h, shaded);
   }
   if (track.collapsed) return;
   for (const auto& [l, y] :
