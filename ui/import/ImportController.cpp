@@ -5,6 +5,7 @@
 #include "ui/import/ImportDialog.h"
 #include "ui/import/ImportJob.h"
 #include "ui/import/ImportSummaryDialog.h"
+#include "ui/import/ImportWords.h"
 
 namespace ps::ui {
 
@@ -14,11 +15,16 @@ ImportController::ImportController(QWidget* window)
     endProgress();
     summary_ = summary;
     emit imported(id, summary);
+    if (advisesThreadsAsRanks(summary))
+      emit status(QString("one process ran its compute on several threads: import again with "
+                          "'%1' (the import summary has a button for it)")
+                      .arg(importlabels::kThreadsAsRanks));
   });
   connect(job_, &ImportJob::failed, this, [this](const QString& message) {
     endProgress();
-    emit status(message);
-    emit failed(message, dialogs_);
+    const QString words = importWords(message);  // the dialog's controls, not the CLI's flags
+    emit status(words);
+    emit failed(words, dialogs_);
   });
 }
 
@@ -36,6 +42,8 @@ bool ImportController::busy() const {
 void ImportController::start(const ImportRequest& request, const QString& into, bool dialogs) {
   dialogs_ = dialogs;
   summary_.clear();
+  last_ = request;
+  lastInto_ = into;
   if (into.isEmpty()) {
     emit failed("no open trace file to import into", dialogs);
     return;
@@ -69,9 +77,19 @@ void ImportController::endProgress() {
   progress_->hide();
 }
 
+QString ImportController::lastSummary() const {
+  return importWords(summary_);
+}
+
 void ImportController::showSummary(const QString& summary) {
   auto* box = new ImportSummaryDialog(summary, window_);
   box->setAttribute(Qt::WA_DeleteOnClose);
+  // The same files into the same trace file, each thread a rank: a second run beside the first.
+  connect(box, &ImportSummaryDialog::reimportThreadsAsRanks, this, [this] {
+    ImportRequest again = last_;
+    again.threadsAsRanks = true;
+    start(again, lastInto_, dialogs_);
+  });
   box->show();
 }
 

@@ -7,13 +7,14 @@
 #include <QString>
 #include <QStringList>
 
+#include "ui/import/ImportRequest.h"
+
 class QProgressDialog;
 class QWidget;
 
 namespace ps::ui {
 
 class ImportJob;
-struct ImportRequest;
 
 class ImportController : public QObject {
   Q_OBJECT
@@ -27,8 +28,10 @@ class ImportController : public QObject {
   // `dialogs` false (tests) shows no modal error box and no progress.
   void start(const ImportRequest& request, const QString& into, bool dialogs = true);
   bool busy() const;
-  QString lastSummary() const { return summary_; }
-  // What was recognised, in a non-modal box that stays beside the timeline while the user looks.
+  // The last import's summary as the summary box shows it (in the dialog's words).
+  QString lastSummary() const;
+  // What was recognised, in a non-modal box that stays beside the timeline while the user looks;
+  // it offers to import the last request again with each thread a rank where that is advised.
   void showSummary(const QString& summary);
 
  signals:
@@ -43,7 +46,9 @@ class ImportController : public QObject {
   QWidget* window_;
   ImportJob* job_;
   QProgressDialog* progress_ = nullptr;
-  QString summary_;
+  QString summary_;  // as the import core words it
+  ImportRequest last_;
+  QString lastInto_;
   bool dialogs_ = true;
 };
 

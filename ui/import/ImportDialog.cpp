@@ -10,12 +10,14 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QStyledItemDelegate>
 #include <QVBoxLayout>
 
 #include <optional>
 
 #include "trace/import/ImportFormats.h"
 #include "ui/QtText.h"
+#include "ui/import/ImportWords.h"
 
 namespace ps::ui {
 namespace {
@@ -36,6 +38,21 @@ std::optional<QMap<QString, int>> ranksOf(const QString& text, const QStringList
   return ranks;
 }
 
+// Rows as wide as the list, so that a long path is elided (at its start: the file name stays in
+// sight) instead of running off to the right under a horizontal scrollbar.
+class ImportFilesRowDelegate : public QStyledItemDelegate {
+ public:
+  explicit ImportFilesRowDelegate(QListWidget* list) : QStyledItemDelegate(list), list_(list) {}
+  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
+    QSize size = QStyledItemDelegate::sizeHint(option, index);
+    size.setWidth(list_->viewport()->width());
+    return size;
+  }
+
+ private:
+  QListWidget* list_;
+};
+
 }  // namespace
 
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
@@ -44,6 +61,10 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   files_ = new QListWidget(this);
   files_->setObjectName("importFiles");
   files_->setMinimumWidth(520);
+  files_->setTextElideMode(Qt::ElideLeft);
+  files_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  files_->setResizeMode(QListView::Adjust);
+  files_->setItemDelegate(new ImportFilesRowDelegate(files_));
   auto* add = new QPushButton("Add files…", this);
   add->setObjectName("importAddFiles");
   auto* clear = new QPushButton("Clear", this);
@@ -59,10 +80,8 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
     format_->addItem(toQString(f.label), toQString(f.name));
   align_ = new QComboBox(this);
   align_->setObjectName("importAlign");
-  align_->addItem("Automatic (send/receive pairs, else collectives, else wall clock)", "auto");
-  align_->addItem("Wall clock (trust the files' UTC times)", "wall");
-  align_->addItem("Ends of shared collectives", "collective");
-  align_->addItem("Send/receive pairs (least squares)", "p2p");
+  for (const char* mode : {"auto", "wall", "collective", "p2p"})
+    align_->addItem(alignModeChoice(mode), mode);
   rules_ = new QLineEdit(this);
   rules_->setObjectName("importRules");
   rules_->setPlaceholderText("optional: JSON rules mapping in-house labels to ops");
@@ -78,11 +97,10 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   ranks_ = new QLineEdit(this);
   ranks_->setObjectName("importRanks");
   ranks_->setPlaceholderText("optional: each file's rank in the list's order, e.g. 0 1 2 3");
-  ranks_->setToolTip(
-      "For files whose contents and names do not say which rank they are "
-      "(pipescope-cli import --rank FILE=N)");
+  ranks_->setToolTip("For files whose contents and names do not say which rank they are");
   connect(ranks_, &QLineEdit::textChanged, this, &ImportDialog::updateOk);
-  threadsAsRanks_ = new QCheckBox("Each thread is a rank (one process ran every stage)", this);
+  threadsAsRanks_ = new QCheckBox(
+      QString("%1 (one process ran every stage)").arg(importlabels::kThreadsAsRanks), this);
   threadsAsRanks_->setObjectName("importThreadsAsRanks");
   threadsAsRanks_->setToolTip(
       "For a single-process trace whose pipeline stages ran on threads: every thread (or GPU "
@@ -98,10 +116,10 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   rulesRow->addWidget(browse);
   auto* form = new QFormLayout;
   form->addRow("Format", format_);
-  form->addRow("Clock alignment", align_);
-  form->addRow("Label rules", rulesRow);
-  form->addRow("Run name", name_);
-  form->addRow("Ranks", ranks_);
+  form->addRow(importlabels::kAlign, align_);
+  form->addRow(importlabels::kRules, rulesRow);
+  form->addRow(importlabels::kName, name_);
+  form->addRow(importlabels::kRanks, ranks_);
   form->addRow("", threadsAsRanks_);
 
   buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
@@ -130,7 +148,10 @@ void ImportDialog::addFiles() {
 
 void ImportDialog::setFiles(const QStringList& files) {
   files_->clear();
-  files_->addItems(files);
+  for (const QString& f : files) {
+    auto* item = new QListWidgetItem(f, files_);
+    item->setToolTip(f);
+  }
   const QString guessed = guessImportFormat(files);
   const int index = format_->findData(guessed);
   if (index >= 0) format_->setCurrentIndex(index);
