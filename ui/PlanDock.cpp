@@ -10,6 +10,7 @@
 #include "runtime/run/Backend.h"
 #include "runtime/run/RunConfig.h"
 #include "runtime/run/RunPlan.h"
+#include "ui/ElidedLabel.h"
 #include "ui/JobTracker.h"
 #include "ui/LoadedRun.h"
 #include "ui/PlanPanel.h"
@@ -21,12 +22,29 @@
 namespace ps::ui {
 namespace {
 
+// The stage editor's keys, under it (its focus frame shows when a click or Tab gives it the keys).
+constexpr const char* kStageEditorKeys =
+    "Keys: ←/→ select · Shift+←/→ move · Enter apply · Esc revert";
+
 // Layers the app's fit spreads each stage over: boundaries can then move by a quarter stage.
 constexpr int kFitLayersPerStage = 4;
 
 // Not made by a backend (sim, cpu, cuda) and not a simulated schedule (torch-csv).
 bool isImportedProfile(const trace::RunTrace& run) {
   return !runtime::parseBackend(run.info.source) && !isImportedSchedule(run.info.source);
+}
+
+// What a run without a plan records of one (issue 34 item 7): the knobs it can show.
+PlanPanel::ImportedFacts importedFacts(const LoadedRun& run) {
+  const trace::RunInfo& info = run.trace->info;
+  PlanPanel::ImportedFacts facts;
+  facts.ranks = info.num_ranks;
+  facts.stages = info.num_stages;
+  facts.microbatches = info.num_microbatches;
+  facts.steps =
+      static_cast<int>(run.analysis.steps.size()) + (run.analysis.incomplete_last_step ? 1 : 0);
+  facts.schedule = info.schedule.value_or("");
+  return facts;
 }
 
 }  // namespace
@@ -40,7 +58,21 @@ PlanDock::PlanDock(const RunLibrary& library, QWidget* parent)
   layout->addWidget(plan_);
   stageEditor_ = new StageEditor(box);
   layout->addWidget(stageEditor_);
+  // Its keys in sight (issue 34 item 14: only its tooltip named them): one small line.
+  auto* keys = new ElidedLabel(box, true);
+  keys->setObjectName("stageEditorKeys");
+  QFont small = keys->font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  keys->setFont(small);
+  keys->setFullText(kStageEditorKeys);
+  layout->addWidget(keys);
   layout->addStretch(1);
+  // The editor follows Layers and the stage count as they change, not only after a run: a drag
+  // then never sends boundaries of another layer count (issue 34 item 4).
+  connect(plan_, &PlanPanel::shapeChanged, this, [this] {
+    const PlanPanel::Shape shape = plan_->shape();
+    stageEditor_->followShape(shape.layers, shape.stages);
+  });
   // Dragging a boundary reruns the shown plan with the new cut; Balance lets the partitioner cut.
   connect(stageEditor_, &StageEditor::boundariesChanged, this, [this](const QString& b) {
     plan_->setBoundaries(b);
@@ -87,6 +119,7 @@ void PlanDock::showKnobsOf(const LoadedRun& run) {
   }
   fitOrigin_.reset();
   if (!isImportedProfile(*run.trace)) {
+    plan_->showImported(importedFacts(run));
     plan_->setNotRerunnable(QString::fromStdString(request.error()));
     return;
   }
@@ -101,6 +134,7 @@ void PlanDock::showKnobsOf(const LoadedRun& run) {
       return;
     }
   }
+  plan_->showImported(importedFacts(run));
   plan_->setNotRerunnable(QString::fromStdString(request.error()) +
                               ". Fit plan fits one to it: its schedule, stage costs and links.",
                           std::nullopt, true);

@@ -11,6 +11,8 @@
 #include <QToolButton>
 
 #include "runtime/run/Backends.h"
+#include "runtime/schedules/Schedule.h"
+#include "ui/ElidedLabel.h"
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
 
@@ -116,6 +118,14 @@ void PlanPanel::buildActions() {
 void PlanPanel::userChanged(bool shape) {
   if (loading_) return;
   if (shape) boundaries_.clear();
+  if (imported_) {
+    // A knob the import knows, changed: a new plan from its records and the app's defaults, every
+    // knob back, the lists showing what runs.
+    imported_.reset();
+    const QSignalBlocker quietSchedule(schedule_), quietBackend(backend_);
+    panelwidgets::select(schedule_, shown_.spec.schedule);
+    panelwidgets::select(backend_, runtime::backendName(shown_.backend));
+  }
   // A knob the user changes makes a new plan: an imported run's notice no longer applies.
   if (!rerunnable_) {
     rerunnable_ = true;
@@ -123,7 +133,27 @@ void PlanPanel::userChanged(bool shape) {
   }
   refresh();
   revalidate();
+  if (shape) emit shapeChanged();
   if (actions_->knobChanged(rerunnable_ && !problem_)) emit runRequested(request());
+}
+
+PlanPanel::Shape PlanPanel::shape() const {
+  Shape out;
+  const runtime::PlanSpec& shown = shown_.spec;
+  if (shown.scheduleFile.empty()) {
+    const int p = stages_->value(), v = chunks_->value(), m = std::max(1, microbatches_->value());
+    out.stages = p * v;
+    // Most schedules have P·V stages; the V-shapes and a few others have their own count, which
+    // generating the schedule tells (skipped where that is slow: the run says).
+    if (static_cast<long>(p) * m * v <= kFullCheckLimit)
+      if (auto plan = runtime::generateSchedule(panelwidgets::nameOf(schedule_), {p, m, v, 1}))
+        out.stages = plan->numStages;
+  }
+  if (layers_->value() > 0)
+    out.layers = layers_->value();
+  else if (shown.costsFile.empty() && !shown.costs)
+    out.layers = out.stages;  // "P·V": one layer per stage
+  return out;
 }
 
 bool PlanPanel::trainsModel() const {
@@ -139,6 +169,10 @@ bool PlanPanel::layersAtPV() const {
 }
 
 void PlanPanel::refresh() {
+  // Knobs an import greyed come back with a plan (greyUnknown greys them again while one shows).
+  for (QWidget* w : std::initializer_list<QWidget*>{layers_, steps_, backend_, model_, hidden_,
+                                                    linkGbps_, moreToggle_, more_})
+    w->setEnabled(true);
   const bool model = trainsModel();
   form_->setRowVisible(model_, model);
   form_->setRowVisible(hidden_, model);
@@ -163,7 +197,8 @@ void PlanPanel::refresh() {
     if (QWidget* w = knobs_.widget(key)) w->setEnabled(!fromCosts);
   actions_->balanceButton()->setEnabled(rerunnable_ && !layersAtPV());
   actions_->balanceButton()->setToolTip(layersAtPV() ? tips::kBalanceFixed : tips::kBalance);
-  moreSummary_->setText(moreSummary());
+  moreSummary_->setFullText(moreSummary());
+  if (imported_) greyUnknown();
   updateRunEnabled();
 }
 

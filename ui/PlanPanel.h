@@ -27,6 +27,8 @@ class QToolButton;
 
 namespace ps::ui {
 
+class ElidedLabel;
+
 // The model options the app trains with unless a run says otherwise: transformer blocks of 64
 // with 4 heads, Adam at lr 0.001.
 runtime::CpuRunOptions appModelOptions();
@@ -42,6 +44,18 @@ class PlanPanel : public QWidget {
   // clears the notice and any run error. Ignored while the user is turning knobs with Rerun on
   // change (a burst's first run arriving must not undo the keys typed since: "50" left as "5").
   void showRequest(const runtime::RunPlanRequest& request);
+  // What an imported run (no plan to rerun) records of its plan (issue 34 item 7).
+  struct ImportedFacts {
+    int ranks = 0;
+    std::optional<int> stages;        // stage ids seen: V = stages / ranks
+    std::optional<int> microbatches;  // micro-batch ids seen
+    int steps = 0;
+    std::string schedule;  // as the import names it: shown when a generator has that name
+  };
+  // Shows `facts` in their knobs over the app's defaults and greys every other knob (a list with
+  // nothing recorded shows no entry), until showRequest or a knob the user changes: a new plan
+  // made from what the import knows. setNotRerunnable says why after it.
+  void showImported(const ImportedFacts& facts);
   // True from a knob change with Rerun on change until its burst's last run was requested.
   bool turningKnobs() const;
   // The run shown cannot be rerun (an imported trace): Run is disabled and `why` shown, until
@@ -56,6 +70,15 @@ class PlanPanel : public QWidget {
   void showRunError(const QString& message);
   // The check of the knobs on screen: none when they are valid.
   const std::optional<KnobProblem>& problem() const { return problem_; }
+
+  // The cut the knobs on screen ask the stage editor for (issue 34 item 4): `layers` layers (the
+  // Layers knob; at "P·V", one per stage) in `stages` stages (the schedule's stages at P, M and
+  // V). 0 where the knobs do not say: a cost file's layers, a CSV schedule's stages.
+  struct Shape {
+    int layers = 0;
+    int stages = 0;
+  };
+  Shape shape() const;
 
   // Stage boundaries chosen in the editor ("" = balanced by the partitioner). Never runs: the
   // caller runs the result.
@@ -80,6 +103,9 @@ class PlanPanel : public QWidget {
   void runRequested(const ps::runtime::RunPlanRequest& request);
   // Balance stages was pressed: boundaries are cleared, run request() to let the partitioner cut.
   void balanceRequested();
+  // The user changed a knob that moves the stages (Layers, P, V, the schedule, ...): the stage
+  // editor follows shape() before any run.
+  void shapeChanged();
   // Fit plan was pressed (an imported run shown): the window fits, replays and compares.
   void fitRequested();
 
@@ -100,6 +126,13 @@ class PlanPanel : public QWidget {
   static constexpr std::string_view kCostFlagKnobs[] = {"act_mb", "fwd_us", "bwd_us", "wgrad_us",
                                                         "param_mb"};
   void updateRunEnabled();
+  void greyUnknown();  // refresh's part while an import is shown
+
+  // Which knobs show an import's records (showImported); none while a plan is shown.
+  struct ImportKnown {
+    bool schedule = false, ranks = false, microbatches = false, chunks = false, steps = false;
+  };
+  std::optional<ImportKnown> imported_;
 
   runtime::RunPlanRequest shown_;  // the request shown: what untouched knobs rerun as
   QString boundaries_;
@@ -116,7 +149,7 @@ class PlanPanel : public QWidget {
   QLabel* layersHint_ = nullptr;
   QDoubleSpinBox* linkGbps_ = nullptr;
   QToolButton* moreToggle_ = nullptr;
-  QLabel* moreSummary_ = nullptr;
+  ElidedLabel* moreSummary_ = nullptr;
   QWidget* more_ = nullptr;
   QDoubleSpinBox* latency_ = nullptr;  // the link's, shared with a model backend's emulation
   QComboBox *sync_ = nullptr, *optimizer_ = nullptr;

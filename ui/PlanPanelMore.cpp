@@ -15,18 +15,24 @@
 #include <QStringList>
 #include <QToolButton>
 
+#include "ui/ElidedLabel.h"
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
 
 namespace ps::ui {
 using panelwidgets::combo;
 using panelwidgets::dspin;
-using panelwidgets::note;
 
 void PlanPanel::buildMore() {
   moreToggle_ = panelwidgets::disclosure(this, "moreToggle", "More", tips::kMore);
-  moreSummary_ = note(this, "moreSummary");
-  moreSummary_->setToolTip(tips::kMore);
+  // One line beside the toggle, elided (the whole summary in its tooltip): wrapped, a long
+  // summary ran on under the knobs.
+  moreSummary_ = new ElidedLabel(this);
+  moreSummary_->setObjectName("moreSummary");
+  QFont small = moreSummary_->font();
+  small.setPointSizeF(small.pointSizeF() * 0.9);
+  moreSummary_->setFont(small);
+  moreSummary_->setToolTipTail(tips::kMore);
   more_ = new QWidget(this);
   more_->setObjectName("moreGroup");
   auto* form = new QFormLayout(more_);

@@ -8,11 +8,14 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QStringList>
 #include <QToolButton>
 #include <QVariant>
 
+#include "runtime/schedules/Schedule.h"
+#include "ui/ElidedLabel.h"
 #include "ui/PlanKnobValues.h"
 #include "ui/PlanKnobWidgets.h"
 #include "ui/PlanPanel.h"
@@ -26,6 +29,7 @@ bool PlanPanel::turningKnobs() const {
 
 void PlanPanel::showRequest(const runtime::RunPlanRequest& request) {
   if (turningKnobs()) return;
+  imported_.reset();
   shown_ = request;
   shown_.built.reset();  // the panel reruns from the knobs: the spec is the plan
   // A simulation has no model options: should the user switch to cpu or cuda, the app's.
@@ -120,6 +124,50 @@ runtime::RunPlanRequest PlanPanel::request() const {
   // The grouping sets the count: a count from a run without sequences would be refused.
   if (!s.seqLengths.empty()) s.microbatches.reset();
   return r;
+}
+
+void PlanPanel::showImported(const ImportedFacts& facts) {
+  runtime::RunPlanRequest r;
+  r.spec.uniform.actMb = 1;  // as the app's first plan: transfers and memory show
+  r.exec = appModelOptions();
+  ImportKnown known;
+  known.schedule = runtime::findSchedule(facts.schedule) != nullptr;
+  if (known.schedule) r.spec.schedule = facts.schedule;
+  known.ranks = facts.ranks > 0;
+  if (known.ranks) r.spec.stages = facts.ranks;
+  known.microbatches = facts.microbatches && *facts.microbatches > 0;
+  if (known.microbatches) r.spec.microbatches = *facts.microbatches;
+  known.chunks = known.ranks && facts.stages && *facts.stages >= facts.ranks &&
+                 *facts.stages % facts.ranks == 0;
+  if (known.chunks) r.spec.chunks = *facts.stages / facts.ranks;
+  known.steps = facts.steps > 0;
+  if (known.steps) r.spec.steps = facts.steps;
+  showRequest(r);
+  if (turningKnobs()) return;  // showRequest kept the knobs being turned
+  imported_ = known;
+  showProblem(std::nullopt);  // the defaults under grey are no plan to check
+  refresh();
+}
+
+void PlanPanel::greyUnknown() {
+  const ImportKnown& k = *imported_;
+  const std::pair<QWidget*, bool> recorded[] = {{schedule_, k.schedule},
+                                                {stages_, k.ranks},
+                                                {microbatches_, k.microbatches},
+                                                {chunks_, k.chunks},
+                                                {steps_, k.steps}};
+  for (const auto& [w, known] : recorded)
+    w->setEnabled(known);
+  for (QWidget* w : std::initializer_list<QWidget*>{layers_, backend_, model_, hidden_, linkGbps_,
+                                                    moreToggle_, more_})
+    w->setEnabled(false);
+  // A list shows no entry rather than a default the import never ran (not "sim", not "1f1b").
+  const QSignalBlocker quietSchedule(schedule_), quietBackend(backend_);
+  if (!k.schedule) schedule_->setCurrentIndex(-1);
+  backend_->setCurrentIndex(-1);
+  form_->setRowVisible(layersHint_, false);
+  setMoreOpen(false);
+  moreSummary_->setFullText("not recorded by the import");
 }
 
 void PlanPanel::setNotRerunnable(const QString& why,

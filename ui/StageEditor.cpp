@@ -7,19 +7,13 @@
 #include <algorithm>
 #include <map>
 
+#include "runtime/cost/Partitioner.h"
 #include "trace/Units.h"
+#include "ui/ElidedLabel.h"
 #include "ui/ToolTipEvent.h"
 
 namespace ps::ui {
 namespace {
-
-// Secondary text: between the text and its background, readable on both palettes (a palette
-// set by hand often leaves PlaceholderText at the light palette's grey, invisible on dark).
-QColor faintText(const QPalette& p) {
-  const QColor fg = p.color(QPalette::WindowText), bg = p.color(QPalette::Window);
-  return QColor((fg.red() * 3 + bg.red() * 2) / 5, (fg.green() * 3 + bg.green() * 2) / 5,
-                (fg.blue() * 3 + bg.blue() * 2) / 5);
-}
 
 QString durationText(double ns) {
   return QString::fromStdString(trace::formatDuration(static_cast<std::int64_t>(ns)));
@@ -36,6 +30,7 @@ StageEditor::StageEditor(QWidget* parent) : QWidget(parent) {
 
 void StageEditor::setModel(std::vector<double> layerNs, std::vector<int> boundaries) {
   layerNs_ = std::move(layerNs);
+  missingStages_ = 0;
   timed_ = std::any_of(layerNs_.begin(), layerNs_.end(), [](double ns) { return ns > 0; });
   boundaries_ = std::move(boundaries);
   dragging_ = -1;
@@ -77,6 +72,29 @@ void StageEditor::setRun(const trace::RunTrace& run) {
   setModel(std::move(layerNs), std::move(boundaries));
 }
 
+void StageEditor::followShape(int layers, int stages) {
+  const int shownStages = static_cast<int>(boundaries_.size()) + 1 + missingStages_;
+  if (layers <= 0) layers = layerCount();  // not said: as shown
+  if (stages <= 0) stages = shownStages;
+  if (layers <= 0) return;
+  if (layers == layerCount() && stages == shownStages) return;  // the shape shown: kept
+  // The same layers keep their measured costs (a new stage count does not change a layer's);
+  // new layers are untimed until a run measures them.
+  std::vector<double> costs = layers == layerCount()
+                                  ? layerNs_
+                                  : std::vector<double>(static_cast<std::size_t>(layers), 0.0);
+  if (layers < stages) {
+    setModel(std::move(costs), {});
+    missingStages_ = stages - layers;
+  } else {
+    // A knob that moves the stages drops hand-placed boundaries (the panel's rule): the run
+    // balances, which for layers not yet measured is this even split.
+    setModel(std::move(costs), runtime::evenBoundaries(layers, stages));
+  }
+  updateSummaryToolTip();
+  update();
+}
+
 std::vector<int> StageEditor::cuts() const {
   std::vector<int> c = {0};
   c.insert(c.end(), boundaries_.begin(), boundaries_.end());
@@ -109,6 +127,10 @@ void StageEditor::updateSummaryToolTip() {
 }
 
 QString StageEditor::hint() const {
+  if (missingStages_ > 0)
+    return QString("fewer layers (%1) than stages (%2): raise Layers")
+        .arg(layerCount())
+        .arg(layerCount() + missingStages_);
   if (boundaries_.empty()) return {};
   if (static_cast<int>(layerNs_.size()) == static_cast<int>(boundaries_.size()) + 1)
     return "one layer per stage: raise Layers to move boundaries";
@@ -195,7 +217,7 @@ void StageEditor::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().color(QPalette::Window));
   const QColor fg = palette().color(QPalette::WindowText);
   if (layerNs_.empty()) {
-    p.setPen(faintText(palette()));
+    p.setPen(secondaryText(palette()));
     p.drawText(rect(), Qt::AlignCenter, "no layers or stages in this run");
     return;
   }
@@ -213,10 +235,11 @@ void StageEditor::paintEvent(QPaintEvent*) {
     // Nothing can move: say why where the stage labels would be.
     p.drawText(
         QRect(barLeft(), 0, barRight() - barLeft(), top), Qt::AlignCenter,
-        fontMetrics().elidedText(fontMetrics().horizontalAdvance(why) <= barRight() - barLeft()
-                                     ? why
-                                     : QString("one layer per stage: raise Layers"),
-                                 Qt::ElideRight, barRight() - barLeft()));
+        fontMetrics().elidedText(
+            fontMetrics().horizontalAdvance(why) <= barRight() - barLeft() || missingStages_ > 0
+                ? why
+                : QString("one layer per stage: raise Layers"),
+            Qt::ElideRight, barRight() - barLeft()));
   } else {
     for (const Label& l : stageLabels())
       p.drawText(l.rect, Qt::AlignCenter, l.text);

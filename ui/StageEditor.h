@@ -27,6 +27,13 @@ class StageEditor : public QWidget {
   // The same from a run: its layer table, or when it has none (cpu and cuda runs record no
   // layer times) as many untimed layers as its stage table covers.
   void setRun(const trace::RunTrace& run);
+  // The shape the Plan panel's knobs now ask for (issue 34 item 4): `layers` layers cut into
+  // `stages` stages. The boundaries shown stay when the shape is the one shown; otherwise an even
+  // split (earlier stages take the remainder, as the partitioner does with equal layers) of the
+  // new shape, the layers untimed until a run measures them. Fewer layers than stages: no
+  // boundaries, and hint() says so. 0 for either: as shown. Never emits: the knobs run, or not, as
+  // the panel says.
+  void followShape(int layers, int stages);
   const std::vector<int>& boundaries() const { return boundaries_; }
   int layerCount() const { return static_cast<int>(layerNs_.size()); }
   // x of the handle between stage s and s+1 (tests drag it).
@@ -36,7 +43,8 @@ class StageEditor : public QWidget {
   int selectedBoundary() const { return selected_; }
   // Boundaries moved with the keyboard and not yet applied with Enter.
   bool hasPendingEdit() const { return boundaries_ != committed_; }
-  // Why nothing can be edited ("one layer per stage: raise Layers to move boundaries"), drawn
+  // Why nothing can be edited ("one layer per stage: raise Layers to move boundaries", "fewer
+  // layers (6) than stages (8): raise Layers"), drawn
   // in the label row; empty when boundaries can move.
   QString hint() const;
   // The tooltip at a widget position: a handle's ("stage 3 | stage 4: layer 12") or a stage's.
@@ -81,6 +89,7 @@ class StageEditor : public QWidget {
   bool timed_ = false;  // layer costs known (else equal widths, no totals)
   std::vector<int> boundaries_;
   std::vector<int> committed_;  // as last set or applied: Escape returns here
+  int missingStages_ = 0;       // followShape asked for more stages than layers: this many
   int dragging_ = -1;
   int selected_ = -1;
   QString summary_;
