@@ -11,6 +11,7 @@
 
 #include "trace/Units.h"
 #include "ui/ParetoPlot.h"
+#include "ui/PlanKnobWidgets.h"
 
 namespace ps::ui {
 namespace {
@@ -31,6 +32,28 @@ QString candidateLabel(const runtime::ExploreCandidate& c) {
          text(trace::formatBytes(c.peakMemoryBytes));
 }
 
+// A refused candidate's cells from its description ("zb-v dp=2 m=8 v=2 mapping auto balanced",
+// Explore.cpp's words): the schedule first, "key=value" knobs, the cut last; "–" where it says
+// nothing.
+QStringList refusedCells(const std::string& what) {
+  const QStringList words = text(what).split(' ', Qt::SkipEmptyParts);
+  const auto knob = [&](const QString& key) {
+    for (const QString& w : words)
+      if (w.startsWith(key + "=")) return w.mid(key.size() + 1);
+    return key == "dp" || key == "v" ? QString("1") : QString("–");
+  };
+  const QString cut = words.isEmpty() ? QString() : words.back();
+  return {words.value(0),
+          knob("dp"),
+          knob("m"),
+          knob("v"),
+          cut == "balanced" || cut == "memory" || cut == "even" ? cut : QString("–"),
+          "–",
+          "–",
+          "–",
+          "–"};
+}
+
 }  // namespace
 
 ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
@@ -47,14 +70,16 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
   status_->setObjectName("exploreStatus");
   status_->setWordWrap(true);
   plot_ = new ParetoPlot(this);
-  table_ = new QTableWidget(0, 9, this);
+  table_ = new QTableWidget(0, 10, this);
   table_->setObjectName("exploreTable");
   table_->setHorizontalHeaderLabels(
-      {"schedule", "dp", "m", "v", "cut", "step", "mb/s", "bubble", "peak"});
+      {"schedule", "dp", "m", "v", "cut", "step", "mb/s", "bubble", "peak", "note"});
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+  // The figures as wide as they are; the note (front, or why refused) takes the rest.
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);
   connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { choose(row); });
   connect(plot_, &ParetoPlot::pointChosen, this, &ExplorePanel::choose);
@@ -113,19 +138,29 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
   }
   result_ = std::move(*result);
   const auto& ranked = result_->ranked;
-  status_->setText(QString("%1 candidates, %2 refused, on %3 layers; best: %4")
+  const auto& refused = result_->refused;
+  // Every candidate is a row: the ranked ones numbered, the refused ones after them, greyed,
+  // unnumbered and saying why (the count said 17 refused with no row for any of them).
+  status_->setText(QString("%1 candidates: %2 ranked, %3 refused%4, on %5 layers; best: %6")
+                       .arg(ranked.size() + refused.size())
                        .arg(ranked.size())
-                       .arg(result_->refused.size())
+                       .arg(refused.size())
+                       .arg(refused.empty() ? QString() : QString(" (grey rows, with why)"))
                        .arg(result_->layers)
                        .arg(ranked.empty() ? QString("none fits")
                                            : candidateLabel(ranked[0]).section('\n', 0, 0)));
   std::vector<ParetoPoint> points;
-  table_->setRowCount(static_cast<int>(ranked.size()));
-  for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
-    const auto& c = ranked[static_cast<std::size_t>(i)];
+  for (const auto& c : ranked)
     points.push_back({static_cast<double>(c.peakMemoryBytes),
                       static_cast<double>(c.stepTimeNs) / std::max(c.microbatches, 1),
                       candidateLabel(c)});
+  std::vector<bool> onFront(points.size(), false);
+  for (int i : paretoFront(points))
+    onFront[static_cast<std::size_t>(i)] = true;
+  table_->setRowCount(0);  // drops the last sweep's row labels too
+  table_->setRowCount(static_cast<int>(ranked.size() + refused.size()));
+  for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
+    const auto& c = ranked[static_cast<std::size_t>(i)];
     const QStringList cells{text(c.schedule),
                             QString::number(c.dataParallel),
                             QString::number(c.microbatches),
@@ -134,11 +169,27 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
                             text(trace::formatDuration(c.stepTimeNs)),
                             QString::number(c.throughputPerS, 'f', 1),
                             text(trace::formatPercent(c.bubbleRatio)),
-                            text(trace::formatBytes(c.peakMemoryBytes))};
+                            text(trace::formatBytes(c.peakMemoryBytes)),
+                            onFront[static_cast<std::size_t>(i)]
+                                ? QString("Pareto front: none faster at less memory")
+                                : QString()};
     for (int col = 0; col < cells.size(); ++col)
       table_->setItem(i, col, new QTableWidgetItem(cells[col]));
   }
-  table_->resizeColumnsToContents();
+  for (int k = 0; k < static_cast<int>(refused.size()); ++k) {
+    const auto& r = refused[static_cast<std::size_t>(k)];
+    const int row = static_cast<int>(ranked.size()) + k;
+    const QString why = inPanelWords(r.why);
+    QStringList cells = refusedCells(r.what);
+    cells << "refused: " + why;
+    for (int col = 0; col < cells.size(); ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      item->setFlags(Qt::NoItemFlags);  // greyed, and not a plan to load
+      item->setToolTip(text(r.what) + "\nrefused: " + why);
+      table_->setItem(row, col, item);
+    }
+    table_->setVerticalHeaderItem(row, new QTableWidgetItem("–"));
+  }
   plot_->setPoints(std::move(points));
   emit finished();
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Links of a run as a table: per (src, dst) pair the bytes moved, the time the link was busy,
-// the achieved bandwidth while busy, and busy % of the run's step time.
+// the achieved bandwidth while busy, busy % of the run's step time, and its transfers in words
+// (how many sends, of what mean size).
 
 #include <QAbstractTableModel>
 
@@ -12,6 +13,7 @@ class LinkTableModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   using QAbstractTableModel::QAbstractTableModel;
+  static constexpr int kColumns = 6;
   void setAnalysis(const trace::RunAnalysis& analysis);
 
   int rowCount(const QModelIndex& parent = {}) const override;

@@ -17,6 +17,9 @@ LinksPanel::LinksPanel(QWidget* parent) : QSplitter(Qt::Horizontal, parent) {
   auto* view = new QTableView(this);
   view->setObjectName("linkTable");
   view->setModel(table_);
+  // The figures as wide as they are; the transfers in words take the rest (busy % stretched
+  // over the dock, far from its link).
+  view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   view->horizontalHeader()->setStretchLastSection(true);
   view->verticalHeader()->hide();
   addWidget(matrix_);

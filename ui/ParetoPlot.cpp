@@ -6,6 +6,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "trace/Units.h"
@@ -16,7 +17,25 @@ namespace {
 constexpr double kMargin = 8, kTitle = 18, kBottom = 34;
 constexpr double kPickPx = 7;
 
+// `share` of `over` on `base`.
+QColor blend(const QColor& over, const QColor& base, double share) {
+  const auto mix = [&](int a, int b) {
+    return static_cast<int>(std::lround(share * a + (1 - share) * b));
+  };
+  return QColor(mix(over.red(), base.red()), mix(over.green(), base.green()),
+                mix(over.blue(), base.blue()));
+}
+
 }  // namespace
+
+QColor paretoFrontColour(const QPalette& palette) {
+  return palette.color(QPalette::Base).lightness() < 128 ? QColor(86, 180, 233)
+                                                         : QColor(0, 114, 178);
+}
+
+QColor paretoOtherColour(const QPalette& palette) {
+  return blend(palette.color(QPalette::Text), palette.color(QPalette::Base), 0.5);
+}
 
 std::vector<int> paretoFront(const std::vector<ParetoPoint>& points) {
   std::vector<int> order(points.size());
@@ -107,7 +126,7 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
   const QPalette& pal = palette();
   p.fillRect(rect(), pal.base());
   const QRectF r = plotRect();
-  p.setPen(pal.color(QPalette::Mid));
+  p.setPen(blend(pal.color(QPalette::Text), pal.color(QPalette::Base), 0.3));
   p.drawRect(r);
   p.setPen(pal.color(QPalette::Text));
   if (points_.empty()) {
@@ -134,7 +153,7 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
   p.drawText(QRectF(-80, -10, 160, 14), Qt::AlignCenter, "time / micro-batch");
   p.restore();
 
-  const QColor frontColour(0, 114, 178);  // Okabe–Ito blue
+  const QColor frontColour = paretoFrontColour(pal), otherColour = paretoOtherColour(pal);
   QPainterPath line;
   for (std::size_t k = 0; k < front_.size(); ++k)
     k == 0 ? line.moveTo(positionOf(front_[k])) : line.lineTo(positionOf(front_[k]));
@@ -145,7 +164,7 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
     onFront[static_cast<std::size_t>(i)] = true;
   for (int i = 0; i < static_cast<int>(points_.size()); ++i) {
     const QPointF c = positionOf(i);
-    p.setPen(QPen(onFront[i] ? frontColour : pal.color(QPalette::Mid), 1.2));
+    p.setPen(QPen(onFront[i] ? frontColour : otherColour, 1.2));
     p.setBrush(onFront[i] ? QBrush(frontColour) : Qt::NoBrush);
     p.drawEllipse(c, 3.5, 3.5);
   }

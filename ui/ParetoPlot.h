@@ -4,6 +4,8 @@
 // and smaller — is drawn filled and joined; the others hollow. Hover names a point; a click
 // selects it (pointChosen).
 
+#include <QColor>
+#include <QPalette>
 #include <QString>
 #include <QWidget>
 
@@ -19,6 +21,12 @@ struct ParetoPoint {
 
 // Indices of the points on the front (none faster at no more memory), by memory ascending.
 std::vector<int> paretoFront(const std::vector<ParetoPoint>& points);
+
+// The plot's colours in `palette`: the front's (Okabe–Ito blue; its sky blue on a dark base) and
+// the other points' (the text colour half over the base, over 3:1 against it on light and dark
+// palettes alike: the palette's Mid vanished on the dark one, 1.1:1).
+QColor paretoFrontColour(const QPalette& palette);
+QColor paretoOtherColour(const QPalette& palette);
 
 class ParetoPlot : public QWidget {
   Q_OBJECT

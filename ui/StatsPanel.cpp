@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 #include "runtime/schedules/ClosedForms.h"
 #include "trace/analysis/ConfigJson.h"
@@ -55,11 +56,33 @@ std::string withAnalyticBubble(std::string report, const trace::RunTrace& trace,
   return report;
 }
 
+// TeraPipe's token slices: the trace counts the slices as the micro-batches (the pipeline's
+// units, the paper bubble's m) while the Plan panel's M counts the sequences cut into them: said
+// on the line after the counts (issue 34 item 20: "M 1" beside a run of 25 micro-batches).
+std::string withTokenSlices(std::string report, const trace::RunInfo& run) {
+  const auto slices = trace::jsonTopLevelString(run.config_json, "token_slices");
+  const auto sequences = trace::jsonTopLevelInt(run.config_json, "microbatches");
+  if (!slices || slices->empty() || !sequences || *sequences <= 0 || !run.num_microbatches ||
+      *run.num_microbatches % *sequences != 0)
+    return report;
+  const auto counts = report.find("\nranks ");  // "ranks 8  stages 8  micro-batches 25 ..."
+  const auto end = counts == std::string::npos ? counts : report.find('\n', counts + 1);
+  if (end == std::string::npos) return report;
+  const long long m = *sequences, k = *run.num_microbatches / m;
+  const std::string text = "token slices   " + std::to_string(m) + " sequence" +
+                           (m == 1 ? "" : "s") + " (M) × " + std::to_string(k) + " slices (" +
+                           *slices + ") = the " + std::to_string(*run.num_microbatches) +
+                           " micro-batches pipelined\n";
+  report.insert(end + 1, text);
+  return report;
+}
+
 }  // namespace
 
 QString statsText(const LoadedRun& run) {
-  std::string text = withAnalyticBubble(trace::reportText(run.analysis, run.why.get()), *run.trace,
-                                        run.analysis, run.why.get());
+  std::string text = withAnalyticBubble(
+      withTokenSlices(trace::reportText(run.analysis, run.why.get()), run.trace->info), *run.trace,
+      run.analysis, run.why.get());
   const std::string coverage =
       trace::coverageText(trace::figureCoverage(*run.trace, run.analysis), run.analysis);
   if (!coverage.empty()) text += "\n" + coverage + "\n";

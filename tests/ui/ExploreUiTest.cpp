@@ -39,7 +39,9 @@ TEST(ExplorePanel, SweepsAroundThePlanAndAClickLoadsTheCandidate) {
   ASSERT_TRUE(panel.result().has_value());
   const auto& ranked = panel.result()->ranked;
   ASSERT_GT(ranked.size(), 10u);
-  EXPECT_EQ(panel.table()->rowCount(), static_cast<int>(ranked.size()));
+  // The refused candidates follow the ranked ones (ExploreRefusedTest).
+  EXPECT_EQ(panel.table()->rowCount(),
+            static_cast<int>(ranked.size() + panel.result()->refused.size()));
   EXPECT_FALSE(panel.plot()->front().empty());
   // The front's first point (least memory) and a click on it.
   const int least = panel.plot()->front().front();

@@ -1,0 +1,46 @@
+// Issue 34 item 20: the TeraPipe preset showed M 1 in the Plan panel beside a run of 25
+// micro-batches. Both are right: M counts the sequences, the run pipelines each sequence's token
+// slices as its micro-batches. The Stats report now says so, beside the count.
+
+#include <gtest/gtest.h>
+
+#include <QAction>
+#include <QSpinBox>
+
+#include "tests/common/TestUtil.h"
+#include "tests/ui/WindowTestUtil.h"
+#include "ui/MainWindow.h"
+#include "ui/StatsPanel.h"
+
+namespace ps::ui {
+namespace {
+
+TEST(TokenSlicesStats, ASlicedRunSaysItsMicroBatchesAreTheSequencesSlices) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("slices.sqlite"))));
+  auto* stats = w.findChild<StatsPanel*>("statsPanel");
+  ASSERT_NE(stats, nullptr);
+  EXPECT_FALSE(stats->text().contains("token slices")) << "the demo is not sliced";
+
+  w.findChild<QAction*>("preset:terapipe")->trigger();
+  test_window::waitForRun(w);
+  EXPECT_EQ(w.findChild<QSpinBox*>("microbatchesSpin")->value(), 1);
+  QString report = stats->text();
+  EXPECT_TRUE(report.contains("micro-batches 25")) << report.toStdString();
+  EXPECT_TRUE(
+      report.contains("token slices   1 sequence (M) × 25 slices (auto) = the 25 "
+                      "micro-batches pipelined\n"))
+      << report.toStdString();
+
+  w.findChild<QAction*>("preset:terapipe-baseline")->trigger();
+  test_window::waitForRun(w);
+  report = stats->text();
+  EXPECT_TRUE(
+      report.contains("token slices   1 sequence (M) × 8 slices (8) = the 8 "
+                      "micro-batches pipelined\n"))
+      << report.toStdString();
+}
+
+}  // namespace
+}  // namespace ps::ui
