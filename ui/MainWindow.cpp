@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QKeyEvent>
 #include <QMimeData>
 #include <QScreen>
 #include <QSettings>
@@ -200,6 +201,11 @@ QString MainWindow::lastImportSummary() const {
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Escape && area_->clearRangeBands()) return;
+  QMainWindow::keyPressEvent(event);
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {

@@ -100,6 +100,9 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  // Escape that no widget took (the run history, a dock had the keyboard) clears a range
+  // measured on the timeline.
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   QDockWidget* addDock(const QString& title, const char* name, QWidget* widget,

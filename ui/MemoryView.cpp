@@ -160,7 +160,9 @@ int MemoryView::trackHeight() const {
 }
 
 int MemoryView::maxScroll() const {
-  const std::int64_t ranks = hasSamples() ? static_cast<std::int64_t>(run_->ranks.size()) : 0;
+  // A note instead of tracks (no samples, no sizes): nothing to scroll.
+  const std::int64_t ranks =
+      note().isEmpty() && run_ ? static_cast<std::int64_t>(run_->ranks.size()) : 0;
   // In 64 bits: millions of tracks of a lying file must not wrap the scroll range.
   const std::int64_t over = ranks * trackHeight() - (height() - kHeader);
   return static_cast<int>(std::clamp<std::int64_t>(over, 0, INT_MAX));

@@ -1,6 +1,7 @@
 #include "ui/RunSession.h"
 
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTimer>
@@ -156,7 +157,9 @@ void RunSession::showLoaded(const std::shared_ptr<const LoadedRun>& run) {
 void RunSession::endComparison() {
   compared_.reset();
   v_.compare->clear();
+  const bool shown = !v_.compareDock->isHidden();
   v_.compareDock->hide();
+  if (shown && frontBeforeCompare_) frontBeforeCompare_->raise();
 }
 
 // One run selected: it is shown everywhere. Two: the current one (A) everywhere, the other (B)
@@ -192,6 +195,11 @@ bool RunSession::compareRuns(qint64 a, qint64 b) {
   v_.history->selectPair(a, b);
   v_.area->showComparison(current_, compared_);
   v_.compare->setRuns(current_->analysis, compared_->analysis);
+  if (auto* window = qobject_cast<QMainWindow*>(v_.window); window && v_.compareDock->isHidden())
+    for (QDockWidget* dock : window->findChildren<QDockWidget*>())
+      if (dock != v_.compareDock && window->dockWidgetArea(dock) == Qt::BottomDockWidgetArea &&
+          dock->isVisible() && !dock->visibleRegion().isEmpty())
+        frontBeforeCompare_ = dock;
   v_.compareDock->show();
   v_.compareDock->raise();
   // A tabified dock shown before the window is laid out raises only once it is: again, later.

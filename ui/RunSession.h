@@ -7,6 +7,7 @@
 // the window passes on to its docks. It drives the views it is given; the window lays them out.
 
 #include <QObject>
+#include <QPointer>
 #include <QString>
 
 #include <memory>
@@ -117,6 +118,9 @@ class RunSession : public QObject {
   ScratchSession* scratch_;
   QString lastError_;
   std::shared_ptr<const LoadedRun> current_, compared_;
+  // The bottom dock in front when a comparison began: in front again when it ends (hiding the
+  // Compare tab left whichever tab came next, Details, in front).
+  QPointer<QDockWidget> frontBeforeCompare_;
 };
 
 }  // namespace ps::ui

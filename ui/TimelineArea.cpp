@@ -156,6 +156,16 @@ void TimelineArea::growRun(const std::shared_ptr<const LoadedRun>& run) {
   syncMemoryScroll();
 }
 
+bool TimelineArea::clearRangeBands() {
+  bool cleared = false;
+  for (TimelineView* view : {timeline(), compareTimeline()})
+    if (view->hasRangeBand()) {
+      view->setRangeBand({0, 0});
+      cleared = true;
+    }
+  return cleared;
+}
+
 void TimelineArea::explain(const LoadedRun& run) {
   if (timeline()->run() == run.trace.get()) timeline()->setExplanation(run.why);
   if (compareTimeline()->run() == run.trace.get()) compareTimeline()->setExplanation(run.why);

@@ -36,6 +36,8 @@ class TimelineArea : public QWidget {
   void retitleCompared(const LoadedRun& run);
   // A newer read of the run shown (followed live): the view stays where the user put it.
   void growRun(const std::shared_ptr<const LoadedRun>& run);
+  // Clears the range measured on either timeline; false when there was none.
+  bool clearRangeBands();
   // `run`'s explanation (bubble causes, critical path) on whichever timeline shows it.
   void explain(const LoadedRun& run);
 

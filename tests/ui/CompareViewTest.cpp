@@ -111,16 +111,22 @@ TEST(CompareView, TheBottomDockLandsOnTheComparison) {
   CompareViewWindow cw;
   auto* details = cw.w.findChild<QDockWidget*>("detailsDock");
   auto* compare = cw.w.findChild<QDockWidget*>("compareDock");
-  details->raise();  // the user looked at an op's details last
+  auto* linksDock = cw.w.findChild<QDockWidget*>("linkDock");
+  linksDock->raise();  // the user looked at the links last
   QTest::qWait(20);
   cw.click(1);
   cw.click(2, Qt::ControlModifier);
   QTest::qWait(50);
   EXPECT_FALSE(compare->visibleRegion().isEmpty()) << "the Compare tab is the one raised";
   EXPECT_TRUE(details->visibleRegion().isEmpty());
-  // Again after a comparison ended (the Compare tab was hidden meanwhile).
+  // The comparison ends: the tab in front before it is in front again (hiding the Compare tab
+  // left Details, the next tab, in front).
+  auto* stats = cw.w.findChild<QDockWidget*>("statsDock");
   cw.click(2);
   EXPECT_FALSE(compare->isVisible());
+  EXPECT_TRUE(details->visibleRegion().isEmpty()) << "Details came to the front";
+  EXPECT_FALSE(linksDock->visibleRegion().isEmpty()) << "Links, in front before, is again";
+  EXPECT_TRUE(stats->visibleRegion().isEmpty());
   cw.click(1, Qt::ControlModifier);
   QTest::qWait(50);
   EXPECT_FALSE(compare->visibleRegion().isEmpty());

@@ -80,13 +80,14 @@ TEST(MemoryFollowsTimeline, TheReadoutNamesTheRankUnderTheStillPointerAfterAScro
 TEST(MemoryFollowsTimeline, SamplesWithoutSizesSaySoInsteadOfScaleOneByte) {
   MemoryView view;
   view.resize(900, 160);
-  view.setRun(memoryFollowsRun(4, false));
+  view.setRun(memoryFollowsRun(48, false));
   view.setVisibleRange({0, 10000});
   EXPECT_EQ(view.note().toStdString(), "no memory sizes in this run (every sample is 0 B)");
   QImage image(view.size(), QImage::Format_ARGB32);
   view.render(&image);
   EXPECT_EQ(view.drawnColumns(), 0);
   EXPECT_EQ(view.rankAt(QPoint(300, 60)), -1);
+  EXPECT_EQ(view.maxScroll(), 0) << "a note has no tracks to scroll";
   if (const char* dir = std::getenv("PIPESCOPE_UI_SHOTS"))
     image.save(QString(dir) + "/memory-no-sizes.png");
 }
