@@ -1,9 +1,12 @@
 #include "ui/TeachPanel.h"
 
+#include <QDockWidget>
 #include <QFontMetrics>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QSlider>
 #include <QStyle>
 #include <QTableWidget>
@@ -15,8 +18,13 @@
 #include <tuple>
 
 #include "trace/Units.h"
+#include "trace/analysis/ActivationsInFlight.h"
+#include "trace/analysis/OpWait.h"
 #include "trace/analysis/PresentRanks.h"
 #include "ui/LoadedRun.h"
+#include "ui/teach/InFlightOverlay.h"
+#include "ui/teach/LessonBox.h"
+#include "ui/teach/RevealBox.h"
 #include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
@@ -26,8 +34,13 @@ using trace::OpKind;
 
 TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), view_(view) {
   setObjectName("teachPanel");
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
+  // Three columns: a bottom dock is wide and short.
+  auto* columns = new QHBoxLayout(this);
+  columns->setContentsMargins(4, 4, 4, 4);
+  auto* replay = new QGroupBox("Replay", this);
+  replay->setObjectName("teachReplay");
+  auto* layout = new QVBoxLayout(replay);
+  layout->setContentsMargins(6, 4, 6, 4);
   auto* controls = new QHBoxLayout;
   auto button = [&](QStyle::StandardPixmap icon, const QString& tip, const char* name) {
     auto* b = new QToolButton(this);
@@ -48,7 +61,14 @@ TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), v
   current_ = new QLabel("Open a run to step through its ops.", this);
   current_->setObjectName("teachCurrent");
   current_->setWordWrap(true);
+  QFont bold = current_->font();
+  bold.setBold(true);
+  current_->setFont(bold);
   layout->addWidget(current_);
+  why_ = new QLabel(this);
+  why_->setObjectName("teachWhy");
+  why_->setWordWrap(true);
+  layout->addWidget(why_);
   // Ranks across (a short bottom dock has room for columns, not rows).
   table_ = new QTableWidget(2, 0, this);
   table_->setObjectName("teachTable");
@@ -58,11 +78,27 @@ TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), v
   // opening a run took O(ranks²) (2048 ranks 27 s, 4000 ranks 101 s). buildTable sizes them once.
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  layout->addWidget(table_, 1);
+  // As tall as its two rows: the room left goes to the sentences above it.
+  table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                         2 * table_->verticalHeader()->defaultSectionSize() +
+                         table_->horizontalScrollBar()->sizeHint().height() +
+                         2 * table_->frameWidth());
+  layout->addWidget(table_);
+  layout->addStretch(1);
+  columns->addWidget(replay, 4);
+  reveal_ = new RevealBox(this);
+  columns->addWidget(reveal_, 4);
+  lesson_ = new LessonBox(this);
+  columns->addWidget(lesson_, 3);
+  if (view_) overlay_ = new InFlightOverlay(view_);
   timer_ = new QTimer(this);
   timer_->setInterval(400);
   connect(timer_, &QTimer::timeout, this, [this] {
-    if (position_ + 1 >= order_.size()) return setPlaying(false);
+    if (position_ + 1 >= order_.size()) {
+      setPlaying(false);
+      return reveal_->reveal();  // the replay's end: what did it come to?
+    }
     stepForward();
   });
   connect(back_, &QToolButton::clicked, this, &TeachPanel::stepBack);
@@ -70,16 +106,31 @@ TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), v
   connect(play_, &QToolButton::toggled, this, &TeachPanel::setPlaying);
   connect(slider_, &QSlider::valueChanged, this,
           [this](int v) { setPosition(static_cast<std::size_t>(std::max(0, v))); });
+  // The reveal shows the whole run again; a lesson's step takes the timeline over.
+  connect(reveal_, &RevealBox::revealedNow, this, &TeachPanel::endReplay);
+  connect(lesson_, &LessonBox::stepShown, this, &TeachPanel::showLessonStep);
   setRun(nullptr);
 }
 
 void TeachPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
-  if (run && run->trace != run_) setRun(run->trace);
+  if (!run || run->trace == run_) return;
+  setRun(run->trace);
+  const auto inFlight =
+      std::make_shared<const trace::ActivationsInFlight>(trace::activationsInFlight(*run_));
+  if (overlay_) overlay_->setSeries(inFlight);
+  const int rank0Peak = inFlight->peak.empty() ? -1 : inFlight->peak[0];
+  reveal_->setFacts(revealFacts(*run_, run->analysis, rank0Peak));
 }
 
 void TeachPanel::setRun(std::shared_ptr<const trace::RunTrace> run) {
   setPlaying(false);
   run_ = std::move(run);
+  replaying_ = false;
+  lessonOps_.clear();
+  if (overlay_) overlay_->setSeries(nullptr);
+  reveal_->setFacts({});
+  lesson_->setSchedule(run_ && run_->info.schedule ? *run_->info.schedule : std::string());
+  applyToTimeline();
   order_.clear();
   position_ = 0;
   const bool usable = run_ && run_->opCount() <= kMaxOps;
@@ -104,12 +155,13 @@ void TeachPanel::setRun(std::shared_ptr<const trace::RunTrace> run) {
                                  .arg(run_->opCount())
                                  .arg(kMaxOps)
                            : QString("Open a run to step through its ops."));
+    why_->clear();
     columns_.clear();
     table_->setColumnCount(0);
     return;
   }
   buildTable();
-  show(0, false);  // the timeline keeps its selection until the user steps
+  showOp(0, false);  // the timeline keeps its selection until the user steps
 }
 
 void TeachPanel::buildTable() {
@@ -140,7 +192,7 @@ void TeachPanel::buildTable() {
 
 void TeachPanel::setPosition(std::size_t position) {
   if (order_.empty()) return;
-  show(std::min(position, order_.size() - 1), true);
+  showOp(std::min(position, order_.size() - 1), true);
 }
 
 void TeachPanel::stepForward() {
@@ -153,10 +205,13 @@ void TeachPanel::stepBack() {
 
 void TeachPanel::setPlaying(bool playing) {
   if (playing && order_.empty()) playing = false;
-  if (playing)
+  if (playing && position_ + 1 >= order_.size()) setPosition(0);  // play again from the start
+  if (playing) {
+    if (!replaying_) setPosition(position_);  // the replay begins where the slider is
     timer_->start();
-  else
+  } else {
     timer_->stop();
+  }
   const QSignalBlocker block(play_);
   play_->setChecked(playing);
   play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
@@ -203,7 +258,7 @@ QString TeachPanel::currentText() const {
   return current_->text();
 }
 
-void TeachPanel::show(std::size_t position, bool moveTimeline) {
+void TeachPanel::showOp(std::size_t position, bool moveTimeline) {
   position_ = position;
   const trace::OpRef& op = order_[position];
   const auto& c = run_->ranks[op.rank].lane(Lane::Compute);
@@ -248,8 +303,84 @@ void TeachPanel::show(std::size_t position, bool moveTimeline) {
     table_->item(0, cell)->setText(QString::number(state.inFlight));
     table_->item(1, cell)->setText(QString::fromStdString(trace::formatDuration(state.idleNs)));
   }
+  why_->setText(QString::fromStdString(trace::explainOpWait(*run_, op).sentence));
+  if (moveTimeline) {
+    // Stepping is the replay: only what has started by this op is drawn.
+    replaying_ = true;
+    lessonOps_.clear();
+    lesson_->restart();
+    applyToTimeline();
+  }
   if (moveTimeline && view_ && view_->run() == run_.get())
     view_->centerOn({op.rank, Lane::Compute, op.index});
+}
+
+QString TeachPanel::whyText() const {
+  return why_->text();
+}
+
+void TeachPanel::endReplay() {
+  setPlaying(false);
+  replaying_ = false;
+  applyToTimeline();
+}
+
+void TeachPanel::showLessonStep(const LessonStep* step) {
+  setPlaying(false);
+  replaying_ = false;
+  lessonOps_ = step && run_ ? lessonOps(*run_, *step) : std::vector<trace::OpRef>{};
+  applyToTimeline();
+}
+
+void TeachPanel::applyToTimeline() {
+  if (!view_) return;
+  const bool mine = inFront() && run_ && view_->run() == run_.get();
+  std::optional<std::int64_t> until;
+  if (mine && replaying_ && position_ < order_.size()) {
+    const trace::OpRef& op = order_[position_];
+    until = run_->ranks[op.rank].lane(Lane::Compute).start[op.index];
+  }
+  view_->setRevealUntil(until);
+  if (overlay_) {
+    overlay_->setUntil(until);
+    overlay_->setVisible(mine && (replaying_ || reveal_->revealed()));
+  }
+  // The lesson's ops, emphasised (the rest dimmed); cleared when none or hidden.
+  std::vector<TimelineView::Selection> highlights;
+  if (mine)
+    for (const trace::OpRef& op : lessonOps_)
+      highlights.push_back({op.rank, op.lane, op.index});
+  if (!highlights.empty() || highlighting_) view_->setHighlights(std::move(highlights));
+  highlighting_ = mine && !lessonOps_.empty();
+}
+
+bool TeachPanel::inFront() const {
+  return isVisible() && !visibleRegion().isEmpty();
+}
+
+bool TeachPanel::event(QEvent* event) {
+  auto* dock =
+      event->type() == QEvent::ParentChange ? qobject_cast<QDockWidget*>(parentWidget()) : nullptr;
+  if (dock && dock != dock_) {
+    dock_ = dock;
+    connect(dock, &QDockWidget::visibilityChanged, this, [this](bool shown) {
+      if (!shown) setPlaying(false);
+      // After the tab switch has settled (the visible region is known then).
+      QTimer::singleShot(0, this, &TeachPanel::applyToTimeline);
+    });
+  }
+  return QWidget::event(event);
+}
+
+void TeachPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  applyToTimeline();
+}
+
+void TeachPanel::hideEvent(QHideEvent* event) {
+  QWidget::hideEvent(event);
+  setPlaying(false);
+  applyToTimeline();  // not visible: the timeline shows the whole run, undimmed
 }
 
 }  // namespace ps::ui

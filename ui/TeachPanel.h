@@ -1,9 +1,15 @@
 #pragma once
-// The Teach dock: step through a run's compute ops in time order — play, pause, step forward and
-// back, or drag the slider. The current op is selected on the timeline (its micro-batch outlined
-// on every rank, arrows from the ops it waited for) and scrolled into view; beside it, per rank,
-// the activations in flight (forwards begun, backwards not yet done) and the bubble accumulated
-// since the step began, so a class can watch the warm-up fill, the steady state and the drain.
+// The Teach dock, a lesson on the run on screen, in three columns:
+// - Replay: step through the compute ops in time order (play, pause, step, or the slider). Once
+//   started, the timeline draws only the ops that have started (TimelineView::setRevealUntil);
+//   the current op is selected (its micro-batch outlined, arrows from the ops it waited for) with
+//   one sentence of why it starts when it does (trace/analysis/OpWait.h); each lane carries its
+//   activations in flight (InFlightOverlay) and the table, per rank, the count and the bubble
+//   accumulated since the step began: the warm-up fill, the steady state and the drain.
+// - Predict, then reveal (RevealBox): a guess first, then the measured bubble beside the paper's
+//   formula with the numbers put in; the end of the replay reveals too.
+// - Lesson (LessonBox): the classic schedule's steps, each highlighting the ops it names.
+// The timeline is left as it was whenever the dock is hidden.
 
 #include <QWidget>
 
@@ -14,6 +20,7 @@
 #include "trace/RunTrace.h"
 #include "trace/analysis/OpRef.h"
 
+class QEvent;
 class QLabel;
 class QSlider;
 class QTableWidget;
@@ -23,7 +30,11 @@ class QToolButton;
 namespace ps::ui {
 
 struct LoadedRun;
+struct LessonStep;
 
+class InFlightOverlay;
+class LessonBox;
+class RevealBox;
 class TimelineView;
 
 class TeachPanel : public QWidget {
@@ -55,12 +66,29 @@ class TeachPanel : public QWidget {
   // The table's columns: the ranks present (trace/analysis/PresentRanks.h), by number.
   const std::vector<int>& columnRanks() const { return columns_; }
   QString currentText() const;
+  // Why the current op starts when it does (one sentence), empty before a run.
+  QString whyText() const;
+  // Whether the replay has begun (the timeline draws only the ops started by the current one).
+  bool replaying() const { return replaying_; }
+  RevealBox* revealBox() const { return reveal_; }
+  LessonBox* lessonBox() const { return lesson_; }
 
  private:
   // Shows op `position` in the panel and, with moveTimeline, selects it on the timeline.
-  void show(std::size_t position, bool moveTimeline);
-  // One column per rank present, its items made once per run (show() only sets their text).
+  void showOp(std::size_t position, bool moveTimeline);
+  // One column per rank present, its items made once per run (showOp() only sets their text).
   void buildTable();
+  // The replay's cutoff, the overlay and the lesson's highlights as the state says, on the
+  // timeline only while the dock is visible.
+  void applyToTimeline();
+  void showLessonStep(const LessonStep* step);
+  void endReplay();
+  // Whether the dock is the tab in front: a tab behind another is still "visible" to Qt, only
+  // its visible region is empty.
+  bool inFront() const;
+  bool event(QEvent* event) override;  // joins the dock's tab changes when put into one
+  void showEvent(QShowEvent* event) override;
+  void hideEvent(QHideEvent* event) override;
 
   TimelineView* view_;
   std::shared_ptr<const trace::RunTrace> run_;
@@ -70,9 +98,16 @@ class TeachPanel : public QWidget {
   std::size_t position_ = 0;
   QToolButton *back_, *play_, *forward_;
   QSlider* slider_;
-  QLabel* current_;
+  QLabel *current_, *why_;
   QTableWidget* table_;
   QTimer* timer_;
+  RevealBox* reveal_;
+  LessonBox* lesson_;
+  InFlightOverlay* overlay_ = nullptr;
+  QWidget* dock_ = nullptr;  // the dock it is in, whose tab changes it follows
+  bool replaying_ = false;
+  bool highlighting_ = false;            // the timeline's highlights are the lesson's
+  std::vector<trace::OpRef> lessonOps_;  // highlighted for the lesson's step shown
 };
 
 }  // namespace ps::ui

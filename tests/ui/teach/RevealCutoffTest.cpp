@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <QTest>
+
 #include "tests/ui/TimelineTestRuns.h"
 #include "ui/timeline/TimelineView.h"
 
