@@ -59,19 +59,20 @@ PlanDock::PlanDock(const RunLibrary& library, QWidget* parent)
   stageEditor_ = new StageEditor(box);
   layout->addWidget(stageEditor_);
   // Its keys in sight (issue 34 item 14: only its tooltip named them): one small line.
-  auto* keys = new ElidedLabel(box, true);
-  keys->setObjectName("stageEditorKeys");
-  QFont small = keys->font();
+  keys_ = new ElidedLabel(box, true);
+  keys_->setObjectName("stageEditorKeys");
+  QFont small = keys_->font();
   small.setPointSizeF(small.pointSizeF() * 0.85);
-  keys->setFont(small);
-  keys->setFullText(kStageEditorKeys);
-  layout->addWidget(keys);
+  keys_->setFont(small);
+  keys_->setFullText(kStageEditorKeys);
+  layout->addWidget(keys_);
   layout->addStretch(1);
   // The editor follows Layers and the stage count as they change, not only after a run: a drag
   // then never sends boundaries of another layer count (issue 34 item 4).
   connect(plan_, &PlanPanel::shapeChanged, this, [this] {
     const PlanPanel::Shape shape = plan_->shape();
     stageEditor_->followShape(shape.layers, shape.stages);
+    setEditable(true);  // a knob changed on an import: a new plan, whose cut can move
   });
   // Dragging a boundary reruns the shown plan with the new cut; Balance lets the partitioner cut.
   connect(stageEditor_, &StageEditor::boundariesChanged, this, [this](const QString& b) {
@@ -110,6 +111,7 @@ runtime::RunPlanRequest PlanDock::whatIf(const runtime::RunPlanRequest& request)
 
 void PlanDock::showKnobsOf(const LoadedRun& run) {
   stageEditor_->setRun(*run.trace);
+  setEditable(true);
   const std::string& config = run.trace->info.config_json;
   auto request = runtime::requestFromConfigJson(config);
   if (request) {
@@ -120,6 +122,7 @@ void PlanDock::showKnobsOf(const LoadedRun& run) {
   fitOrigin_.reset();
   if (!isImportedProfile(*run.trace)) {
     plan_->showImported(importedFacts(run));
+    setEditable(false);
     plan_->setNotRerunnable(QString::fromStdString(request.error()));
     return;
   }
@@ -135,6 +138,7 @@ void PlanDock::showKnobsOf(const LoadedRun& run) {
     }
   }
   plan_->showImported(importedFacts(run));
+  setEditable(false);
   plan_->setNotRerunnable(QString::fromStdString(request.error()) +
                               ". Fit plan fits one to it: its schedule, stage costs and links.",
                           std::nullopt, true);
@@ -143,6 +147,11 @@ void PlanDock::showKnobsOf(const LoadedRun& run) {
     auto* button = plan_->findChild<QPushButton*>("fitPlanButton");
     if (button != nullptr && button->isVisible()) ensureWidgetVisible(button);
   });
+}
+
+void PlanDock::setEditable(bool editable) {
+  stageEditor_->setEnabled(editable);
+  keys_->setEnabled(editable);
 }
 
 void PlanDock::fitShownRun() {

@@ -16,6 +16,7 @@ struct RunPlanRequest;
 
 namespace ps::ui {
 
+class ElidedLabel;
 class JobTracker;
 class PlanPanel;
 class RunLibrary;
@@ -48,10 +49,13 @@ class PlanDock : public QScrollArea {
 
  private:
   void fitShownRun();
+  // The stage editor and its keys: greyed while a run without a plan (an import) is shown.
+  void setEditable(bool editable);
 
   const RunLibrary& library_;
   PlanPanel* plan_ = nullptr;
   StageEditor* stageEditor_ = nullptr;
+  ElidedLabel* keys_ = nullptr;
   std::shared_ptr<const LoadedRun> shown_;
   // The imported run whose fitted plan the plan panel holds: what its runs are what-ifs of.
   std::optional<qint64> fitOrigin_;

@@ -167,7 +167,7 @@ void PlanPanel::greyUnknown() {
   backend_->setCurrentIndex(-1);
   form_->setRowVisible(layersHint_, false);
   setMoreOpen(false);
-  moreSummary_->setFullText("not recorded by the import");
+  moreSummary_->setFullText("not recorded in this run");
 }
 
 void PlanPanel::setNotRerunnable(const QString& why,

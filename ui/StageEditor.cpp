@@ -231,7 +231,12 @@ void StageEditor::paintEvent(QPaintEvent*) {
     p.fillRect(QRectF(barLeft() + l * lw, top, std::max(1.0, lw - 1), h), c);
   }
   p.setPen(fg);
-  if (const QString why = hint(); !why.isEmpty()) {
+  if (!isEnabled()) {
+    // A run without a plan (an import): its stages as recorded, nothing to raise or drag.
+    p.drawText(QRect(barLeft(), 0, barRight() - barLeft(), top), Qt::AlignCenter,
+               fontMetrics().elidedText("stages as recorded: no plan to edit", Qt::ElideRight,
+                                        barRight() - barLeft()));
+  } else if (const QString why = hint(); !why.isEmpty()) {
     // Nothing can move: say why where the stage labels would be.
     p.drawText(
         QRect(barLeft(), 0, barRight() - barLeft(), top), Qt::AlignCenter,

@@ -114,6 +114,9 @@ TEST(PlanPanelImport, ShowsWhatTheImportKnowsAndGreysTheRest) {
   EXPECT_NE(p.link->value(), 10.0);
   EXPECT_EQ(p.backend->currentText().toStdString(), "");
   EXPECT_FALSE(w.findChild<QWidget*>("runButton")->isEnabled());
+  // The recorded stages show, greyed: no plan whose cut could move.
+  EXPECT_FALSE(w.findChild<QWidget*>("stageEditor")->isEnabled());
+  EXPECT_FALSE(w.findChild<QWidget*>("stageEditorKeys")->isEnabled());
   importShots(w, "greyed");
 
   // The planned run again: its knobs, every one enabled.
@@ -128,6 +131,7 @@ TEST(PlanPanelImport, ShowsWhatTheImportKnowsAndGreysTheRest) {
        std::initializer_list<QWidget*>{p.schedule, p.chunks, p.layers, p.link, p.backend, p.more})
     EXPECT_TRUE(knob->isEnabled()) << knob->objectName().toStdString();
   EXPECT_TRUE(w.findChild<QWidget*>("runButton")->isEnabled());
+  EXPECT_TRUE(w.findChild<QWidget*>("stageEditor")->isEnabled());
   importShots(w, "planned-again");
 }
 
@@ -140,14 +144,17 @@ TEST(PlanPanelImport, ARecognisedScheduleShowsAndAKnobChangedMakesANewPlan) {
   EXPECT_EQ(p.schedule->currentData().toString().toStdString(), "gpipe");
   EXPECT_TRUE(p.schedule->isEnabled());
   EXPECT_FALSE(p.layers->isEnabled());
+  EXPECT_FALSE(w.findChild<QWidget*>("stageEditor")->isEnabled());
   // A knob the import knows, changed: a new plan from what the import knows, every knob back.
   p.microbatches->setValue(8);
   EXPECT_TRUE(p.layers->isEnabled());
   EXPECT_TRUE(p.backend->isEnabled());
+  p.stages->setValue(3);  // a shape knob: the editor follows it, editable again
+  EXPECT_TRUE(w.findChild<QWidget*>("stageEditor")->isEnabled());
   EXPECT_EQ(p.backend->currentText().toStdString(), "sim");
   const runtime::RunPlanRequest r = w.findChild<PlanPanel*>()->request();
   EXPECT_EQ(r.spec.schedule, "gpipe");
-  EXPECT_EQ(r.spec.stages.value_or(0), 2);
+  EXPECT_EQ(r.spec.stages.value_or(0), 3);
   EXPECT_EQ(r.spec.microbatches.value_or(0), 8);
   EXPECT_EQ(r.spec.steps, 3);
   EXPECT_FALSE(r.spec.uniform.linkGbps.has_value()) << "not the planned run's 10 Gb/s";

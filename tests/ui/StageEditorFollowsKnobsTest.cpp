@@ -27,8 +27,10 @@ using test_window::waitForRun;
 
 // PIPESCOPE_UI_SHOTS=DIR: the window as it is now, for a look.
 void followsKnobsShot(QWidget& w, const char* name) {
-  if (const char* dir = std::getenv("PIPESCOPE_UI_SHOTS"))
-    w.grab().save(QString(dir) + "/stage-editor-follows-" + name + ".png");
+  const char* dir = std::getenv("PIPESCOPE_UI_SHOTS");
+  if (!dir) return;
+  QApplication::processEvents();  // laid out as a user would see it
+  w.grab().save(QString(dir) + "/stage-editor-follows-" + name + ".png");
 }
 
 // Drags handle `boundary` of `editor` by `layers` layers (snapping to the nearest layer).
