@@ -35,23 +35,20 @@ QString candidateLabel(const runtime::ExploreCandidate& c) {
 // A refused candidate's cells from its description ("zb-v dp=2 m=8 v=2 mapping auto balanced",
 // Explore.cpp's words): the schedule first, "key=value" knobs, the cut last; "–" where it says
 // nothing.
+// Where a refused row says why: the "step" column, spanning to the end.
+constexpr int kRefusedWhyColumn = 5;
+
 QStringList refusedCells(const std::string& what) {
   const QStringList words = text(what).split(' ', Qt::SkipEmptyParts);
   const auto knob = [&](const QString& key) {
     for (const QString& w : words)
       if (w.startsWith(key + "=")) return w.mid(key.size() + 1);
-    return key == "dp" || key == "v" ? QString("1") : QString("–");
+    // dp is written from 2 up; V only where the sweep varies it (zb-v's own 2 is not said).
+    return key == "dp" ? QString("1") : QString("–");
   };
   const QString cut = words.isEmpty() ? QString() : words.back();
-  return {words.value(0),
-          knob("dp"),
-          knob("m"),
-          knob("v"),
-          cut == "balanced" || cut == "memory" || cut == "even" ? cut : QString("–"),
-          "–",
-          "–",
-          "–",
-          "–"};
+  return {words.value(0), knob("dp"), knob("m"), knob("v"),
+          cut == "balanced" || cut == "memory" || cut == "even" ? cut : QString("–")};
 }
 
 }  // namespace
@@ -90,6 +87,10 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
   split->setChildrenCollapsible(false);
   split->addWidget(plot_);
   split->addWidget(table_);
+  // The table has ten columns and the reasons of the refused rows: the larger share is its.
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setSizes({360, 640});  // scaled to the dock's width when it is laid out
   layout->addWidget(split, 1);
 }
 
@@ -157,6 +158,7 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
   std::vector<bool> onFront(points.size(), false);
   for (int i : paretoFront(points))
     onFront[static_cast<std::size_t>(i)] = true;
+  table_->clearSpans();
   table_->setRowCount(0);  // drops the last sweep's row labels too
   table_->setRowCount(static_cast<int>(ranked.size() + refused.size()));
   for (int i = 0; i < static_cast<int>(ranked.size()); ++i) {
@@ -180,6 +182,8 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
     const auto& r = refused[static_cast<std::size_t>(k)];
     const int row = static_cast<int>(ranked.size()) + k;
     const QString why = inPanelWords(r.why);
+    // Its knobs, then why in place of the figures it has none of (from "step" to the end, in
+    // sight without scrolling to the note).
     QStringList cells = refusedCells(r.what);
     cells << "refused: " + why;
     for (int col = 0; col < cells.size(); ++col) {
@@ -188,6 +192,10 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
       item->setToolTip(text(r.what) + "\nrefused: " + why);
       table_->setItem(row, col, item);
     }
+    table_->setSpan(row, kRefusedWhyColumn, 1, table_->columnCount() - kRefusedWhyColumn);
+    // The reason is drawn over the span (elided there, whole in the tooltip): it must not widen
+    // the "step" column it starts in, which the view sizes to its contents.
+    table_->item(row, kRefusedWhyColumn)->setData(Qt::SizeHintRole, QSize(1, 1));
     table_->setVerticalHeaderItem(row, new QTableWidgetItem("–"));
   }
   plot_->setPoints(std::move(points));

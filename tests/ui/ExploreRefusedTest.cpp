@@ -73,10 +73,11 @@ TEST(ExploreRefused, RefusedCandidatesAreGreyRowsThatSayWhyAndTheCountsAgree) {
   EXPECT_TRUE(status->text().contains(
       QString("%1 candidates: %2 ranked, %3 refused").arg(n + k).arg(n).arg(k)))
       << status->text().toStdString();
+  // Why, where the figures would be: from the "step" column to the end.
   int why = -1;
   for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == "note") why = c;
-  ASSERT_GE(why, 0) << "a column that says why";
+    if (table->horizontalHeaderItem(c)->text() == "step") why = c;
+  ASSERT_GE(why, 0);
   // Ranked rows numbered 1..n, choosable; refused rows after them, unnumbered, greyed (not
   // enabled), not choosable, saying why in app words.
   const auto label = [&](int row) {
@@ -91,6 +92,7 @@ TEST(ExploreRefused, RefusedCandidatesAreGreyRowsThatSayWhyAndTheCountsAgree) {
     EXPECT_FALSE(table->item(r, 0)->flags() & Qt::ItemIsEnabled);
     EXPECT_FALSE(table->item(r, 0)->flags() & Qt::ItemIsSelectable);
     EXPECT_TRUE(table->item(r, why)->text().startsWith("refused: ")) << r;
+    EXPECT_EQ(table->columnSpan(r, why), table->columnCount() - why);
     EXPECT_EQ(table->item(r, 0)->text().toStdString(),
               refusal.what.substr(0, refusal.what.find(' ')));
     EXPECT_TRUE(table->item(r, 0)->toolTip().contains(QString::fromStdString(refusal.what)));
@@ -98,6 +100,8 @@ TEST(ExploreRefused, RefusedCandidatesAreGreyRowsThatSayWhyAndTheCountsAgree) {
   const QString layersWhy = table->item(n, why)->text();
   EXPECT_TRUE(layersWhy.contains("fewer than the plan's 8 stages")) << layersWhy.toStdString();
   EXPECT_FALSE(layersWhy.contains("--layers")) << "the app names its own controls";
+  // The reason's width does not widen the "step" column it starts in.
+  EXPECT_LT(table->columnWidth(why), table->fontMetrics().horizontalAdvance(layersWhy) / 2);
   // A refused row loads nothing.
   QSignalSpy chosen(&panel, &ExplorePanel::candidateChosen);
   panel.choose(n);

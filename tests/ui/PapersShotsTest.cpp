@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 
 #include <cstdlib>
@@ -65,6 +66,11 @@ TEST(PapersShots, MenusDocksAndTheDarkExplorePlot) {
   QTest::qWait(50);
   w.grab().save(dir + "explore-dark.png");
   explore->grab().save(dir + "explore-dark-dock.png");
+  const int firstRefused = static_cast<int>(explore->result()->ranked.size());
+  explore->table()->scrollToItem(explore->table()->item(firstRefused, 0),
+                                 QAbstractItemView::PositionAtCenter);
+  QTest::qWait(50);
+  explore->grab().save(dir + "explore-dark-refused.png");
   w.findChild<QAction*>("darkPaletteAction")->setChecked(false);
 
   w.findChild<QAction*>("preset:terapipe")->trigger();
