@@ -72,7 +72,7 @@ TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), v
   // Ranks across (a short bottom dock has room for columns, not rows).
   table_ = new QTableWidget(2, 0, this);
   table_->setObjectName("teachTable");
-  table_->setVerticalHeaderLabels({"activations in flight", "bubble so far"});
+  table_->setVerticalHeaderLabels({"in flight", "bubble so far"});
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   // Fixed widths, not ResizeToContents: that measures every column again for each cell set, so
   // opening a run took O(ranks²) (2048 ranks 27 s, 4000 ranks 101 s). buildTable sizes them once.

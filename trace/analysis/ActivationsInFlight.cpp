@@ -13,6 +13,15 @@ int ActivationsInFlight::at(int rank, std::int64_t t) const {
   return it == steps.begin() ? 0 : std::prev(it)->count;
 }
 
+int ActivationsInFlight::seenAt(int rank, std::int64_t t) const {
+  if (rank < 0 || static_cast<std::size_t>(rank) >= ranks.size()) return 0;
+  const auto& steps = ranks[rank];
+  const auto it = std::lower_bound(steps.begin(), steps.end(), t,
+                                   [](const InFlightStep& s, std::int64_t v) { return s.t < v; });
+  if (it != steps.end() && it->t == t) return it->seenAt;
+  return it == steps.begin() ? 0 : std::prev(it)->count;
+}
+
 ActivationsInFlight activationsInFlight(const RunTrace& run) {
   ActivationsInFlight out;
   out.ranks.resize(run.ranks.size());
@@ -29,12 +38,12 @@ ActivationsInFlight activationsInFlight(const RunTrace& run) {
     std::sort(changes.begin(), changes.end());
     auto& steps = out.ranks[r];
     int count = 0;
+    // At one time the frees sort first (-1 < +1): `seenAt` is the count after them.
     for (const auto& [t, delta] : changes) {
+      if (steps.empty() || steps.back().t != t) steps.push_back({t, count, count});
       count = std::max(0, count + delta);  // a backward whose forward was not recorded
-      if (!steps.empty() && steps.back().t == t)
-        steps.back().count = count;
-      else
-        steps.push_back({t, count});
+      steps.back().count = count;
+      if (delta < 0) steps.back().seenAt = count;
       out.peak[r] = std::max(out.peak[r], count);
     }
   }

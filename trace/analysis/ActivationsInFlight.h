@@ -13,7 +13,8 @@ namespace ps::trace {
 
 struct InFlightStep {
   std::int64_t t = 0;
-  int count = 0;  // from t on
+  int count = 0;   // from t on
+  int seenAt = 0;  // what an op starting at t sees: the backwards ending at t, not the forwards
 };
 
 struct ActivationsInFlight {
@@ -21,6 +22,9 @@ struct ActivationsInFlight {
   std::vector<int> peak;                         // per rank slot
   // The count on `rank` at time t (after every change at t).
   int at(int rank, std::int64_t t) const;
+  // The count an op starting at t sees (the Teach table's): forwards begun before t, backwards
+  // ended by t.
+  int seenAt(int rank, std::int64_t t) const;
 };
 
 ActivationsInFlight activationsInFlight(const RunTrace& run);

@@ -75,10 +75,12 @@ void InFlightOverlay::paintEvent(QPaintEvent*) {
     for (const auto& s : steps) {
       if (s.t <= range.start) continue;
       if (s.t > end || s.t > range.end) break;
+      // At the replay's time: what the op starting then sees (the Teach table's count).
+      const int next = s.t == end && until_ ? s.seenAt : s.count;
       const double x = xOf(s.t);
       path.lineTo(x, yOf(count));
-      path.lineTo(x, yOf(s.count));
-      count = s.count;
+      path.lineTo(x, yOf(next));
+      count = next;
     }
     path.lineTo(xEnd, yOf(count));
     QPainterPath area = path;
@@ -94,7 +96,7 @@ void InFlightOverlay::paintEvent(QPaintEvent*) {
     // The count now, in the blank part of the lane after the replay's time (a whole run has no
     // blank part: the line alone).
     if (!until_) continue;
-    const QString label = QString("%1 in flight").arg(series_->at(rank, end));
+    const QString label = QString("%1 in flight").arg(series_->seenAt(rank, end));
     const int textWidth = p.fontMetrics().horizontalAdvance(label);
     // After the rank's ops drawn so far: one still running reaches past the replay's time.
     const auto& ops = view_->run()->ranks[rank].lane(trace::Lane::Compute);

@@ -72,12 +72,11 @@ void RevealBox::reveal() {
   plain_.clear();
   for (const std::string& line : revealLines(facts_, guess)) {
     plain_ += QString::fromStdString(line) + "\n";
-    // A formula or fraction ("(p-1)/(m+p-1)", "3/11") is never broken at its slash.
+    // A formula or fraction ("(p-1)/(m+p-1)", "3/11") is never broken at its slash: a word
+    // joiner after it (rich text ignores white-space: nowrap on a span).
     QStringList words = QString::fromStdString(line).split(' ');
-    for (QString& word : words) {
-      word = word.toHtmlEscaped();
-      if (word.contains('/')) word = "<span style=\"white-space:nowrap\">" + word + "</span>";
-    }
+    for (QString& word : words)
+      word = word.toHtmlEscaped().replace("/", QString("/") + QChar(0x2060));
     lines << words.join(' ');
   }
   if (!lines.isEmpty()) lines[0] = "<b>" + lines[0] + "</b>";

@@ -11,6 +11,7 @@
 #include "tests/common/TestUtil.h"
 #include "tests/ui/TimelineTestRuns.h"
 #include "trace/Units.h"
+#include "trace/analysis/ActivationsInFlight.h"
 #include "ui/MainWindow.h"
 #include "ui/TeachPanel.h"
 #include "ui/teach/InFlightOverlay.h"
@@ -117,6 +118,26 @@ TEST(TeachReplay, TheWhySentenceNamesTheProducerAndWhenItsOutputArrives) {
   ASSERT_LT(replayPositionOf(*teach, 3, OpKind::B, 0), teach->count());
   EXPECT_TRUE(teach->whyText().startsWith("B0 on rank 3 waits for its own F0, done at "))
       << teach->whyText().toStdString();
+}
+
+// The count drawn on each lane is the table's, at every op of the replay (forwards begun before
+// the op, backwards ended by it), and rank 0 of 1F1B peaks at p = 4.
+TEST(TeachReplay, TheLanesCountIsTheTablesAtEveryOp) {
+  test::TempDir dir;
+  MainWindow w;
+  TeachPanel* teach = replayWindow(w, dir.file("count.sqlite"));
+  ASSERT_NE(teach, nullptr);
+  const trace::RunTrace& run = *w.timeline()->run();
+  const auto inFlight = trace::activationsInFlight(run);
+  EXPECT_EQ(inFlight.peak[0], 4);
+  EXPECT_EQ(inFlight.peak[3], 1);
+  for (std::size_t k = 0; k < teach->count(); ++k) {
+    teach->setPosition(k);
+    const std::int64_t t = *w.timeline()->revealUntil();
+    const auto states = teach->rankStates();
+    for (int r = 0; r < 4; ++r)
+      ASSERT_EQ(inFlight.seenAt(r, t), states[r].inFlight) << "op " << k << " rank " << r;
+  }
 }
 
 }  // namespace
