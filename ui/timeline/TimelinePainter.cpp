@@ -257,8 +257,11 @@ void TimelinePainter::paintAxis(QPainter& p, const TimelineScene& scene, const C
   const QFontMetricsF fm(font);
   const double baseline = 2 + (TimelineScene::kAxis - 6 - fm.height()) / 2 + fm.ascent();
   const std::int64_t magnitude = std::max(trace::satAbs(range.start), trace::satAbs(range.end));
-  double freeFrom =
-      TimelineScene::kGutter;  // labels never overlap, nor leave the view on the right
+  // Labels never overlap nor leave the view on the right, and keep a clear gap: with 8 px the
+  // last label, turned to the left of its tick at the axis's end, sat against the one before
+  // ("2.5 ms 3.0 ms|") and read as its neighbour's; a label that would come closer is skipped.
+  constexpr double kLabelGap = 20;
+  double freeFrom = TimelineScene::kGutter;
   for (const SceneTick& tick : scene.ticks()) {
     p.fillRect(QRect(tick.x, TimelineScene::kAxis - 6, 1, 6), c.text);
     const QString label = QString::fromStdString(tickLabel(tick.time, scene.tickStep(), magnitude));
@@ -267,7 +270,7 @@ void TimelinePainter::paintAxis(QPainter& p, const TimelineScene& scene, const C
     if (x + w > width - 3) x = tick.x - 3 - w;
     if (x < freeFrom || x + w > width - 3) continue;
     p.drawText(QPointF(x, baseline), label);
-    freeFrom = x + w + 8;
+    freeFrom = x + w + kLabelGap;
   }
 }
 
