@@ -91,10 +91,10 @@ TimelineView* TimelineArea::compareTimeline() const {
   return compared_->view();
 }
 
-// Equal heights for the two timelines, the memory tracks keep a fifth; when that leaves a pane
-// too low for every rank of its run (a 4-rank run at 1280×720), the memory tracks give way down
-// to a few rows. Before the first layout (a window not shown yet) there is no height to share:
-// the next resize does it.
+// Equal heights for the two timelines, the memory tracks keep a fifth. Full-height tracks when
+// every rank of both runs fits so, else compact ones (a 4-rank run at 1280×720), and when even
+// those do not fit the memory tracks give way down to a few rows. Before the first layout (a
+// window not shown yet) there is no height to share: the next resize does it.
 void TimelineArea::equalizeHeights() {
   const int total = split_->height() - 2 * split_->handleWidth();
   if (!equalizePending_ || total <= 0) return;
@@ -104,11 +104,16 @@ void TimelineArea::equalizeHeights() {
   int pane = (total - memory) / 2;
   // The header (title, search bar) above each view: the same in both panes.
   const int header = std::max(0, primary_->height() - timeline()->height());
-  const int need =
-      header + std::max(timeline()->heightForAllTracks(), compareTimeline()->heightForAllTracks()) +
-      2;
-  if (pane < need) {
-    pane = std::min(need, (total - kLeastMemory) / 2);
+  const auto need = [&](bool compact) {
+    timeline()->setCompactTracks(compact);
+    compareTimeline()->setCompactTracks(compact);
+    return header + 2 +
+           std::max(timeline()->heightForAllTracks(), compareTimeline()->heightForAllTracks());
+  };
+  // Memory gives way only where that shows every rank (a 64-rank run scrolls either way).
+  if (const int compact = pane < need(false) ? need(true) : 0;
+      pane < compact && compact <= (total - kLeastMemory) / 2) {
+    pane = compact;
     memory = total - 2 * pane;
   }
   split_->setSizes({pane, pane, memory});
@@ -183,8 +188,8 @@ void TimelineArea::showComparison(const std::shared_ptr<const LoadedRun>& a,
   syncMemoryScroll();
   compareTimeline()->setRun(b->trace, b->analysis.steps);
   compareTimeline()->setExplanation(b->why);
-  // Both panes show all of a small run's ranks, and what the View menu shows on A (the
-  // critical path) shows on B too.
+  // Both panes show all of a small run's ranks (compact tracks until the layout finds room for
+  // full ones), and what the View menu shows on A (the critical path) shows on B too.
   timeline()->setCompactTracks(true);
   compareTimeline()->setCompactTracks(true);
   compareTimeline()->setCriticalPathVisible(timeline()->criticalPathVisible());

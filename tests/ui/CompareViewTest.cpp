@@ -102,7 +102,19 @@ TEST(CompareView, BothPanesShowEveryRankAndTheCriticalPath) {
   // Hidden again from the View menu's toggle (it drives A): hidden on B too.
   a->setCriticalPathVisible(false);
   EXPECT_FALSE(b->criticalPathVisible());
+  // A taller window has room for full-height rows: compact ones only where needed.
+  cw.w.resize(1600, 1000);
+  QTest::qWait(50);
+  EXPECT_FALSE(a->compactTracks());
+  EXPECT_FALSE(b->compactTracks());
+  for (TimelineView* v : {a, b})
+    for (int rank = 0; rank < 4; ++rank)
+      EXPECT_EQ(v->trackRect(rank).height(), TrackLayout::kRow) << "1600x1000 rank " << rank;
+  cw.shot("compare-1600x1000.png");
   // Back to one run: full-height rows again.
+  cw.w.resize(1280, 720);
+  QTest::qWait(50);
+  EXPECT_TRUE(a->compactTracks());
   cw.click(1);
   EXPECT_FALSE(a->compactTracks());
 }
