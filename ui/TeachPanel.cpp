@@ -115,10 +115,13 @@ TeachPanel::TeachPanel(TimelineView* view, QWidget* parent) : QWidget(parent), v
 void TeachPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
   if (!run || run->trace == run_) return;
   setRun(run->trace);
-  const auto inFlight =
-      std::make_shared<const trace::ActivationsInFlight>(trace::activationsInFlight(*run_));
+  // The counts on the lanes, for the runs the replay takes (a scan and a sort of the ops).
+  std::shared_ptr<const trace::ActivationsInFlight> inFlight;
+  if (!order_.empty())
+    inFlight =
+        std::make_shared<const trace::ActivationsInFlight>(trace::activationsInFlight(*run_));
   if (overlay_) overlay_->setSeries(inFlight);
-  const int rank0Peak = inFlight->peak.empty() ? -1 : inFlight->peak[0];
+  const int rank0Peak = inFlight && !inFlight->peak.empty() ? inFlight->peak[0] : -1;
   reveal_->setFacts(revealFacts(*run_, run->analysis, rank0Peak));
 }
 
@@ -296,6 +299,7 @@ void TeachPanel::showOp(std::size_t position, bool moveTimeline) {
     if (highlighted_ >= 0) paint(highlighted_, false);
     if (current >= 0) paint(current, true);
     highlighted_ = current;
+    if (current >= 0) table_->scrollToItem(table_->item(0, current));  // its column in view
   }
   for (std::size_t col = 0; col < columns_.size(); ++col) {
     const RankState& state = states[static_cast<std::size_t>(columns_[col])];

@@ -27,6 +27,9 @@ LessonBox::LessonBox(QWidget* parent) : QGroupBox("Lesson", parent) {
   scroll->setWidget(text_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  // Two lines at least, never more than the dock gives: the timeline keeps its height.
+  scroll->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+  scroll->setMinimumHeight(2 * fontMetrics().height());
   layout->addWidget(scroll, 1);
   auto* buttons = new QHBoxLayout;
   back_ = new QPushButton("◀ Back", this);

@@ -48,6 +48,9 @@ RevealBox::RevealBox(QWidget* parent) : QGroupBox("Predict, then reveal", parent
   scroll->setWidget(result_);
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  // Two lines at least, never more than the dock gives: the timeline keeps its height.
+  scroll->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
+  scroll->setMinimumHeight(2 * fontMetrics().height());
   layout->addWidget(scroll, 1);
   connect(reveal_, &QPushButton::clicked, this, &RevealBox::reveal);
   setFacts({});
