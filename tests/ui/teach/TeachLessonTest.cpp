@@ -7,6 +7,8 @@
 #include <QAction>
 #include <QDockWidget>
 
+#include "runtime/run/Presets.h"
+#include "runtime/run/RunPlan.h"
 #include "tests/common/TestUtil.h"
 #include "tests/ui/TimelineTestRuns.h"
 #include "tests/ui/WindowTestUtil.h"
@@ -40,6 +42,20 @@ TEST(TeachLesson, EveryClassicScheduleHasOne) {
     ASSERT_NE(l, nullptr) << s;
     EXPECT_GE(l->steps.size(), 2u) << s;
     EXPECT_LE(l->steps.size(), 3u) << s;
+  }
+}
+
+// Every step of every lesson names ops its preset's run has (the texts name ops of p = 4, m = 8).
+TEST(TeachLesson, EveryStepNamesOpsOfItsPresetsRun) {
+  for (const Lesson& lesson : classicLessons()) {
+    const auto request = runtime::presetRequest(lesson.schedule);
+    ASSERT_TRUE(request.ok()) << lesson.schedule;
+    const auto preview = runtime::previewPlan(request.value());
+    ASSERT_TRUE(preview.ok()) << lesson.schedule;
+    const trace::RunTrace& run = *preview.value().trace;
+    ASSERT_EQ(run.info.schedule.value_or(""), lesson.schedule);
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k)
+      EXPECT_FALSE(lessonOps(run, lesson.steps[k]).empty()) << lesson.schedule << " step " << k;
   }
 }
 

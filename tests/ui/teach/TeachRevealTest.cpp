@@ -86,5 +86,27 @@ TEST(TeachReveal, OnTheDemoTheRevealGives3Over11) {
   testruns::shot(w, "teach-reveal");
 }
 
+// Played to its end, the replay reveals by itself and gives the timeline back whole.
+TEST(TeachReveal, TheReplaysEndReveals) {
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("end.sqlite"))));
+  w.resize(1280, 720);
+  w.show();
+  w.findChild<QDockWidget*>("teachDock")->raise();
+  QApplication::processEvents();
+  auto* teach = w.findChild<TeachPanel*>("teachPanel");
+  ASSERT_NE(teach, nullptr);
+  teach->setPosition(teach->count() - 2);
+  ASSERT_FALSE(teach->revealBox()->revealed());
+  teach->setPlaying(true);
+  for (int i = 0; i < 500 && !teach->revealBox()->revealed(); ++i)
+    QTest::qWait(10);
+  EXPECT_TRUE(teach->revealBox()->revealed());
+  EXPECT_FALSE(teach->playing());
+  EXPECT_EQ(teach->position(), teach->count() - 1);
+  EXPECT_FALSE(w.timeline()->revealUntil().has_value());
+}
+
 }  // namespace
 }  // namespace ps::ui
