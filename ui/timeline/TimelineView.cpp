@@ -139,13 +139,6 @@ void TimelineView::setAllTracksCollapsed(bool collapsed) {
   invalidateLayout();
 }
 
-void TimelineView::setCompactTracks(bool compact) {
-  if (compact == layout_.isCompact()) return;
-  layout_.setCompact(compact);
-  updateGeometry();
-  invalidateLayout();
-}
-
 void TimelineView::setVerticalOffset(int offset) {
   offset = std::clamp(offset, 0, maxVerticalOffset());
   if (offset == offset_) return;

@@ -68,7 +68,12 @@ class TimelineView : public QWidget {
   bool isTrackPinned(int rank) const { return layout_.isPinned(rank); }
   void setAllTracksCollapsed(bool collapsed);
   // Lower rows for every track (a comparison: two panes share the height of one).
-  void setCompactTracks(bool compact);
+  void setCompactTracks(bool compact) {
+    if (compact == layout_.isCompact()) return;
+    layout_.setCompact(compact);
+    updateGeometry();
+    invalidateLayout();
+  }
   bool compactTracks() const { return layout_.isCompact(); }
   // The height that shows every track under the axis (none scrolled out), for sizing panes.
   int heightForAllTracks() const {
