@@ -10,26 +10,9 @@
 
 #include "runtime/run/RunLabels.h"
 #include "runtime/run/RunPlan.h"
+#include "ui/ListWidthDelegate.h"
 
 namespace ps::ui {
-
-namespace {
-
-// Each row's width is the list's (the text is elided to it, not scrolled).
-class ListWidthDelegate : public QStyledItemDelegate {
- public:
-  explicit ListWidthDelegate(QListWidget* list) : QStyledItemDelegate(list), list_(list) {}
-  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
-    QSize size = QStyledItemDelegate::sizeHint(option, index);
-    size.setWidth(list_->viewport()->width());
-    return size;
-  }
-
- private:
-  QListWidget* list_;
-};
-
-}  // namespace
 
 RunHistoryPanel::RunHistoryPanel(QWidget* parent) : QWidget(parent) {
   setObjectName("runHistoryPanel");

@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "trace/import/ImportFormats.h"
+#include "ui/ListWidthDelegate.h"
 #include "ui/QtText.h"
 #include "ui/import/ImportWords.h"
 
@@ -38,21 +39,6 @@ std::optional<QMap<QString, int>> ranksOf(const QString& text, const QStringList
   return ranks;
 }
 
-// Rows as wide as the list, so that a long path is elided (at its start: the file name stays in
-// sight) instead of running off to the right under a horizontal scrollbar.
-class ImportFilesRowDelegate : public QStyledItemDelegate {
- public:
-  explicit ImportFilesRowDelegate(QListWidget* list) : QStyledItemDelegate(list), list_(list) {}
-  QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override {
-    QSize size = QStyledItemDelegate::sizeHint(option, index);
-    size.setWidth(list_->viewport()->width());
-    return size;
-  }
-
- private:
-  QListWidget* list_;
-};
-
 }  // namespace
 
 ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
@@ -64,7 +50,8 @@ ImportDialog::ImportDialog(QWidget* parent) : QDialog(parent) {
   files_->setTextElideMode(Qt::ElideLeft);
   files_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   files_->setResizeMode(QListView::Adjust);
-  files_->setItemDelegate(new ImportFilesRowDelegate(files_));
+  // Rows as wide as the list: with ElideLeft above, the file name stays in sight.
+  files_->setItemDelegate(new ListWidthDelegate(files_));
   auto* add = new QPushButton("Add files…", this);
   add->setObjectName("importAddFiles");
   auto* clear = new QPushButton("Clear", this);
