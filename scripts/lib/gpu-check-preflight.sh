@@ -9,6 +9,9 @@
 #                                  include folder (default "/usr/include:/usr/local/include")
 #   PIPESCOPE_GPU_CHECK_PACKAGES   Debian packages the build needs (default: the list below;
 #                                  empty: none checked)
+#   PIPESCOPE_GPU_CHECK_LIB_DIRS   with --prebuilt: where to look for cuBLAS and NCCL (default:
+#                                  the loader's cache, then the toolkit's folders, /opt (Python
+#                                  wheels) and /usr/local/lib)
 
 PIPESCOPE_MIN_DRIVER_BRANCH=580 # the CUDA 13 runtime refuses older drivers
 
@@ -125,6 +128,52 @@ libgmock-dev libbenchmark-dev libcli11-dev libsimdjson-dev libopenblas-dev libre
   fi
 }
 
+# scripts/gpu-bundle's archive, unpacked in PREBUILT: its binaries are there, they were built for
+# this GPU's architecture, and the loader finds what they link (the bundle's lib/, else lib-cxx/
+# for an older libstdc++ than the bundle's) and what they open at run time (cuBLAS and NCCL,
+# from the toolkit or a Python wheel's folder when the loader's path lacks them). Sets
+# PREBUILT_ORIGIN, NVCC (empty without one: the probe is skipped) and LD_LIBRARY_PATH.
+preflight_prebuilt() {
+  local info=$PREBUILT/BUNDLE-INFO bin built
+  [ -d "$PREBUILT" ] || preflight_stop "--prebuilt '$PREBUILT': no such folder"
+  [ -f "$info" ] || preflight_stop "--prebuilt '$PREBUILT': no BUNDLE-INFO (unpack" \
+    "scripts/gpu-bundle's archive there)"
+  for bin in app/pipescope-cli tests/runtime/runtime_tests tests/kernels/kernels_tests \
+    tests/bench/bench_cuda_kernels tests/bench/bench_cuda_run; do
+    [ -x "$PREBUILT/$bin" ] || MISSING+=("$PREBUILT/$bin (not in the bundle)")
+  done
+  built=$(sed -n 's/^cuda architectures: //p' "$info")
+  if [ "$ARCH" != native ] && ! tr ';' '\n' <<<"$built" | grep -qx "${ARCH%%;*}"; then
+    preflight_stop "--prebuilt '$PREBUILT' was built for CUDA architectures '$built', this GPU" \
+      "is sm_$ARCH: rebuild the bundle with PIPESCOPE_CUDA_ARCH=$ARCH scripts/gpu-bundle"
+  fi
+  PREBUILT_ORIGIN=$(sed -n 's/^built: //p' "$info")
+  export LD_LIBRARY_PATH="$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  if ! "$PREBUILT/app/pipescope-cli" --version >/dev/null 2>&1 &&
+    "$PREBUILT/app/pipescope-cli" --version 2>&1 | grep -q GLIBCXX; then
+    LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$PREBUILT/lib-cxx"
+  fi
+  local so dir
+  local -a where
+  # shellcheck disable=SC2206 # the default's globs are meant to expand
+  where=(${PIPESCOPE_GPU_CHECK_LIB_DIRS:-/usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib /opt \
+    /usr/local/lib})
+  for so in libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
+    if [ -z "${PIPESCOPE_GPU_CHECK_LIB_DIRS:-}" ] && ldconfig -p 2>/dev/null | grep -q "$so"; then
+      continue
+    fi
+    dir=$(find "${where[@]}" -maxdepth 8 -name "$so" -print -quit 2>/dev/null | head -n 1)
+    if [ -n "$dir" ]; then
+      LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$dir")"
+    else
+      MISSING+=("$so (the cuda backend opens it at run time)")
+    fi
+  done
+  echo "gpu-check: prebuilt $PREBUILT_ORIGIN; LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  NVCC=$(command -v nvcc 2>/dev/null || true)
+  [ -n "$NVCC" ] || { [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc; } || true
+}
+
 # preflight: all of the above; exits 2 with the reason when the GPU build cannot go on.
 preflight() {
   MISSING=()
@@ -134,7 +183,11 @@ preflight() {
   echo "gpu-check: $GPU_COUNT GPU(s): $GPU_NAME, driver $DRIVER (branch >=" \
     "$PIPESCOPE_MIN_DRIVER_BRANCH: ok), compute capability $CAPS_SEEN ->" \
     "CMAKE_CUDA_ARCHITECTURES=$ARCH"
-  preflight_toolchain
+  if [ -n "${PREBUILT:-}" ]; then
+    preflight_prebuilt
+  else
+    preflight_toolchain
+  fi
   if [ "${#MISSING[@]}" -gt 0 ]; then
     local m
     echo "gpu-check: the GPU build needs what this machine lacks:" >&2
@@ -142,7 +195,9 @@ preflight() {
     preflight_stop "install the missing items where there is a network (this script never" \
       "installs: a lent GPU machine has none; scripts/deps.sh has the Debian list)"
   fi
-  echo "gpu-check: nvcc $NVCC (release $NVCC_RELEASE), $NCCL_H, $RE2_H;" \
-    "ccache: $(command -v ccache || echo 'not installed (a slower build)')"
+  if [ -z "${PREBUILT:-}" ]; then
+    echo "gpu-check: nvcc $NVCC (release $NVCC_RELEASE), $NCCL_H, $RE2_H;" \
+      "ccache: $(command -v ccache || echo 'not installed (a slower build)')"
+  fi
   echo "gpu-check: preflight passed in $(elapsed) s"
 }

@@ -146,6 +146,44 @@ run_case bad-deadline --deadline soon
 expect_rc bad-deadline 2
 expect bad-deadline "^gpu-check: --deadline 'soon': expected a whole number of seconds"
 
+# 9. --prebuilt (scripts/gpu-bundle's archive unpacked): a folder that is none, a bundle built for
+# another architecture, and a good one, whose rows say prebuilt and whose fake tests run.
+FAKE_DRIVER=580.65.06 FAKE_CC=9.0 run_case prebuilt-none --prebuilt "$T/no-bundle" --preflight-only
+expect_rc prebuilt-none 2
+expect prebuilt-none "^gpu-check: --prebuilt '$T/no-bundle': no such folder"
+B=$T/bundle
+mkdir -p "$B/app" "$B/tests/bench" "$B/lib"
+cp -r "$T/build/tests/kernels" "$T/build/tests/runtime" "$B/tests/"
+printf '#!/bin/sh
+echo "pipescope-cli 0"
+' >"$B/app/pipescope-cli"
+printf '#!/bin/sh
+exit 1
+' | tee "$B/tests/bench/bench_cuda_kernels" >"$B/tests/bench/bench_cuda_run"
+chmod +x "$B/app/pipescope-cli" "$B/tests/bench/"*
+printf 'built: commit abc, 2026-12-04\ncuda architectures: 80\n' >"$B/BUNDLE-INFO"
+FAKE_DRIVER=580.65.06 FAKE_CC=9.0 run_case prebuilt-arch --prebuilt "$B" --preflight-only
+expect_rc prebuilt-arch 2
+expect prebuilt-arch "was built for CUDA architectures '80', this GPU is sm_90: rebuild the bundle with PIPESCOPE_CUDA_ARCH=90 scripts/gpu-bundle"
+printf 'built: commit abc, 2026-12-04\ncuda architectures: 90\n' >"$B/BUNDLE-INFO"
+# No toolkit packages or RE2 are needed with a bundle; libcublas and NCCL are looked for.
+rm "$T/inc/re2/re2.h"
+mkdir -p "$T/cuda-libs/wheel"
+touch "$T/cuda-libs/libcublas.so.13" "$T/cuda-libs/libcublasLt.so.13"
+FAKE_DRIVER=580.65.06 FAKE_CC=9.0 PIPESCOPE_GPU_CHECK_LIB_DIRS=$T/cuda-libs \
+  run_case prebuilt-no-nccl --prebuilt "$B" --preflight-only
+expect_rc prebuilt-no-nccl 2
+expect prebuilt-no-nccl 'missing: libnccl\.so\.2 \(the cuda backend opens it at run time\)'
+touch "$T/cuda-libs/wheel/libnccl.so.2"
+FAKE_DRIVER=580.65.06 FAKE_CC=9.0 PIPESCOPE_FIRST_LIGHT_PROBE=$T/probe.cu \
+  PIPESCOPE_GPU_CHECK_LIB_DIRS=$T/cuda-libs run_case prebuilt --prebuilt "$B" --deadline 25
+expect prebuilt "LD_LIBRARY_PATH=$B/lib:.*:$T/cuda-libs/wheel\$"
+expect prebuilt "^gpu-check: prebuilt commit abc, 2026-12-04; LD_LIBRARY_PATH=$B/lib"
+expect prebuilt '^configure +- +prebuilt: commit abc'
+expect prebuilt '^GPU tests: runtime_tests +PASS +1 passed'
+grep -q 'build took' "$T/prebuilt.out" && fail "prebuilt: it built"
+touch "$T/inc/re2/re2.h"
+
 if [ "$FAILS" != 0 ]; then
   echo "gpu-check preflight test: $FAILS failure(s)"
   exit 1
