@@ -192,6 +192,7 @@ void PlanPanel::refresh() {
     microbatches_->setValue(grouped ? 0 : 8);
   }
   if (grouped) microbatches_->setEnabled(false);
+  showTokenSlices();
   const bool fromCosts = !shown_.spec.costsFile.empty() || shown_.spec.costs;
   for (std::string_view key : kCostFlagKnobs)
     if (QWidget* w = knobs_.widget(key)) w->setEnabled(!fromCosts);
@@ -212,6 +213,29 @@ void PlanPanel::setRunning(bool running) {
   // and the dock's scroll area would jump to it: keep focus on the panel instead.
   if (running && actions_->runButton()->hasFocus()) setFocus(Qt::OtherFocusReason);
   updateRunEnabled();
+}
+
+// TeraPipe cuts each micro-batch into token slices: M says 1 while the timeline shows 25 slices,
+// so the spin names the slices beside the count ("1 × 25 token slices").
+void PlanPanel::showTokenSlices() {
+  const auto* slices = qobject_cast<QLineEdit*>(knobs_.widget("token_slices"));
+  const QString text = slices ? slices->text().trimmed() : QString();
+  QString suffix;
+  if (text == "auto") {
+    suffix = " × token slices (auto)";
+  } else if (!text.isEmpty()) {
+    bool number = false;
+    const int k = text.toInt(&number);
+    const int count = number ? k : static_cast<int>(text.split(',', Qt::SkipEmptyParts).size());
+    suffix = QString(" × %1 token slice%2").arg(count).arg(count == 1 ? "" : "s");
+  }
+  if (microbatches_->suffix() == suffix) return;
+  microbatches_->setSuffix(suffix);
+  microbatches_->setToolTip(
+      suffix.isEmpty() ? QString(tips::kMicrobatches)
+                       : QString(tips::kMicrobatches) + "\n\nEach micro-batch is one sequence cut into "
+                                                       "token slices (TeraPipe, under More): the "
+                                                       "timeline shows a box per slice.");
 }
 
 void PlanPanel::setBoundaries(const QString& boundaries) {

@@ -121,6 +121,7 @@ class PlanPanel : public QWidget {
   bool layersAtPV() const;
   bool trainsModel() const;
   QString moreSummary() const;
+  void showTokenSlices();
   double knobValue(std::string_view key) const;  // a generic knob's spin box value
   // The uniform cost flags' knobs: a cost file or the run's own costs replace them.
   static constexpr std::string_view kCostFlagKnobs[] = {"act_mb", "fwd_us", "bwd_us", "wgrad_us",

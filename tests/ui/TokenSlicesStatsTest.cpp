@@ -1,6 +1,7 @@
 // Issue 34 item 20: the TeraPipe preset showed M 1 in the Plan panel beside a run of 25
 // micro-batches. Both are right: M counts the sequences, the run pipelines each sequence's token
-// slices as its micro-batches. The Stats report now says so, beside the count.
+// slices as its micro-batches. The Stats report now says so, beside the count, and so does the M
+// box ("1 × 25 token slices").
 
 #include <gtest/gtest.h>
 
@@ -25,7 +26,11 @@ TEST(TokenSlicesStats, ASlicedRunSaysItsMicroBatchesAreTheSequencesSlices) {
 
   w.findChild<QAction*>("preset:terapipe")->trigger();
   test_window::waitForRun(w);
-  EXPECT_EQ(w.findChild<QSpinBox*>("microbatchesSpin")->value(), 1);
+  auto* m = w.findChild<QSpinBox*>("microbatchesSpin");
+  EXPECT_EQ(m->value(), 1);
+  // The M box itself names the slices beside the count, and its tooltip says why.
+  EXPECT_EQ(m->text(), "1 × token slices (auto)");
+  EXPECT_TRUE(m->toolTip().contains("cut into token slices")) << m->toolTip().toStdString();
   QString report = stats->text();
   EXPECT_TRUE(report.contains("micro-batches 25")) << report.toStdString();
   EXPECT_TRUE(
@@ -35,11 +40,16 @@ TEST(TokenSlicesStats, ASlicedRunSaysItsMicroBatchesAreTheSequencesSlices) {
 
   w.findChild<QAction*>("preset:terapipe-baseline")->trigger();
   test_window::waitForRun(w);
+  EXPECT_EQ(m->text(), "1 × 8 token slices");
   report = stats->text();
   EXPECT_TRUE(
       report.contains("token slices   1 sequence (M) × 8 slices (8) = the 8 "
                       "micro-batches pipelined\n"))
       << report.toStdString();
+
+  w.findChild<QAction*>("preset:gpipe")->trigger();
+  test_window::waitForRun(w);
+  EXPECT_EQ(m->suffix(), "") << "an unsliced plan's M is a plain count";
 }
 
 }  // namespace
