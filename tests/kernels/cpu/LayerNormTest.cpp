@@ -67,5 +67,22 @@ TEST(LayerNormKernel, WeightGradientsMatchFiniteDifferences) {
   EXPECT_LT(rb.maxError, test::kGradTolerance) << test::describe(rb);
 }
 
+// A one-column row normalises to x̂ = 0, so its input gradient g − mean(g) is exactly 0. It was not
+// on the GPU machine's CPU (~1e-5): GCC's C++ default fused dy·gamma − mean(g) into one FMA in the
+// AVX2/AVX-512 clones, while the CUDA kernel rounds each product, so CPU and GPU differed.
+TEST(LayerNormKernel, ASingleColumnRowsInputGradientIsExactlyZero) {
+  constexpr int kRows = 64;
+  auto x = test::randomVector(kRows, 31, 2.0f);
+  const auto dy = test::randomVector(kRows, 32);
+  const auto gamma = test::randomVector(1, 33), beta = test::randomVector(1, 34);
+  std::vector<float> y(kRows), mean(kRows), rstd(kRows), dx(kRows, 1.0f);
+  layerNormForward(x.data(), gamma.data(), beta.data(), y.data(), mean.data(), rstd.data(), kRows,
+                   1);
+  layerNormBackwardInput(dy.data(), x.data(), gamma.data(), mean.data(), rstd.data(), dx.data(),
+                         kRows, 1, /*accumulate=*/false);
+  for (int r = 0; r < kRows; ++r)
+    EXPECT_EQ(dx[r], 0.0f) << "row " << r << ": dy " << dy[r] << ", gamma " << gamma[0];
+}
+
 }  // namespace
 }  // namespace ps::kernels
