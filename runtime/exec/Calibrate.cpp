@@ -131,6 +131,7 @@ Status timeLayer(LayerProbe& p, int layer, const CalibrationOptions& options, Sa
   };
   for (int rep = 0; rep < options.warmup + options.repeats; ++rep) {
     const MicrobatchKey key{0, rep + 1};
+    p.stage->prepareBatches(key);  // a data loader's work, done ahead in a run
     auto tf = time([&] { return p.forward(key); });
     if (!tf) return std::move(tf).takeError();
     auto ti = time([&] { return p.backwardInput(key); });

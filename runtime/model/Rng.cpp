@@ -18,7 +18,7 @@ std::uint64_t Rng::key(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
 }
 
 std::uint64_t Rng::next() {
-  state_ += 0x9e3779b97f4a7c15ULL;
+  state_ += kIncrement;
   return mix(state_);
 }
 
@@ -31,6 +31,16 @@ float Rng::normal() {
   const double u1 = uniform();
   const double u2 = uniform();
   return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2));
+}
+
+void Rng::normalPair(float& a, float& b) {
+  const auto u1 = static_cast<float>(uniform());
+  const auto u2 = static_cast<float>(uniform());
+  // u1 > 0 after rounding too (uniform() >= 2^-54, a normal float), so the log is finite.
+  const float r = std::sqrt(-2.0f * std::log(u1));
+  const float theta = 2.0f * static_cast<float>(M_PI) * u2;
+  a = r * std::cos(theta);
+  b = r * std::sin(theta);
 }
 
 }  // namespace ps::runtime

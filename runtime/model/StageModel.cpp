@@ -67,6 +67,21 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
   }
   device().upload(params_.data(), initial.data(), initial.size() * sizeof(float));
   if (!inference_) optimizer_ = Optimizer::create(options.optimizer, params_.size(), memory_);
+  // On a GPU the host's synthetic data would set the first and last stages' pace: made ahead.
+  if (!device().isHost() && !tokens_) {
+    const int threads = HostBatches::defaultThreads();
+    if (isFirst())
+      inputs_ = std::make_unique<HostBatches>(HostBatches::Kind::Input, config_,
+                                              microbatchesPerStep_, threads);
+    if (isLast())
+      targets_ = std::make_unique<HostBatches>(HostBatches::Kind::Target, config_,
+                                               microbatchesPerStep_, threads);
+  }
+}
+
+void StageModel::prepareBatches(MicrobatchKey key) {
+  if (inputs_) inputs_->prepare(key);
+  if (targets_) targets_->prepare(key);
 }
 
 std::size_t StageModel::layerOffset(int layer) const {

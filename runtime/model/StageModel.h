@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "runtime/model/ActivationStash.h"
+#include "runtime/model/HostBatches.h"
 #include "runtime/model/Layer.h"
 #include "runtime/model/LossHead.h"
 #include "runtime/model/MicrobatchKey.h"
@@ -71,6 +72,9 @@ class StageModel {
   int lastLayer() const { return last_; }
   bool isFirst() const { return first_ == 0 || source_; }
   bool isLast() const { return last_ == config_.layers - 1; }
+  // Makes key's synthetic input and target ready (off the host device they are made ahead on
+  // helper threads), so that timing its F times the pass, not the data (calibration).
+  void prepareBatches(MicrobatchKey key);
   // Floats (bytes) of one micro-batch's activation or gradient sent between stages: B·S·H.
   long boundaryElems() const { return config_.activationElems(); }
   std::int64_t boundaryBytes() const { return 4 * boundaryElems(); }
@@ -176,6 +180,9 @@ class StageModel {
   int version_ = 0;
   std::map<MicrobatchKey, InFlight> inFlight_;
   std::unique_ptr<ShapedMicrobatches> tokens_;  // under StageOptions::tokens, else null
+  // Off the host device: the synthetic inputs (first stage) and targets (last) made ahead.
+  std::unique_ptr<HostBatches> inputs_;
+  std::unique_ptr<HostBatches> targets_;
   mutable std::map<MicrobatchKey, double> losses_;
   mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
 };

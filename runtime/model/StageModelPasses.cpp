@@ -21,6 +21,10 @@ void fillFromHost(Tensor& t, Generate&& generate) {
   t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
 }
 
+void uploadBatch(Tensor& t, const std::vector<float>& host) {
+  t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
+}
+
 std::string describe(MicrobatchKey key, int first, int last, const char* pass) {
   return std::string(pass) + " of micro-batch " + std::to_string(key.microbatch) + " (step " +
          std::to_string(key.step) + ") on the stage of layers " + std::to_string(first) + "-" +
@@ -50,12 +54,15 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   Tensor input;
   if (isFirst() && in == nullptr) {  // the first stage makes its own input: the same on every rank
     input = newBoundaryTensor(key);
-    fillFromHost(input, [&](float* dst) {
-      if (tokens_)
-        fillTokens(config_, tokens_->layouts(), key, false, dst);
-      else
-        data_.input(key, dst);
-    });
+    if (inputs_)
+      uploadBatch(input, inputs_->take(key));
+    else
+      fillFromHost(input, [&](float* dst) {
+        if (tokens_)
+          fillTokens(config_, tokens_->layouts(), key, false, dst);
+        else
+          data_.input(key, dst);
+      });
     in = input.data();
   }
   if (!isLast()) {
@@ -94,7 +101,10 @@ void StageModel::runLayers(InFlight& f, MicrobatchKey key, const float* in, floa
 
 void StageModel::computeLoss(MicrobatchKey key, InFlight& f, const float* out) {
   Tensor target = newBoundaryTensor();
-  fillFromHost(target, [&](float* dst) { data_.target(key, dst); });
+  if (targets_)
+    uploadBatch(target, targets_->take(key));
+  else
+    fillFromHost(target, [&](float* dst) { data_.target(key, dst); });
   Tensor loss = Tensor::uncounted(device(), 2);  // one double
   lossHead_.forward(device(), out, target.data(), reinterpret_cast<double*>(loss.data()));
   losses_.erase(key);

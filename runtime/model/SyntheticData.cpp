@@ -7,12 +7,40 @@
 namespace ps::runtime {
 
 void SyntheticData::input(MicrobatchKey key, float* out) const {
+  inputRange(key, out, 0, config_.activationElems());
+}
+
+void SyntheticData::inputRange(MicrobatchKey key, float* out, long begin, long end) const {
   // The step and micro-batch are offset so that (step, mb) = (0, 0) is not the bare seed's stream.
   Rng rng(Rng::key(config_.seed, 0x5eed0000ULL + static_cast<std::uint64_t>(key.step),
                    static_cast<std::uint64_t>(key.microbatch)));
-  const long n = config_.activationElems();
-  for (long i = 0; i < n; ++i)
-    out[i] = rng.normal();
+  // Element i is one of pair i / 2: a piece starting at an odd element makes its first pair and
+  // keeps the second value.
+  rng.skip(static_cast<std::uint64_t>(begin / 2) * Rng::kCallsPerPair);
+  float a = 0, b = 0;
+  long i = begin;
+  if (i % 2 == 1 && i < end) {
+    rng.normalPair(a, b);
+    out[i++ - begin] = b;
+  }
+  for (; i + 1 < end; i += 2)
+    rng.normalPair(out[i - begin], out[i + 1 - begin]);
+  if (i < end) {
+    rng.normalPair(a, b);
+    out[i - begin] = a;
+  }
+}
+
+void SyntheticData::targetRows(const float* input, float* out, int rowBegin, int rowEnd) const {
+  // target()'s expression, out of place: the rows can be made in any order.
+  const int H = config_.hidden;
+  for (int r = rowBegin; r < rowEnd; ++r) {
+    const float* in = input + static_cast<long>(r) * H;
+    float* row = out + static_cast<long>(r) * H;
+    const bool hasPrevious = config_.block == BlockType::Transformer && r % config_.seq != 0;
+    for (int j = 0; j < H; ++j)
+      row[j] = std::sin(in[j + 1 < H ? j + 1 : 0]) + (hasPrevious ? 0.5f * in[j - H] : 0.0f);
+  }
 }
 
 void SyntheticData::target(MicrobatchKey key, float* out) const {

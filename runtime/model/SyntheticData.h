@@ -3,10 +3,11 @@
 // (inputs) and the last stage (targets) of a pipeline, on any rank or process, and the unpipelined
 // reference all see the same numbers without sending them around.
 //
-// Inputs x ~ N(0, 1) per element, [rows×H]. Targets are a fixed nonlinear function the blocks can
-// learn: t[r, j] = sin(x[r, (j+1) mod H]) (a feature shuffle through a nonlinearity, position-wise,
-// so an MLP block can fit it), plus, for transformer models, 0.5·x[r−1, j] when token r has a
-// predecessor in its sequence (only causal attention can fit that part).
+// Inputs x ~ N(0, 1) per element, [rows×H] (Box–Muller pairs, Rng::normalPair). Targets are a fixed
+// nonlinear function the blocks can learn: t[r, j] = sin(x[r, (j+1) mod H]) (a feature shuffle
+// through a nonlinearity, position-wise, so an MLP block can fit it), plus, for transformer models,
+// 0.5·x[r−1, j] when token r has a predecessor in its sequence (only causal attention can fit that
+// part).
 
 #include "runtime/model/MicrobatchKey.h"
 #include "runtime/model/ModelConfig.h"
@@ -20,6 +21,12 @@ class SyntheticData {
   // out: config.activationElems() floats.
   void input(MicrobatchKey key, float* out) const;
   void target(MicrobatchKey key, float* out) const;
+
+  // Pieces of the same numbers, for making one micro-batch on several threads (HostBatches):
+  // input elements [begin, end) into out[0, end − begin); target rows [rowBegin, rowEnd) into
+  // out (the whole target's layout) from the micro-batch's whole input.
+  void inputRange(MicrobatchKey key, float* out, long begin, long end) const;
+  void targetRows(const float* input, float* out, int rowBegin, int rowEnd) const;
 
  private:
   ModelConfig config_;

@@ -34,14 +34,14 @@
 namespace ps::runtime {
 namespace {
 
-constexpr std::int64_t kUs = 1000;  // ns
+constexpr std::int64_t kChimeraUs = 1000;  // ns
 
-struct Measured {
+struct ChimeraMeasured {
   test::StepMeasure step;
   std::vector<double> peak;  // stage activations per rank
 };
 
-Measured run(const std::string& name, int p, int m) {
+ChimeraMeasured run(const std::string& name, int p, int m) {
   auto plan = generateSchedule(name, {p, m, 1, 1});
   EXPECT_TRUE(plan.ok()) << plan.error();
   if (!plan.ok()) return {};
@@ -55,14 +55,14 @@ TEST(ChimeraForwardDoubling, BubbleIsTheBasicUnitsForEveryEvenNumberOfUnits) {
     for (int k : {2, 4, 6}) {
       const int m = k * p;
       SCOPED_TRACE("p=" + std::to_string(p) + " m=" + std::to_string(m));
-      const Measured c = run("chimera", p, m);
-      const Measured base = run("1f1b", p, m);
-      EXPECT_EQ(c.step.spanNs, (3 * m + 3 * (p - 2) / 2) * kUs);
+      const ChimeraMeasured c = run("chimera", p, m);
+      const ChimeraMeasured base = run("1f1b", p, m);
+      EXPECT_EQ(c.step.spanNs, (3 * m + 3 * (p - 2) / 2) * kChimeraUs);
       EXPECT_NEAR(c.step.bubble, double(p - 2) / double(2 * m + p - 2), 1e-12);
       EXPECT_LE(c.step.bubble, double(p - 2) / (1.5 * m + p - 2) + 1e-12);  // the slot count
       for (int r = 0; r < p; ++r) {
-        EXPECT_EQ(c.step.idleNs[r], 3 * (p - 2) / 2 * kUs) << "rank " << r;
-        EXPECT_EQ(base.step.idleNs[r], 3 * (p - 1) * kUs) << "rank " << r;
+        EXPECT_EQ(c.step.idleNs[r], 3 * (p - 2) / 2 * kChimeraUs) << "rank " << r;
+        EXPECT_EQ(base.step.idleNs[r], 3 * (p - 1) * kChimeraUs) << "rank " << r;
       }
     }
 }
@@ -70,10 +70,10 @@ TEST(ChimeraForwardDoubling, BubbleIsTheBasicUnitsForEveryEvenNumberOfUnits) {
 TEST(ChimeraForwardDoubling, DoublesTheBasicUnitsActivations) {
   for (int p : {2, 4, 6, 8}) {
     SCOPED_TRACE("p=" + std::to_string(p));
-    const Measured unit = run("chimera", p, p);  // one basic unit, B = 2F
+    const ChimeraMeasured unit = run("chimera", p, p);  // one basic unit, B = 2F
     EXPECT_EQ(unit.peak[0], p / 2 + 1);
     for (int k : {2, 4, 6}) {
-      const Measured c = run("chimera", p, k * p);
+      const ChimeraMeasured c = run("chimera", p, k * p);
       for (int r = 0; r < p; ++r) {
         EXPECT_LE(c.peak[r], 2 * p) << "m=" << k * p << " rank " << r;
         if (k == 2) {

@@ -15,7 +15,7 @@
 namespace ps::runtime {
 namespace {
 
-constexpr std::int64_t kMiB = 1 << 20;
+constexpr std::int64_t kFitMiB = 1 << 20;
 
 TEST(PeakActivationsInFlight, FollowsEachSchedulesOrder) {
   auto count = [](const std::string& name, int p, int m) {
@@ -35,7 +35,7 @@ TEST(PeakActivationsInFlight, FollowsEachSchedulesOrder) {
 std::shared_ptr<const CostModel> capped(std::int64_t capBytes) {
   auto cost = std::make_shared<CostModel>(test::uniformCosts(12, 100, 200, 100));
   for (auto& l : cost->layers)
-    l.actBytes = kMiB;
+    l.actBytes = kFitMiB;
   cost->ranks.assign(4, RankCost{1.0, capBytes});
   return cost;
 }
@@ -45,13 +45,13 @@ TEST(PlanMemoryFit, AutomaticBoundariesFitTheCapUnder1F1B) {
   spec.schedule = "1f1b";
   spec.stages = 4;
   spec.microbatches = 8;
-  spec.costs = capped(10 * kMiB);
+  spec.costs = capped(10 * kFitMiB);
   auto built = buildPlan(spec);
   ASSERT_TRUE(built.ok()) << built.error();
   auto sim = simulate(built->plan, built->graph, built->cost);
   ASSERT_TRUE(sim.ok()) << sim.error();
   for (int r = 0; r < 4; ++r)
-    EXPECT_LE(sim->peakMemory[r], 10 * kMiB) << "rank " << r;
+    EXPECT_LE(sim->peakMemory[r], 10 * kFitMiB) << "rank " << r;
   EXPECT_TRUE(checkMemoryCaps(built->cost, sim->peakMemory).ok());
   // The fitting cut puts fewer layers where more micro-batches wait.
   EXPECT_LT(built->plan.placement[0][1].firstLayer, 3);
@@ -62,7 +62,7 @@ TEST(PlanMemoryFit, ACapNoCutFitsNamesTheInFlightCount) {
   spec.schedule = "gpipe";
   spec.stages = 4;
   spec.microbatches = 8;
-  spec.costs = capped(10 * kMiB);  // GPipe holds all 8: 3 layers need 24 MiB, 1 layer 8 MiB
+  spec.costs = capped(10 * kFitMiB);  // GPipe holds all 8: 3 layers need 24 MiB, 1 layer 8 MiB
   auto built = buildPlan(spec);
   ASSERT_FALSE(built.ok());
   EXPECT_NE(built.error().find("8 in-flight micro-batches"), std::string::npos) << built.error();

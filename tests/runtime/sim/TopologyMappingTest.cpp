@@ -21,7 +21,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kMappingMiB = 1024.0 * 1024.0;
 
 // 1F1B, P stages x D replicas of one layer each, 8 Gb/s (1 byte/ns) inside a node and
 // 0.8 Gb/s (0.1 byte/ns) between nodes.
@@ -74,7 +74,7 @@ TEST(Topology, TransfersBetweenTheSameTwoNodesQueueOnTheSharedLink) {
   PlanSpec spec = cluster(2, 2, "2x2");
   spec.mapping = "0,2,1,3";  // replica 0 on devices 0, 2; replica 1 on devices 1, 3
   const SimResult sim = simulatedOnTopology(built(spec));
-  const std::int64_t occupy = static_cast<std::int64_t>(kMiB / 16 / 0.1 + 0.5);
+  const std::int64_t occupy = static_cast<std::int64_t>(kMappingMiB / 16 / 0.1 + 0.5);
   std::vector<SimTransfer> first;  // the first activation out of each replica: F0 and F2
   for (const SimTransfer& t : sim.transfers) {
     const int mb = sim.records[static_cast<std::size_t>(t.producer)].microbatch;
@@ -93,11 +93,12 @@ TEST(Topology, TransfersBetweenTheSameTwoNodesQueueOnTheSharedLink) {
 TEST(Topology, TheAllReduceQueuesOnTheSharedLinkUnlessReplicasShareANode) {
   const BuiltPlan rankOrder = built(cluster(4, 2, "2x4"));
   EXPECT_EQ(sim::replicaAllReduceNs(rankOrder.plan, rankOrder.cost),
-            static_cast<std::int64_t>(4 * kMiB / 0.1 + 0.5));
+            static_cast<std::int64_t>(4 * kMappingMiB / 0.1 + 0.5));
   PlanSpec paired = cluster(4, 2, "2x4");
   paired.mapping = "0,1,4,5,2,3,6,7";
   const BuiltPlan together = built(paired);
-  EXPECT_EQ(sim::replicaAllReduceNs(together.plan, together.cost), static_cast<std::int64_t>(kMiB));
+  EXPECT_EQ(sim::replicaAllReduceNs(together.plan, together.cost),
+            static_cast<std::int64_t>(kMappingMiB));
   EXPECT_LT(simulatedOnTopology(together).makespan, simulatedOnTopology(rankOrder).makespan);
 }
 

@@ -33,7 +33,7 @@
 namespace ps::runtime {
 namespace {
 
-constexpr std::int64_t kUs = 1000;  // ns
+constexpr std::int64_t kZbvUs = 1000;  // ns
 
 BuiltPlan buildZbv(int p, int m, int steps, OptimizerSync sync) {
   PlanSpec spec;
@@ -100,9 +100,9 @@ TEST(ZeroBubbleVSteadyState, StepsTileWithoutAnOptimizerBarrier) {
               last = std::max(last, rec.end_ns);
               busy += rec.end_ns - rec.start_ns;
             }
-          EXPECT_EQ(first, (6 * m * k + r) * kUs) << "rank " << r << " step " << k;
-          EXPECT_EQ(last, (6 * m * (k + 1) + r) * kUs) << "rank " << r << " step " << k;
-          EXPECT_EQ(busy, 6 * m * kUs) << "rank " << r << " step " << k;
+          EXPECT_EQ(first, (6 * m * k + r) * kZbvUs) << "rank " << r << " step " << k;
+          EXPECT_EQ(last, (6 * m * (k + 1) + r) * kZbvUs) << "rank " << r << " step " << k;
+          EXPECT_EQ(busy, 6 * m * kZbvUs) << "rank " << r << " step " << k;
         }
 
       // Memory over the whole run: 2p chunk activations on every rank, 1F1B's (p micro-batches
@@ -121,7 +121,7 @@ TEST(ZeroBubbleVSteadyState, TheOptimizerBarrierCostsTheSkewEveryStep) {
       const SimResult sim = simulateBuilt(built);
       EXPECT_NEAR(test::steadyStateBubble(built.plan, sim), double(p - 1) / double(6 * m + p - 1),
                   1e-12);
-      EXPECT_EQ(sim.makespan, 4 * (6 * m + p - 1) * kUs);
+      EXPECT_EQ(sim.makespan, 4 * (6 * m + p - 1) * kZbvUs);
     }
 }
 
@@ -154,8 +154,8 @@ std::string timelineCsv(const Plan& plan, const SimResult& sim) {
   for (const auto& rec : sim.records) {
     if (!trace::isCompute(rec.kind) || rec.end_ns == rec.start_ns) continue;
     auto& row = grid[rec.rank];
-    const auto from = static_cast<std::size_t>(rec.start_ns / kUs);
-    const auto to = static_cast<std::size_t>(rec.end_ns / kUs);
+    const auto from = static_cast<std::size_t>(rec.start_ns / kZbvUs);
+    const auto to = static_cast<std::size_t>(rec.end_ns / kZbvUs);
     if (row.size() < to) row.resize(to);
     Action a{rec.kind, rec.stage, rec.microbatch, rec.step};
     for (auto t = from; t < to; ++t)
