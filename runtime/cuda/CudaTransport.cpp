@@ -79,9 +79,16 @@ TransferStamps CudaTransport::send(const MessageKey& key, int fromRank, int toRa
 
   TransferStamps stamps;
   stamps.start = from.clock ? from.clock->markOn(from.transferStream) : s_.nowNs();
-  cudaCheck(cudaMemcpyPeerAsync(received.data(), toDevice, tensor.data(), fromDevice, bytes,
-                                from.transferStream),
-            "cudaMemcpyPeerAsync");
+  if (fromDevice == toDevice) {
+    // Ranks sharing one GPU: a plain device-to-device copy (the peer path is for two GPUs).
+    cudaCheck(cudaMemcpyAsync(received.data(), tensor.data(), bytes, cudaMemcpyDeviceToDevice,
+                              from.transferStream),
+              "cudaMemcpyAsync");
+  } else {
+    cudaCheck(cudaMemcpyPeerAsync(received.data(), toDevice, tensor.data(), fromDevice, bytes,
+                                  from.transferStream),
+              "cudaMemcpyPeerAsync");
+  }
   stamps.end = from.clock ? from.clock->markOn(from.transferStream) : s_.nowNs();
   // One event: the sender frees `tensor` once it has completed, the receiver's stream waits on it.
   const cudaEvent_t copied = sent.copied(from.transferStream, std::move(tensor));

@@ -144,11 +144,16 @@ stage_demo() {
   fi
 }
 
+# 1F1B and ZB-H1 with the 4 ranks sharing the GPU (the prediction assumes one GPU each), and 1F1B
+# with --sm-split: each rank on its own green context of a quarter of the SMs, calibrated there.
 stage_compare_sim() {
-  for s in 1f1b zb-h1; do
+  local split
+  for s in 1f1b zb-h1 1f1b+sm-split; do
+    split=()
+    [ "$s" = "${s%%+*}" ] || split=(--sm-split)
     db=$TMP/compare-$s.sqlite
-    if ! run_logged "compare-$s" 300 "$CLI" run --backend cuda --schedule "$s" --stages 4 \
-      --microbatches 8 --steps 4 "${MODEL[@]}" --compare-sim \
+    if ! run_logged "compare-$s" 300 "$CLI" run --backend cuda --schedule "${s%%+*}" --stages 4 \
+      --microbatches 8 --steps 4 "${MODEL[@]}" "${split[@]}" --compare-sim \
       --calibrate-out "$LOGS/costs-$s.json" --db "$db"; then
       tail -n 5 "$LOGS/compare-$s.log"
       row "sim vs measured: $s" FAIL "the run failed (compare-$s.log)" "-"
