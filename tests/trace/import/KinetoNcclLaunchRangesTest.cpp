@@ -16,20 +16,20 @@
 namespace ps::trace::import {
 namespace {
 
-constexpr int kThread = 100;
-constexpr int kComputeStream = 7;
+constexpr int kLaunchThread = 100;
+constexpr int kLaunchComputeStream = 7;
 constexpr int kNcclStream = 20;
 
 std::string hostRange(const std::string& name, int ts, int dur,
                       const std::string& cat = "user_annotation") {
   return R"({"ph":"X","cat":")" + cat + R"(","name":")" + name + R"(","pid":1,"tid":)" +
-         std::to_string(kThread) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
+         std::to_string(kLaunchThread) + R"(,"ts":)" + std::to_string(ts) + R"(,"dur":)" +
          std::to_string(dur) + "}";
 }
 
 std::string runtimeCall(int ts, int correlation) {
   return R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":)" +
-         std::to_string(kThread) + R"(,"ts":)" + std::to_string(ts) +
+         std::to_string(kLaunchThread) + R"(,"ts":)" + std::to_string(ts) +
          R"(,"dur":1,"args":{"correlation":)" + std::to_string(correlation) + "}}";
 }
 
@@ -52,10 +52,10 @@ ImportedRun importRank0(const std::vector<std::string>& sendRanges) {
                                 runtimeCall(11, 1)};
   e.insert(e.end(), sendRanges.begin(), sendRanges.end());
   e.insert(e.end(), {hostRange("PP:0B0", 40, 10), runtimeCall(41, 3),
-                     gpuKernel("gemm_f0", kComputeStream, 100, 100, 1),
+                     gpuKernel("gemm_f0", kLaunchComputeStream, 100, 100, 1),
                      gpuKernel("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)",
                                kNcclStream, 205, 50, 2, kSendArgs),
-                     gpuKernel("gemm_b0", kComputeStream, 260, 200, 3)});
+                     gpuKernel("gemm_b0", kLaunchComputeStream, 260, 200, 3)});
   std::string json = R"({"distributedInfo":{"rank":0,"world_size":2},"traceEvents":[)";
   for (std::size_t i = 0; i < e.size(); ++i)
     json += (i ? ",\n" : "\n") + e[i];
