@@ -176,7 +176,8 @@ bool MainWindow::openPreset(const std::string& name) {
   plan_->panel()->showRequest(*request);
   stats_->showTeaching(
       QString::fromStdString(preset->title), QString::fromStdString(preset->reference),
-      QString::fromStdString(preset->teaching + "  Headline: " + preset->headline.text + "."));
+      QString::fromStdString(preset->teaching + "  Headline: " + preset->headline.text + "."),
+      QString::fromStdString(request->name));
   // The teaching text is in front, whichever bottom tab was (it stayed behind Explore, Links …).
   statsDock_->show();
   statsDock_->raise();

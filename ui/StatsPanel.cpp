@@ -136,6 +136,8 @@ void StatsPanel::showRun(const std::shared_ptr<const LoadedRun>& run) {
   if (auto* legend = findChild<LegendWidget*>("legend"))
     legend->setRun(run ? run->trace.get() : nullptr);  // its lighter and hatched fills
   if (!run) return clear();
+  teachingScroll_->setVisible(!teachingRun_.isEmpty() &&
+                              QString::fromStdString(run->trace->info.name) == teachingRun_);
   report_->setPlainText(statsText(*run));
   steps_->showRun(run);
 }
@@ -146,10 +148,11 @@ void StatsPanel::clear() {
 }
 
 void StatsPanel::showTeaching(const QString& title, const QString& reference,
-                              const QString& paragraph) {
+                              const QString& paragraph, const QString& runName) {
   teaching_->setText("<b>" + title.toHtmlEscaped() + "</b><br><i>" + reference.toHtmlEscaped() +
                      "</i><br>" + paragraph.toHtmlEscaped());
-  teachingScroll_->setVisible(!title.isEmpty());
+  teachingRun_ = title.isEmpty() ? QString() : runName;
+  teachingScroll_->setVisible(!teachingRun_.isEmpty());  // its run is on its way
 }
 
 QString StatsPanel::teachingText() const {

@@ -25,13 +25,16 @@ class StatsPanel : public QWidget {
   void showRun(const std::shared_ptr<const LoadedRun>& run);
   void clear();
   QString text() const;
-  // A preset's figure: its title, reference and teaching paragraph above the report (hidden for
-  // an empty title).
-  void showTeaching(const QString& title, const QString& reference, const QString& paragraph);
+  // A preset's figure: its title, reference and teaching paragraph above the report, shown while
+  // the run shown is named `runName` (the preset's runs), hidden for any other run (an import,
+  // the demo, another preset's) and for an empty title.
+  void showTeaching(const QString& title, const QString& reference, const QString& paragraph,
+                    const QString& runName);
   QString teachingText() const;
 
  private:
   QLabel* teaching_;
+  QString teachingRun_;  // the run name the teaching text belongs to; empty: none
   QScrollArea* teachingScroll_;
   QPlainTextEdit* report_;
   StepsPanel* steps_;

@@ -107,5 +107,24 @@ TEST(PapersMenu, LoadingAPresetBringsItsTeachingTextToTheFront) {
   EXPECT_TRUE(text->text().contains("GPipe")) << text->text().toStdString();
 }
 
+// The teaching text belongs to the preset's runs: it stayed above an imported run's report and
+// above the demo after a preset had been loaded (seen driving the app, 2026-12-04).
+TEST(PapersMenu, TheTeachingTextShowsOnlyWithThePresetsRun) {
+  test::TempDir dir;
+  MainWindow w;
+  w.resize(1280, 720);
+  w.show();
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("teach.sqlite"))));
+  auto* stats = w.findChild<StatsPanel*>("statsPanel");
+  ASSERT_NE(stats, nullptr);
+  EXPECT_TRUE(stats->teachingText().isEmpty());
+  w.findChild<QAction*>("preset:terapipe")->trigger();
+  test_window::waitForRun(w);
+  EXPECT_TRUE(stats->teachingText().contains("TeraPipe")) << stats->teachingText().toStdString();
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("other.sqlite"))));
+  EXPECT_TRUE(stats->teachingText().isEmpty())
+      << "the demo's run under TeraPipe's text: " << stats->teachingText().toStdString();
+}
+
 }  // namespace
 }  // namespace ps::ui
