@@ -231,11 +231,11 @@ void PlanPanel::showTokenSlices() {
   }
   if (microbatches_->suffix() == suffix) return;
   microbatches_->setSuffix(suffix);
-  microbatches_->setToolTip(
-      suffix.isEmpty() ? QString(tips::kMicrobatches)
-                       : QString(tips::kMicrobatches) + "\n\nEach micro-batch is one sequence cut into "
-                                                       "token slices (TeraPipe, under More): the "
-                                                       "timeline shows a box per slice.");
+  microbatches_->setToolTip(suffix.isEmpty() ? QString(tips::kMicrobatches)
+                                             : QString(tips::kMicrobatches) +
+                                                   "\n\nEach micro-batch is one sequence cut into "
+                                                   "token slices (TeraPipe, under More): the "
+                                                   "timeline shows a box per slice.");
 }
 
 void PlanPanel::setBoundaries(const QString& boundaries) {
