@@ -203,6 +203,8 @@ TEST(CliRun, CompareSimStoresThePredictionAndPrintsTheErrors) {
   EXPECT_THAT(r.out, HasSubstr("run 2: 1f1b p=2 m=4 steps=2 cpu mlp (predicted)"));
   EXPECT_THAT(r.out, HasSubstr("predicted (run 2) vs measured (run 1)"));
   EXPECT_THAT(r.out, HasSubstr("step time"));
+  // Step 0's one-time costs aside: the median of steps 1.. (2 steps: step 1's span).
+  EXPECT_THAT(r.out, HasSubstr("  steady step    "));
   EXPECT_THAT(r.out, HasSubstr("bubble"));
   EXPECT_THAT(r.out, HasSubstr("points"));
 
