@@ -1,12 +1,12 @@
 #pragma once
 // Memory in use per rank over time, on the timeline's time axis and zoom: one counter track per
 // rank (as in Nsight Systems and Perfetto), drawn as min/max per pixel column (DESIGN §7.3),
-// scaled to the largest peak (or capacity), with each rank's peak-against-capacity bar in its
-// gutter. Tracks keep a readable minimum height and scroll vertically (wheel or the thin bar in
-// the right margin, which keeps the plot aligned with the timeline's); the pointer shows the
-// value under it. A run without memory samples, or whose samples are all 0 B (no sizes known),
-// says so instead of drawing an empty scale. The app scrolls it with the timeline above
-// (showRanksFrom: the timeline's first rank on top).
+// scaled to the largest peak, with each rank's peak-against-capacity bar in its gutter. Tracks keep
+// a readable minimum height and scroll vertically (wheel or the thin bar in the right margin, which
+// keeps the plot aligned with the timeline's); the pointer shows the value under it. A run without
+// memory samples, or whose samples are all 0 B (no sizes known), says so instead of drawing an
+// empty scale. The app scrolls it with the timeline above (showRanksFrom: the timeline's first rank
+// on top).
 
 #include <QString>
 #include <QWidget>
@@ -69,6 +69,8 @@ class MemoryView : public QWidget {
   QString hoverText() const { return hoverText_; }
   // The note drawn instead of tracks ("no memory samples in this run"), empty when tracks show.
   QString note() const;
+  // Bytes at the top of every track: the run's largest peak (capacity is the gutter's bar).
+  std::int64_t scale() const { return scale_; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;

@@ -165,5 +165,16 @@ TEST(MemoryView, HoverReadsOutTheValueAndFollowsTheVisibleRange) {
   EXPECT_TRUE(view.hoverText().isEmpty());
 }
 
+// A GPU run small against its capacity still fills its tracks: the scale is the largest peak
+// (seen on the H200 fixture: 216 MiB of 139.8 GiB drew flat under "scale 17.48 GiB").
+TEST(MemoryViewScale, IsTheLargestPeakEvenFarBelowCapacity) {
+  auto run = sawtooth(3);  // peaks 1, 2 and 3 MiB
+  for (auto& r : run->ranks)
+    r.info.memory_capacity_bytes = std::int64_t{140} << 30;
+  MemoryView view;
+  view.setRun(run);
+  EXPECT_EQ(view.scale(), std::int64_t{3} << 20);
+}
+
 }  // namespace
 }  // namespace ps::ui
