@@ -10,6 +10,10 @@ namespace {
 // Fills a counted tensor from a host generator: in place on the host, through a staging buffer
 // on any other device (the synthetic data is always made on the host: the same numbers
 // everywhere).
+void uploadBatch(Tensor& t, const std::vector<float>& host) {
+  t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
+}
+
 template <typename Generate>
 void fillFromHost(Tensor& t, Generate&& generate) {
   if (t.device().isHost()) {
@@ -18,11 +22,7 @@ void fillFromHost(Tensor& t, Generate&& generate) {
   }
   std::vector<float> host(t.size());
   generate(host.data());
-  t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
-}
-
-void uploadBatch(Tensor& t, const std::vector<float>& host) {
-  t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
+  uploadBatch(t, host);
 }
 
 std::string describe(MicrobatchKey key, int first, int last, const char* pass) {

@@ -1,6 +1,8 @@
 #include "runtime/model/SyntheticData.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "runtime/model/Rng.h"
 
@@ -31,31 +33,30 @@ void SyntheticData::inputRange(MicrobatchKey key, float* out, long begin, long e
   }
 }
 
-void SyntheticData::targetRows(const float* input, float* out, int rowBegin, int rowEnd) const {
-  // target()'s expression, out of place: the rows can be made in any order.
+void SyntheticData::targetRow(int r, const float* in, const float* previous, float* dst) const {
   const int H = config_.hidden;
-  for (int r = rowBegin; r < rowEnd; ++r) {
-    const float* in = input + static_cast<long>(r) * H;
-    float* row = out + static_cast<long>(r) * H;
-    const bool hasPrevious = config_.block == BlockType::Transformer && r % config_.seq != 0;
-    for (int j = 0; j < H; ++j)
-      row[j] = std::sin(in[j + 1 < H ? j + 1 : 0]) + (hasPrevious ? 0.5f * in[j - H] : 0.0f);
-  }
+  const bool hasPrevious = config_.block == BlockType::Transformer && r % config_.seq != 0;
+  for (int j = 0; j < H; ++j)
+    dst[j] = std::sin(in[j + 1 < H ? j + 1 : 0]) + (hasPrevious ? 0.5f * previous[j] : 0.0f);
+}
+
+void SyntheticData::targetRows(const float* input, float* out, int rowBegin, int rowEnd) const {
+  // Out of place: the rows can be made in any order.
+  const long H = config_.hidden;
+  for (int r = rowBegin; r < rowEnd; ++r)
+    targetRow(r, input + r * H, r > 0 ? input + (r - 1) * H : nullptr, out + r * H);
 }
 
 void SyntheticData::target(MicrobatchKey key, float* out) const {
-  // Built in place over the input (no uncounted scratch): rows are rewritten last to first, so
-  // row r−1 is still the input when row r reads it, and each row keeps its first input value.
-  const int H = config_.hidden;
+  // Built over the input (one row of scratch): rows are rewritten last to first, so row r−1 is
+  // still the input when row r reads it; row r's own input is copied aside first.
+  const long H = config_.hidden;
   input(key, out);
+  std::vector<float> own(static_cast<std::size_t>(H));
   for (int r = config_.rows() - 1; r >= 0; --r) {
-    float* row = out + static_cast<long>(r) * H;
-    const bool hasPrevious = config_.block == BlockType::Transformer && r % config_.seq != 0;
-    const float first = row[0];
-    for (int j = 0; j < H; ++j) {
-      const float shuffled = j + 1 < H ? row[j + 1] : first;
-      row[j] = std::sin(shuffled) + (hasPrevious ? 0.5f * row[j - H] : 0.0f);
-    }
+    float* row = out + r * H;
+    std::copy(row, row + H, own.begin());
+    targetRow(r, own.data(), r > 0 ? row - H : nullptr, row);
   }
 }
 

@@ -29,6 +29,10 @@ class SyntheticData {
   void targetRows(const float* input, float* out, int rowBegin, int rowEnd) const;
 
  private:
+  // Target row r into dst from its own input row and the previous row's input (read only for a
+  // transformer's token with a predecessor).
+  void targetRow(int r, const float* in, const float* previous, float* dst) const;
+
   ModelConfig config_;
 };
 
