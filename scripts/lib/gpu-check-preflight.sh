@@ -149,8 +149,8 @@ preflight_prebuilt() {
   fi
   PREBUILT_ORIGIN=$(sed -n 's/^built: //p' "$info")
   export LD_LIBRARY_PATH="$PREBUILT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  if ! "$PREBUILT/app/pipescope-cli" --version >/dev/null 2>&1 &&
-    "$PREBUILT/app/pipescope-cli" --version 2>&1 | grep -q GLIBCXX; then
+  local version
+  if ! version=$("$PREBUILT/app/pipescope-cli" --version 2>&1) && grep -q GLIBCXX <<<"$version"; then
     LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$PREBUILT/lib-cxx"
   fi
   local so dir
