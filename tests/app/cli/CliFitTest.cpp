@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cost/CostJson.h"
 #include "tests/app/CliTestUtil.h"
 #include "tests/common/TestUtil.h"
 #include "trace/FileText.h"
@@ -92,20 +93,37 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   return s;
 }
 
-// The closed loop, compared over the steps after the first on both sides. The prediction's error
-// is printed for the record (seen on a quiet 2-core machine: M 16 +3.0 / -8.9 %, zb-h1 -8.0 /
-// -6.8 %). The suite runs alone (RUN_SERIAL: its name ends in Serial), yet the bound asserted is
-// 15 %, not the 10 % aimed at: real times move with whatever else the machine runs between the
-// fitted run and the what-ifs, and zb-h1's W share is assumed (half of B), not measured.
+// W's share of the backward (I + W) summed over the layers of a calibrated cost file.
+double wgradShare(const std::string& costFile) {
+  const auto costs = runtime::loadCostJson(costFile);
+  EXPECT_TRUE(costs.ok()) << costs.error();
+  if (!costs.ok()) return NAN;
+  double w = 0, backward = 0;
+  for (const runtime::LayerCost& layer : costs->layers) {
+    w += layer.weightGradNs;
+    backward += layer.inputGradNs + layer.weightGradNs;
+  }
+  EXPECT_GT(backward, 0);
+  return w / backward;
+}
+
 // One pass of the loop in `dir`: the largest |error| of the two what-ifs (NaN when a step
 // failed: the failure is reported by the ASSERTs inside).
 double closedLoopError(const TempDir& dir) {
   // P 2: one rank thread per core. With P 4 on two cores the ops slow down with the number of
   // ranks computing at once (measured: predictions 10-16 % short, M 16 and zb-h1 both run more
   // ranks at once than the fitted M 8), which the simulator's independent devices do not have.
-  const std::string imported = importedCpuRun(dir, {"--preset", "1f1b", "--stages", "2"});
+  // The fitted run's B is fused, so no trace can say how much of it is W: the user tells fit
+  // (--wgrad-share), here from the layers' own calibration. Assuming half made zb-h1's
+  // prediction 10-22 % short: in this model W is about a quarter of B (the elementwise passes,
+  // GELU and LayerNorm, are in I), so I, on zb-h1's critical path, is longer than assumed.
+  const std::string calibration = dir.file("calibrated.json");
+  const std::string imported =
+      importedCpuRun(dir, {"--preset", "1f1b", "--stages", "2", "--calibrate-out", calibration});
+  const double share = wgradShare(calibration);
+  std::cout << "W share of B (calibrated): " << share << "\n";
   const std::string plan = dir.file("fitted.json");
-  const auto fit = cli({"fit", imported, "--out", plan});
+  const auto fit = cli({"fit", imported, "--out", plan, "--wgrad-share", std::to_string(share)});
   EXPECT_EQ(fit.exit_code, 0) << fit.err;
   auto fitted = trace::readTextFile(plan, 1 << 24, "plan");
   EXPECT_TRUE(fitted.ok()) << fitted.error();
@@ -140,14 +158,14 @@ double closedLoopError(const TempDir& dir) {
 }
 
 // The closed loop, compared over the steps after the first on both sides. The errors are
-// printed for the record (seen on a quiet 2-core machine: M 16 +3.0 .. -8.9 %, zb-h1 -6.8 ..
-// -11.8 %). The suite runs alone (RUN_SERIAL: its name ends in Serial), yet real times move with
-// whatever else the machine runs between the fitted run and the what-ifs (a build beside it made
-// a pass -24 / -30 %): a second pass is run when the first misses, and the bound is 15 %, not the
-// 10 % aimed at (zb-h1's W share is assumed, half of B, not measured).
+// printed for the record (seen on a quiet 2-core machine with the calibrated W share: M 16 -0.6
+// .. +3.5 %, zb-h1 +1.3 .. +2.4 %; with W assumed half of B zb-h1 was -7 .. -12 % here and -16 /
+// -22 % on CI). The suite runs alone (RUN_SERIAL: its name ends in Serial), yet real times move
+// with whatever else the machine runs between the fitted run and the what-ifs (a build beside it
+// made a pass -24 / -30 %): up to three passes are run while one misses, and the bound is 15 %.
 TEST(CliFitClosedLoopSerial, PredictsWhatIfsThatReallyRun) {
   double worst = NAN;
-  for (int pass = 0; pass < 2; ++pass) {
+  for (int pass = 0; pass < 3; ++pass) {
     TempDir dir;
     worst = closedLoopError(dir);
     if (std::isnan(worst) || worst < 0.15) break;
