@@ -11,6 +11,12 @@
 // activations would pass the cap moves (never one whose backward comes right after it: its
 // RELOAD would start at once). The cap chosen is the one with the lowest larger peak of the pair
 // (the holder's own peak plus what it holds at most); a pair that no cap improves moves nothing.
+// Over links of finite bandwidth the walk cannot see the copies' time (an OFFLOAD keeps the bytes
+// on the owner until it ends; a RELOAD longer than the op before the backward delays it), so
+// each cap's move set is simulated and the pair takes the one with the lowest larger peak at an
+// unchanged step time. At 1F1B p = 4 no move set helps: every RELOAD overlaps an F while the rank
+// holds p micro-batches, so the owner's peak cannot fall (the reload would have to start earlier
+// than the op before the backward, which BPipe's rule does not do).
 
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
