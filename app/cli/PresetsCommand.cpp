@@ -10,6 +10,7 @@
 
 #include "app/cli/CliCommon.h"
 #include "app/cli/Commands.h"
+#include "runtime/run/PresetHeadline.h"
 #include "runtime/run/Presets.h"
 
 namespace ps::cli {
@@ -90,10 +91,21 @@ Action addPresetsCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "presets", "List the presets (classic figures and papers' systems); with NAME, show one");
   cmd->add_option("NAME", *name, "A preset to show in full");
-  return [name]() {
+  auto headlines = std::make_shared<bool>(false);
+  cmd->add_flag("--headlines", *headlines,
+                "Simulate every papers' system and its NAME-baseline twin and print their "
+                "headline metrics as a Markdown table (the README's)");
+  return [name, headlines]() {
     const auto& list = runtime::builtinPresets();
     for (const auto& e : list.errors)
       std::cerr << "pipescope-cli: warning: " << e << '\n';
+    if (*headlines) {
+      if (!name->empty()) return fail("presets --headlines takes no NAME (got " + *name + ")");
+      auto rows = runtime::presetHeadlines();
+      if (!rows) return fail(rows.error());
+      std::cout << runtime::headlineTableMarkdown(*rows);
+      return kExitOk;
+    }
     if (name->empty()) {
       for (const auto& p : list.presets)
         std::printf("%-16s %s\n", p.name.c_str(), p.title.c_str());

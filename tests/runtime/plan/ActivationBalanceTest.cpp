@@ -13,10 +13,10 @@
 
 #include "runtime/plan/ActivationMoves.h"
 #include "runtime/plan/Validator.h"
+#include "runtime/run/PresetHeadline.h"
 #include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
 #include "tests/common/TestUtil.h"
-#include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/store/TraceReader.h"

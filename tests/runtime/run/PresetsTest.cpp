@@ -10,9 +10,9 @@
 
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/run/PlanKnobs.h"
+#include "runtime/run/PresetHeadline.h"
 #include "runtime/run/Presets.h"
 #include "runtime/schedules/ClosedForms.h"
-#include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
 
@@ -24,34 +24,6 @@ using ::testing::HasSubstr;
 trace::RunAnalysis simulatePreset(const Preset& p) {
   return trace::analyzeRun(test::simulateThroughTraceFile(p.spec));
 }
-
-}  // namespace
-
-std::optional<double> headlineMetric(const trace::RunAnalysis& a, const std::string& metric) {
-  if (metric == "bubble_ratio") return a.bubble_ratio;
-  if (metric == "steady_bubble_ratio") return a.steady_bubble_ratio;
-  if (metric == "step_time_ns" && a.step_time_ns) return static_cast<double>(*a.step_time_ns);
-  if (metric == "link_bytes") {
-    double sum = 0;
-    for (const auto& l : a.links)
-      sum += static_cast<double>(l.bytes);
-    return sum;
-  }
-  if (metric == "peak_memory_bytes" || metric == "peak_memory_spread_bytes") {
-    std::optional<double> most, least;
-    for (const auto& r : a.ranks)
-      if (r.peak_memory_bytes) {
-        const auto peak = static_cast<double>(*r.peak_memory_bytes);
-        most = std::max(most.value_or(peak), peak);
-        least = std::min(least.value_or(peak), peak);
-      }
-    if (!most || metric == "peak_memory_bytes") return most;
-    return *most - *least;
-  }
-  return std::nullopt;
-}
-
-namespace {
 
 TEST(Presets, EveryFileParsesAndTheClassicFiguresAreThere) {
   const auto& list = builtinPresets();

@@ -11,12 +11,12 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/Explore.h"
+#include "runtime/run/PresetHeadline.h"
 #include "runtime/run/Presets.h"
 #include "runtime/schedules/Schedule.h"
 #include "runtime/schedules/SplitBackward.h"
 #include "runtime/sim/Simulator.h"
 #include "tests/common/TestPaths.h"
-#include "tests/runtime/PresetHeadline.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 
 namespace ps::runtime {
