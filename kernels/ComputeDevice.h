@@ -69,6 +69,11 @@ class ComputeDevice {
   virtual void geluForward(const float* x, float* y, long n) = 0;
   virtual void geluBackward(const float* x, const float* dy, float* dx, long n,
                             bool accumulate) = 0;
+  // Leaky integrate-and-fire firing rates over `steps` time steps and their surrogate gradient
+  // (kernels/cpu/Lif.h: constants and contracts).
+  virtual void lifForward(const float* h, float* rate, long n, int steps) = 0;
+  virtual void lifBackward(const float* h, const float* dRate, float* dh, long n, int steps,
+                           bool accumulate) = 0;
 
   // --- linear Y = X·Wᵀ + b
   virtual void linearForward(const float* X, const float* W, const float* b, float* Y, int rows,

@@ -98,8 +98,8 @@ runtime::RunPlanRequest PlanPanel::request() const {
     r.backend =
         runtime::parseBackend(panelwidgets::nameOf(backend_)).value_or(runtime::Backend::Sim);
   if (knobvalues::touched(model_))
-    r.exec.model.block = panelwidgets::nameOf(model_) == "mlp" ? runtime::BlockType::Mlp
-                                                               : runtime::BlockType::Transformer;
+    if (const auto block = runtime::parseBlockType(panelwidgets::nameOf(model_)); block.ok())
+      r.exec.model.block = *block;
   if (knobvalues::touched(hidden_)) r.exec.model.hidden = hidden_->value();
   if (knobvalues::touched(optimizer_))
     r.exec.optimizer.kind = panelwidgets::nameOf(optimizer_) == "sgd"

@@ -21,7 +21,8 @@ inline constexpr const char* kSteps =
     "Training steps run back to back, each ending in an optimizer step: more than one shows how "
     "a step's tail overlaps the next step's head.";
 inline constexpr const char* kModel =
-    "The model the cpu and cuda backends train: transformer blocks or MLP blocks, one per layer.";
+    "The model the cpu and cuda backends train, one block per layer: transformer blocks, MLP "
+    "blocks, or spiking blocks (snn: leaky integrate-and-fire neurons in place of GELU).";
 inline constexpr const char* kHidden = "Hidden size H of the trained model (cpu, cuda).";
 inline constexpr const char* kOptimizer =
     "Optimizer of the trained model (cpu, cuda); its learning rate is kept from the run shown.";

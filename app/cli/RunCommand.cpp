@@ -240,8 +240,10 @@ Action addRunCommand(CLI::App& app) {
                 "cuda: ranks sharing a GPU each get their own share of its SMs (green contexts, "
                 "where the driver supports them)");
   cmd->add_flag("--procs", opt->procs, "Run the ranks as MPI processes (mpirun -np P)");
-  cmd->add_option("--model", opt->model, "Block type: mlp or transformer")
-      ->check(CLI::IsMember({"mlp", "transformer"}));
+  cmd->add_option(
+         "--model", opt->model,
+         "Block type: mlp, transformer or snn (leaky integrate-and-fire neurons in place of GELU)")
+      ->check(CLI::IsMember({"mlp", "transformer", "snn"}));
   cmd->add_option("--hidden", opt->hidden, "Hidden size H")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--seq", opt->seq, "Sequence length S")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--mb-size", opt->mbSize, "Sequences per micro-batch B")

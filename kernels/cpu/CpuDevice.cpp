@@ -86,6 +86,15 @@ void CpuDevice::geluBackward(const float* x, const float* dy, float* dx, long n,
   kernels::geluBackward(x, dy, dx, n, accumulate);
 }
 
+void CpuDevice::lifForward(const float* h, float* rate, long n, int steps) {
+  kernels::lifForward(h, rate, n, steps);
+}
+
+void CpuDevice::lifBackward(const float* h, const float* dRate, float* dh, long n, int steps,
+                            bool accumulate) {
+  kernels::lifBackward(h, dRate, dh, n, steps, accumulate);
+}
+
 void CpuDevice::linearForward(const float* X, const float* W, const float* b, float* Y, int rows,
                               int in, int out) {
   kernels::linearForward(X, W, b, Y, rows, in, out);

@@ -19,6 +19,7 @@
 #include "kernels/cpu/Gelu.h"
 #include "kernels/cpu/Gemm.h"
 #include "kernels/cpu/LayerNorm.h"
+#include "kernels/cpu/Lif.h"
 #include "kernels/cpu/Linear.h"
 #include "kernels/cpu/Loss.h"
 #include "kernels/cpu/Softmax.h"

@@ -257,6 +257,19 @@ void CudaDevice::geluBackward(const float* x, const float* dy, float* dx, long n
   cuda::geluBackward(stream_, x, dy, dx, n, accumulate);
 }
 
+void CudaDevice::lifForward(const float* h, float* rate, long n, int steps) {
+  if (n <= 0) return;
+  makeCurrent();
+  cuda::lifForward(stream_, h, rate, n, steps);
+}
+
+void CudaDevice::lifBackward(const float* h, const float* dRate, float* dh, long n, int steps,
+                             bool accumulate) {
+  if (n <= 0) return;
+  makeCurrent();
+  cuda::lifBackward(stream_, h, dRate, dh, n, steps, accumulate);
+}
+
 void CudaDevice::linearForward(const float* X, const float* W, const float* b, float* Y, int rows,
                                int in, int out) {
   if (rows <= 0 || out <= 0) return;

@@ -119,6 +119,9 @@ class CudaDevice final : public ComputeDevice {
   void axpy(float alpha, const float* x, float* y, long n) override;
   void geluForward(const float* x, float* y, long n) override;
   void geluBackward(const float* x, const float* dy, float* dx, long n, bool accumulate) override;
+  void lifForward(const float* h, float* rate, long n, int steps) override;
+  void lifBackward(const float* h, const float* dRate, float* dh, long n, int steps,
+                   bool accumulate) override;
 
   void linearForward(const float* X, const float* W, const float* b, float* Y, int rows, int in,
                      int out) override;

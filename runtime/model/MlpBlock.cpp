@@ -5,7 +5,8 @@ namespace ps::runtime {
 MlpBlock::MlpBlock(const ModelConfig& config)
     : Layer(config),
       mlp_(layout_, "mlp", config.rows(), config.hidden, config.ffnHidden(),
-           ActivationStash::kInputSlot + 1) {}
+           ActivationStash::kInputSlot + 1,
+           config.block == BlockType::Spiking ? config.timeSteps : 0) {}
 
 void MlpBlock::forward(const float* params, const float* in, float* out,
                        ActivationStash& stash) const {

@@ -1,5 +1,6 @@
 #pragma once
-// Residual MLP block: y = x + W2·GELU(W1·LN(x) + b1) + b2.
+// Residual MLP block: y = x + W2·GELU(W1·LN(x) + b1) + b2; the spiking block is the same with
+// LIF firing rates in place of GELU (BlockType::Spiking).
 
 #include "runtime/model/Layer.h"
 #include "runtime/model/MlpSublayer.h"

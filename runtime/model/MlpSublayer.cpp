@@ -3,8 +3,8 @@
 namespace ps::runtime {
 
 MlpSublayer::MlpSublayer(ParamLayout& layout, const std::string& prefix, int rows, int hidden,
-                         int ffn, int firstSlot)
-    : rows_(rows), hidden_(hidden), ffn_(ffn), firstSlot_(firstSlot) {
+                         int ffn, int firstSlot, int spikingSteps)
+    : rows_(rows), hidden_(hidden), ffn_(ffn), firstSlot_(firstSlot), spikingSteps_(spikingSteps) {
   const std::size_t H = hidden;
   const std::size_t F = ffn;
   gamma_ = layout.add(prefix + ".ln.gamma", H);
@@ -26,7 +26,10 @@ void MlpSublayer::forward(const float* p, const float* x, float* out, Activation
   float* h = st.allocate(slot(kHidden), rf);
   k.linearForward(a, p + w1_, p + b1_, h, rows_, hidden_, ffn_);
   float* g = st.allocate(slot(kAct), rf);
-  k.geluForward(h, g, static_cast<long>(rf));
+  if (spikingSteps_ > 0)
+    k.lifForward(h, g, static_cast<long>(rf), spikingSteps_);
+  else
+    k.geluForward(h, g, static_cast<long>(rf));
   k.linearForward(g, p + w2_, p + b2_, out, rows_, ffn_, hidden_);
 }
 
@@ -38,8 +41,11 @@ void MlpSublayer::backwardInput(const float* p, const float* x, const float* dOu
   st.copyIn(slot(kDOut), dOut, rh);  // W needs dOut for W2; the caller's buffer may be gone
   float* dh = st.allocate(slot(kDHidden), rf);
   k.linearBackwardInput(dOut, p + w2_, dh, rows_, ffn_, hidden_, false);  // dGELU output
-  k.geluBackward(st.get(slot(kHidden)), dh, dh, static_cast<long>(rf), false);
-  st.release(slot(kHidden));  // only GELU's backward needed the pre-activation
+  if (spikingSteps_ > 0)
+    k.lifBackward(st.get(slot(kHidden)), dh, dh, static_cast<long>(rf), spikingSteps_, false);
+  else
+    k.geluBackward(st.get(slot(kHidden)), dh, dh, static_cast<long>(rf), false);
+  st.release(slot(kHidden));  // only the activation's backward needed the pre-activation
   float* da = st.allocate(slot(kDLnOut), rh);
   k.linearBackwardInput(dh, p + w1_, da, rows_, hidden_, ffn_, false);
   k.layerNormBackwardInput(da, x, p + gamma_, st.get(slot(kMean)), st.get(slot(kRstd)), dX, rows_,

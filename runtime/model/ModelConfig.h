@@ -13,6 +13,10 @@ namespace ps::runtime {
 enum class BlockType {
   Mlp,          // y = x + W2·GELU(W1·LN(x) + b1) + b2
   Transformer,  // pre-LN: h = x + Attn(LN1(x)); y = h + MLP(LN2(h))
+  // y = x + W2·LIF(W1·LN(x) + b1) + b2: the MLP block with leaky integrate-and-fire neurons run
+  // for `timeSteps` steps in place of GELU, their firing rate as the activation and a surrogate
+  // gradient through time (kernels/cpu/Lif.h). SpikePipe's spiking network.
+  Spiking,
 };
 
 struct ModelConfig {
@@ -23,6 +27,7 @@ struct ModelConfig {
   int microbatchSize = 2;  // B sequences per micro-batch
   int heads = 2;           // attention heads (transformer); must divide hidden
   int ffnMultiplier = 4;   // MLP inner width = ffnMultiplier·H
+  int timeSteps = 4;       // spiking: the LIF neurons' time steps per forward (1..64)
   std::uint64_t seed = 42;
 
   int rows() const { return microbatchSize * seq; }  // tokens per micro-batch
@@ -34,7 +39,7 @@ struct ModelConfig {
 // Positive sizes, heads dividing hidden; the message names the field.
 [[nodiscard]] Status validate(const ModelConfig& config);
 
-// "mlp" | "transformer".
+// "mlp" | "transformer" | "snn".
 std::string_view blockTypeName(BlockType type);
 [[nodiscard]] Result<BlockType> parseBlockType(std::string_view name);
 

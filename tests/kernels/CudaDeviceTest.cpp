@@ -41,6 +41,26 @@ TEST_P(CudaDeviceTest, ElementwiseMatchesCpu) {
   }
 }
 
+// LIF firing rates must agree bit for bit: one contracted rounding flips a spike (a rate step of
+// 1/steps), so every operation is rounded on its own on both sides.
+TEST_P(CudaDeviceTest, LifMatchesCpuExactly) {
+  for (long n : {1L, 1000L, 123457L})
+    for (int steps : {1, 4, 16}) {
+      SCOPED_TRACE(n);
+      const Vec h = randomVector(n, 5, 2.0f), d = randomVector(n, 6);
+      Vec rate(n), dh = d;
+      DeviceVec dev(*gpu_, h), drate(*gpu_, Vec(n)), dd(*gpu_, d), ddh(*gpu_, d);
+      cpu_.lifForward(h.data(), rate.data(), n, steps);
+      gpu_->lifForward(dev.get(), drate.get(), n, steps);
+      EXPECT_CLOSE(rate, drate, 0.0) << " steps " << steps;
+      for (bool acc : {false, true}) {
+        cpu_.lifBackward(h.data(), d.data(), dh.data(), n, steps, acc);
+        gpu_->lifBackward(dev.get(), dd.get(), ddh.get(), n, steps, acc);
+        EXPECT_CLOSE(dh, ddh, kTolerance) << " steps " << steps << " accumulate " << acc;
+      }
+    }
+}
+
 struct LinearShape {
   int rows, in, out;
 };

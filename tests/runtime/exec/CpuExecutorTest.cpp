@@ -89,6 +89,31 @@ INSTANTIATE_TEST_SUITE_P(Cpu, SynchronousSchedules,
                                            Case{"1f1b", 2, 4, 1, 2}, Case{"gpipe", 2, 6, 1, 3}),
                          test::ScheduleCaseName());
 
+// The spiking block (leaky integrate-and-fire neurons, surrogate gradient through time) trains
+// pipelined exactly as unpipelined, with the backward split (zb-h1) too, and its loss falls.
+TEST(CpuExecutor, ASpikingModelTrainsPipelinedAsUnpipelined) {
+  for (const Case& c : {Case{"1f1b", 2, 4, 1}, Case{"zb-h1", 2, 4, 1}}) {
+    const int steps = 6;
+    const BuiltPlan built = build(c, steps, 2);
+    CpuRunOptions options;
+    options.model = smallModel(BlockType::Spiking);
+    options.optimizer.kind = OptimizerKind::Adam;
+    options.optimizer.lr = 0.02f;
+    auto run = runOnCpuThreads(built.plan, built.graph, options, nullptr);
+    ASSERT_TRUE(run.ok()) << run.error();
+    ASSERT_EQ(run->status, trace::RunStatus::Complete) << run->message;
+    ModelConfig whole = options.model;
+    whole.layers = built.plan.numLayers;
+    auto ref = referenceTrain(whole, c.m, steps, options.optimizer);
+    ASSERT_TRUE(ref.ok()) << ref.error();
+    ASSERT_EQ(run->stepLoss.size(), ref->losses.size());
+    for (std::size_t k = 0; k < ref->losses.size(); ++k)
+      EXPECT_NEAR(run->stepLoss[k], ref->losses[k], 1e-5 * std::fabs(ref->losses[k]))
+          << c.schedule << " step " << k;
+    EXPECT_LT(run->stepLoss.back(), run->stepLoss.front()) << c.schedule;
+  }
+}
+
 TEST(CpuExecutor, RecordsOpsMemoryAndLossPerStep) {
   test::TempDir dir;
   const std::string path = dir.file("cpu.sqlite");
