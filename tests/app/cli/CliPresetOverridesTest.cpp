@@ -44,7 +44,7 @@ std::string bapipeCostsWithUniformTimes() {
     "link": {"gbps": 100, "latency_us": 5}, "optimizer_ns_per_param_byte": 0.002})";
 }
 
-const std::vector<std::string> kBapipeInFlags = {"--schedule", "zb-h1",          "--stages",
+const std::vector<std::string> kBapipeInFlags = {"--schedule", "zb-h2",          "--stages",
                                                  "4",          "--microbatches", "8"};
 
 std::vector<std::string> sim(const std::string& db, std::vector<std::string> flags) {
@@ -58,17 +58,17 @@ TEST(CliPresetOverrides, UniformTimesOverrideEveryLayerOfAPresetsOwnCosts) {
   const std::string db = dir.file("o.sqlite");
   const auto preset = cli(sim(db, {"--preset", "bapipe"}));
   ASSERT_EQ(preset.exit_code, 0) << preset.err;
-  EXPECT_EQ(stepOf(preset), "11.311 ms");
+  EXPECT_EQ(stepOf(preset), "10.653 ms");
   const auto over = cli(sim(db, {"--preset", "bapipe", "--fwd-us", "5000", "--bwd-us", "10000"}));
   ASSERT_EQ(over.exit_code, 0) << over.err;
   const std::string costs = dir.file("bapipe-5ms.json");
   std::ofstream(costs) << bapipeCostsWithUniformTimes();
   auto flags = kBapipeInFlags;
-  flags.insert(flags.end(), {"--boundaries", "3,7,11", "--costs", costs});
+  flags.insert(flags.end(), {"--boundaries", "2,6,10", "--costs", costs});
   const auto same = cli(sim(dir.file("same.sqlite"), flags));
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(stepOf(over), stepOf(same));
-  EXPECT_NE(stepOf(over), "11.311 ms");
+  EXPECT_NE(stepOf(over), "10.653 ms");
   // config_json: the costs used (embedded), not the uniform flags as if they had made them.
   const std::string config = configOf(db);
   EXPECT_THAT(config, HasSubstr("\"costs_embedded\":true"));
@@ -93,11 +93,11 @@ TEST(CliPresetOverrides, LinkFlagsOverrideAPresetsOwnLink) {
      "param_bytes": 67108864}],
     "link": {"gbps": 1, "latency_us": 50}, "optimizer_ns_per_param_byte": 0.002})";
   auto flags = kBapipeInFlags;
-  flags.insert(flags.end(), {"--boundaries", "3,7,11", "--costs", costs});
+  flags.insert(flags.end(), {"--boundaries", "2,6,10", "--costs", costs});
   const auto same = cli(sim(dir.file("same.sqlite"), flags));
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(stepOf(over), stepOf(same));
-  EXPECT_NE(stepOf(over), "11.311 ms");
+  EXPECT_NE(stepOf(over), "10.653 ms");
 }
 
 TEST(CliPresetOverrides, ACostFileReplacesAPresetsOwnCosts) {

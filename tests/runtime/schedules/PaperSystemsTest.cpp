@@ -292,6 +292,24 @@ TEST(Explore, ThePickBeatsEveryFixedScheduleOnASkewedModel) {
   EXPECT_EQ(sim->makespan, pick.stepTimeNs);
 }
 
+// The bapipe preset is what the explorer picks today on its own model (every synchronous
+// schedule, m 8): its text said "the explorer's pick" for zb-h1 3,7,11 after the explorer had
+// moved on to zb-h2 with the memory-aware cut.
+TEST(Explore, TheBaPipePresetIsTheExplorersPick) {
+  const PlanSpec preset = test::presetSpec("bapipe");
+  ExploreSpec spec;
+  spec.base.stages = preset.stages;
+  spec.base.costs = preset.costs;
+  spec.microbatches = {*preset.microbatches};
+  auto result = explorePlans(spec);
+  ASSERT_TRUE(result.ok()) << result.error();
+  ASSERT_FALSE(result->ranked.empty());
+  const ExploreCandidate& pick = result->ranked[0];
+  EXPECT_EQ(pick.schedule, preset.schedule);
+  EXPECT_EQ(boundariesText(pick.boundaries), preset.boundaries);
+  EXPECT_EQ(static_cast<double>(pick.stepTimeNs), metricOf("bapipe", "step_time_ns"));
+}
+
 TEST(Explore, NamesAnUnknownScheduleAndCountsRefusals) {
   ExploreSpec spec;
   spec.base.stages = 4;
