@@ -12,7 +12,9 @@
 
 #include "runtime/run/Backends.h"
 #include "runtime/schedules/Schedule.h"
+#include "runtime/schedules/TokenSlices.h"
 #include "ui/ElidedLabel.h"
+#include "ui/PlanKnobValues.h"
 #include "ui/PlanPanelTips.h"
 #include "ui/PlanPanelWidgets.h"
 
@@ -223,7 +225,21 @@ void PlanPanel::showTokenSlices() {
   const QString text = slices ? slices->text().trimmed() : QString();
   QString suffix;
   if (text == "auto") {
-    suffix = " × token slices (auto)";
+    // The count TeraPipe's DP picks for the knobs as they stand (the run gives the same).
+    auto knob = [this](std::string_view key, double fallback) {
+      const QWidget* w = knobs_.widget(key);
+      bool ok = false;
+      const double v = w ? knobvalues::valueOf(w).toDouble(&ok) : fallback;
+      return ok ? v : fallback;
+    };
+    runtime::TokenSlicing slicing;
+    slicing.tokens = static_cast<int>(knob("seq_tokens", slicing.tokens));
+    slicing.attentionShare = knob("attention_share", slicing.attentionShare);
+    slicing.overhead = knob("microbatch_overhead", slicing.overhead);
+    const auto lengths =
+        runtime::parseTokenSlices("auto", slicing, stages_->value(), microbatches_->value());
+    suffix = lengths.ok() ? QString(" × %1 token slices (auto)").arg(lengths->size())
+                          : QString(" × token slices (auto)");
   } else if (!text.isEmpty()) {
     bool number = false;
     const int k = text.toInt(&number);

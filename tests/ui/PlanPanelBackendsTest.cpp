@@ -37,7 +37,9 @@ TEST(PlanPanelBackends, TheListIsTheRegistrysRowsEachWithItsTip) {
     EXPECT_FALSE(item->toolTip().isEmpty()) << name;  // what it is, or why it is not here
     EXPECT_THAT(backend->toolTip().toStdString(),
                 HasSubstr(name + ": " + std::string(row.summary)));
-    if (row.available().ok) EXPECT_TRUE(item->isEnabled()) << name;
+    if (row.available().ok) {
+      EXPECT_TRUE(item->isEnabled()) << name;
+    }
   }
 }
 

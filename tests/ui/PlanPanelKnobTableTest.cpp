@@ -111,8 +111,9 @@ TEST(PlanPanelKnobTable, ATurnedKnobIsWhatRequestGivesAndShowRequestShowsIt) {
   // Untouched, the panel gives back what it was shown.
   const runtime::RunPlanRequest reread = again.request();
   for (const PlanKnob& row : runtime::planKnobs())
-    if (drawnFromTheTable(row))
+    if (drawnFromTheTable(row)) {
       EXPECT_EQ(fieldText(row, reread.spec), fieldText(row, after.spec)) << row.key;
+    }
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ TEST(TokenSlicesStats, ASlicedRunSaysItsMicroBatchesAreTheSequencesSlices) {
   auto* m = w.findChild<QSpinBox*>("microbatchesSpin");
   EXPECT_EQ(m->value(), 1);
   // The M box itself names the slices beside the count, and its tooltip says why.
-  EXPECT_EQ(m->text(), "1 × token slices (auto)");
+  EXPECT_EQ(m->text(), "1 × 25 token slices (auto)") << "the count TeraPipe's DP picks";
   EXPECT_TRUE(m->toolTip().contains("cut into token slices")) << m->toolTip().toStdString();
   QString report = stats->text();
   EXPECT_TRUE(report.contains("micro-batches 25")) << report.toStdString();

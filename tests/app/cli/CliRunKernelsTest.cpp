@@ -23,7 +23,9 @@ TEST(CliRunKernels, CpuRunNamesTheBlasAndElementwiseKernelsOfDescribeBackend) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.err, HasSubstr("pipescope-cli: cpu kernels: " + cpu.blas + ", elementwise " +
                                cpu.simd + "\n"));
-  if (!cpu.warning.empty()) EXPECT_THAT(r.err, HasSubstr("pipescope-cli: " + cpu.warning + "\n"));
+  if (!cpu.warning.empty()) {
+    EXPECT_THAT(r.err, HasSubstr("pipescope-cli: " + cpu.warning + "\n"));
+  }
 }
 
 }  // namespace
