@@ -1,4 +1,4 @@
-// pipescope-cli report FILE [--run ID] [--json] [--sensitivity] [--steps]
+// pipescope-cli report FILE [--run ID] [--json] [--sensitivity] [--steps] [--slack]
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +15,7 @@
 #include "trace/analysis/ReportFormat.h"
 #include "trace/analysis/RunAnalysis.h"
 #include "trace/analysis/RunExplanation.h"
+#include "trace/analysis/SlackFormat.h"
 #include "trace/analysis/StepsFormat.h"
 #include "trace/store/TraceReader.h"
 
@@ -27,6 +28,7 @@ struct ReportOptions {
   bool json = false;
   bool sensitivity = false;
   bool steps = false;
+  bool slack = false;
 };
 
 // The run's plan (its config_json; an imported run's fitted plan, said on stderr) re-simulated
@@ -59,6 +61,9 @@ Action addReportCommand(CLI::App& app) {
   cmd->add_flag("--steps", opt->steps,
                 "Per step: time, bubble and idle causes (median / p90 / max over steps), and "
                 "the straggler table: who finished last, culprits and victims");
+  cmd->add_flag("--slack", opt->slack,
+                "How much longer each op could take before its step ends later: the least per "
+                "stage and kind (0: on the critical path); with --json every op's slack_ns");
   return [opt]() {
     trace::LoadOptions load;
     auto run = trace::loadRunFromFile(opt->file, opt->run, load);
@@ -85,6 +90,13 @@ Action addReportCommand(CLI::App& app) {
     for (const auto& s : analysis.steps)
       steps.push_back(s.step);
     const trace::StepGraph graph(*run);
+    if (opt->sensitivity) {
+      // Why a speed-up saves nothing: none of its ops is on the critical path.
+      const auto slack = trace::opSlack(graph).leastByStageKind;
+      for (trace::StepSpeedup& row : table)
+        if (const auto it = slack.find({row.stage, row.kind}); it != slack.end())
+          row.leastSlackNs = it->second;
+    }
     const auto stragglers = trace::findStragglers(graph, why.bubbles, steps);
     if (opt->json) {
       std::string out = trace::reportJson(analysis, &why, sensitivity);
@@ -96,6 +108,8 @@ Action addReportCommand(CLI::App& app) {
         out = trace::withJsonMember(
             out, "steps_detail",
             trace::stepsJson(trace::buildStepTable(analysis, why.bubbles), stragglers));
+      if (opt->slack)
+        out = trace::withJsonMember(out, "slack", trace::slackJson(*run, trace::opSlack(graph)));
       std::cout << out;
       return kExitOk;
     }
@@ -103,6 +117,7 @@ Action addReportCommand(CLI::App& app) {
               << trace::flaggedStragglersLine(stragglers);
     if (opt->steps)
       std::cout << trace::stepsText(trace::buildStepTable(analysis, why.bubbles), stragglers);
+    if (opt->slack) std::cout << trace::slackText(*run, trace::opSlack(graph));
     return kExitOk;
   };
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -57,6 +58,9 @@ struct CostModel {
   // DiffusionPipe: the frozen (non-trainable) part's forward for one micro-batch on a device of
   // speed 1, e.g. a text encoder: what one FILL op with a stage costs. 0 = none.
   double frozenFwdNs = 0;
+  // What-ifs of single ops (slack's brute force): ns added to the op (stage, kind, micro-batch,
+  // step) on top of its cost. Not read from or written to cost files.
+  std::map<std::tuple<int, int, int, int>, std::int64_t> opExtraNs;
 
   double speedOf(int rank) const {
     return rank >= 0 && rank < static_cast<int>(ranks.size()) ? ranks[rank].speed : 1.0;

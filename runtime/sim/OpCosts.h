@@ -16,8 +16,15 @@ class OpCosts {
  public:
   OpCosts(const Plan& plan, const CostModel& cost);
 
-  // a's duration on `rank` (the rank that holds its stage). Inline: once per op.
+  // a's duration on `rank` (the rank that holds its stage), plus any what-if the cost model adds
+  // to that one op (CostModel::opExtraNs). Inline: once per op.
   std::int64_t duration(const Action& a, int rank) {
+    const std::int64_t base = baseDuration(a, rank);
+    if (cost_.opExtraNs.empty()) return base;
+    const auto it = cost_.opExtraNs.find({a.stage, static_cast<int>(a.kind), a.microbatch, a.step});
+    return it == cost_.opExtraNs.end() ? base : base + it->second;
+  }
+  std::int64_t baseDuration(const Action& a, int rank) {
     const int kind = static_cast<int>(a.kind);
     // FILL runs on any rank, at that rank's speed: not cached per stage.
     if (a.stage >= 0 && a.microbatch >= 0 && kind < kKindSlots && a.kind != OpKind::FILL &&

@@ -169,6 +169,7 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
       w.key("rank").value(row.rank);
       w.key("step_ns").value(row.stepNs);
       w.key("saved_ns").value(row.savedNs);
+      w.key("least_slack_ns").value(row.leastSlackNs);
       w.endObject();
     }
     w.endArray();
@@ -330,7 +331,11 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
       const std::string what = std::string(opKindName(row.kind)) + " on stage " +
                                std::to_string(row.stage) + " (rank " + std::to_string(row.rank) +
                                ")";
-      out += "  " + pad(what, 24) + formatDuration(row.savedNs) + "\n";
+      out += "  " + pad(what, 24) + formatDuration(row.savedNs);
+      if (row.savedNs == 0 && row.leastSlackNs && *row.leastSlackNs > 0)
+        out += "  (speeding this up saves nothing: slack >= " + formatDuration(*row.leastSlackNs) +
+               ")";
+      out += "\n";
     }
   }
   if (!a.links.empty()) {
