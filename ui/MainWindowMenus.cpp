@@ -98,6 +98,13 @@ void MainWindow::buildMenus() {
   path->setCheckable(true);
   path->setToolTip("Outline the chain of ops and transfers that sets the longest step's time");
   connect(path, &QAction::toggled, timeline(), &TimelineView::setCriticalPathVisible);
+  QAction* slack = view->addAction("&Slack after each op");
+  slack->setObjectName("slackAction");
+  slack->setCheckable(true);
+  slack->setToolTip(
+      "A green band after each op as long as its slack: how much longer it could take before "
+      "its step ends later (none on the critical path)");
+  connect(slack, &QAction::toggled, timeline(), &TimelineView::setSlackVisible);
   view->addSeparator();
   for (QDockWidget* dock : {planDock_, historyDock_, statsDock_, linksDock_, compareDock_,
                             detailsDock_, teachDock_, exploreDock_})

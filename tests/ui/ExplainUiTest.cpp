@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QAction>
 #include <QMenu>
 #include <QMenuBar>
@@ -58,6 +60,42 @@ TEST(ExplainUi, TheDemoShowsItsIdleCausesAndTheGapSaysWhatItWaitedFor) {
   action(w, "criticalPathAction")->setChecked(true);
   (void)view->grab();
   EXPECT_GT(view->drawnPathOps(), 8u);
+}
+
+// Issue 36 §3: View → Slack draws a band after each op with slack (none after the critical
+// path's), and an op's hover text says its slack.
+TEST(ExplainUi, SlackShowsAfterEachOpThatHasSomeAndInItsHoverText) {
+  test::TempDir dir;
+  MainWindow w;
+  w.resize(1280, 720);
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("slack.sqlite"))));
+  TimelineView* view = w.timeline();
+  view->resize(1200, 400);
+  (void)view->grab();
+  EXPECT_EQ(view->drawnSlackBands(), 0u) << "off until asked";
+  action(w, "slackAction")->setChecked(true);
+  (void)view->grab();
+  // 1F1B p=4 m=8: rank 0's warm-up forwards wait for nothing but have slack (the first
+  // micro-batch's chain is the critical one).
+  const auto& slack = view->explanation()->slack.compute;
+  std::size_t withSlack = 0;
+  for (const auto& rank : slack)
+    withSlack += static_cast<std::size_t>(
+        std::count_if(rank.begin(), rank.end(), [](std::int64_t s) { return s > 0; }));
+  EXPECT_GT(withSlack, 4u);
+  EXPECT_EQ(view->drawnSlackBands(), withSlack) << "the whole demo is in view";
+  // Rank 0's first forward is on the critical path; its second has slack.
+  const QRect first = view->opRect({0, trace::Lane::Compute, 0});
+  const QRect second = view->opRect({0, trace::Lane::Compute, 1});
+  ASSERT_FALSE(first.isEmpty());
+  ASSERT_FALSE(second.isEmpty());
+  EXPECT_TRUE(view->tooltipAt(first.center()).contains("slack 0: on the critical path"))
+      << view->tooltipAt(first.center()).toStdString();
+  EXPECT_EQ(slack[0][1] > 0, view->tooltipAt(second.center()).contains("could take that much"))
+      << view->tooltipAt(second.center()).toStdString();
+  action(w, "slackAction")->setChecked(false);
+  (void)view->grab();
+  EXPECT_EQ(view->drawnSlackBands(), 0u);
 }
 
 TEST(ExplainUi, PapersLoadsAPresetWithItsTeachingText) {

@@ -50,6 +50,7 @@ RunExplanation explainRun(const RunTrace& run) {
     out.criticalPath = std::move(p);
   }
   out.rankWorkNs = workPerRank(run);
+  out.slack = opSlack(graph);
   for (std::size_t r = 0; r < out.bubbles.parts.size(); ++r)
     for (const IdlePart& part : out.bubbles.parts[r]) {
       if (part.cause != IdleCause::Transfer || !part.waitedFor.valid()) continue;

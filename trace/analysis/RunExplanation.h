@@ -16,6 +16,7 @@
 #include "trace/RunTrace.h"
 #include "trace/analysis/BubbleAttribution.h"
 #include "trace/analysis/CriticalPath.h"
+#include "trace/analysis/OpSlack.h"
 
 namespace ps::trace {
 
@@ -38,6 +39,8 @@ struct RunExplanation {
   std::vector<std::int64_t> rankWorkNs;  // Σ of each rank's F/B/I/W/R durations
   // Transfer waits per link (src, dst): the receiver's idle time while the data was in flight.
   std::map<std::pair<int, int>, std::int64_t> transferWaitByLink;
+  // How much longer each compute op could take before its step ends later (OpSlack.h).
+  OpSlackTable slack;
 
   // Share of the run's idle time of one cause, in points of the mean step time (ns / (Σ span·R)).
   double points(IdleCause cause) const;

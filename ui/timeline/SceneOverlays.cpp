@@ -111,6 +111,33 @@ void addCriticalPath(const TimelineScene& scene, const TimelineData& data, Scene
   }
 }
 
+// A thin band along the bottom of each compute op's row from its end for as long as its slack;
+// ops that start up to one view's width before it are looked at too (their band may reach in).
+void addSlack(const TimelineScene& scene, const TimelineData& data, SceneOverlays& out) {
+  const auto& slack = data.explanation()->slack.compute;
+  const auto& run = *data.run();
+  const TimeRange& range = scene.frame().range;
+  const double w = scene.plotWidth();
+  const QRect plot = scene.plotRect();
+  const std::int64_t span = range.end - range.start;
+  for (const Track& t : scene.tracks()) {
+    if (t.rank < 0 || static_cast<std::size_t>(t.rank) >= slack.size()) continue;
+    const int bottom = std::min(t.computeBottom(), t.clipBottom);
+    if (bottom <= std::max(t.computeTop, t.clipTop)) continue;
+    const trace::OpColumns& c = run.ranks[t.rank].lane(Lane::Compute);
+    const auto& of = slack[t.rank];
+    for (std::size_t i = c.lowerBoundStart(range.start - span); i < c.size(); ++i) {
+      if (c.start[i] > range.end) break;
+      if (i >= of.size() || of[i] <= 0) continue;
+      const int x0 = TimelineScene::kGutter + static_cast<int>(timeToPx(range, w, c.end[i]));
+      const int x1 =
+          TimelineScene::kGutter + static_cast<int>(timeToPx(range, w, c.end[i] + of[i]));
+      const QRect r = QRect(x0, bottom - 3, std::max(1, x1 - x0), 3).intersected(plot);
+      if (!r.isEmpty()) out.slackBands.push_back(r);
+    }
+  }
+}
+
 std::optional<SceneBand> band(const TimelineScene& scene, const OverlayState& state) {
   const TimeRange& range = scene.frame().range;
   const double w = scene.plotWidth();
@@ -148,6 +175,7 @@ SceneOverlays buildOverlays(const TimelineScene& scene, TimelineData& data,
     if (state.flows) addFlows(scene, data, out);
     if (data.explanation() && data.explanation()->path && state.path)
       addCriticalPath(scene, data, out);
+    if (data.explanation() && state.slack) addSlack(scene, data, out);
   }
   out.band = band(scene, state);
   return out;

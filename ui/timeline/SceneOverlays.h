@@ -2,8 +2,9 @@
 // What the timeline draws over its geometry on every paint, as primitives built from the scene:
 // the idle parts tinted by cause (under the boxes), the selection (its micro-batch outlined on
 // every rank, arrows from the ops it depends on and to those that wait for it), send → receive
-// flows, the critical path (its ops outlined, joined by a line) and the range band. Cheap: only
-// what is in view. No widget.
+// flows, the critical path (its ops outlined, joined by a line), each op's slack (a thin band
+// after it: how much longer it could take before its step ends later) and the range band. Cheap:
+// only what is in view. No widget.
 
 #include <QPointF>
 #include <QRect>
@@ -34,7 +35,7 @@ struct SceneBand {
 struct OverlayState {
   TimelineOp selection;
   const OpDependencies* dependencies = nullptr;  // of the selection
-  bool flows = false, causes = false, path = false;
+  bool flows = false, causes = false, path = false, slack = false;
   std::optional<std::pair<int, int>> dragX;  // a band being dragged, from and to x
   TimeRange band{0, 0};                      // none when empty
 };
@@ -47,6 +48,7 @@ struct SceneOverlays {
   std::vector<SceneArrow> flows;
   std::vector<std::vector<QPointF>> pathLines;  // the critical path's pieces in view
   std::vector<QRect> pathOps;
+  std::vector<QRect> slackBands;  // after each op in view, as long as its slack
   std::optional<SceneBand> band;
 };
 

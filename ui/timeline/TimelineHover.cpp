@@ -25,7 +25,20 @@ QString hoverText(const TimelineScene& scene, const TimelineData& data, QPoint p
     if (b->count > 1) return foldTooltip(*b->cols, b->first, b->count);
     if (b->lane == Lane::Send || b->lane == Lane::Recv || b->lane == Lane::Collective)
       return commTooltip(*run, b->rank, b->lane, b->op);
-    return opTooltip(*run, b->rank, b->lane, b->op, data.chunks());
+    QString text = opTooltip(*run, b->rank, b->lane, b->op, data.chunks());
+    if (data.explanation() && b->lane == Lane::Compute) {
+      const auto& slack = data.explanation()->slack.compute;
+      const auto r = static_cast<std::size_t>(b->rank);
+      if (r < slack.size() && b->op < slack[r].size() && slack[r][b->op] >= 0)
+        text +=
+            slack[r][b->op] == 0
+                ? QString("\nslack 0: on the critical path (any longer and its step ends later)")
+                : QString(
+                      "\nslack %1: it could take that much longer before its step ends "
+                      "later")
+                      .arg(QString::fromStdString(trace::formatDuration(slack[r][b->op])));
+    }
+    return text;
   }
   const Track* t = scene.trackAt(pos.y());
   if (!t || pos.y() < t->computeTop || pos.y() >= t->computeBottom()) return {};

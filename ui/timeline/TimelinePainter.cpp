@@ -97,6 +97,7 @@ void TimelinePainter::paint(QPainter& p, const TimelineScene& scene, const Timel
   labels_.place(scene, data, target.palette, target.font);
   paintSelection(p, overlays, target.palette);
   paintFlows(p, overlays, target.palette);
+  paintSlack(p, overlays, target.palette);
   paintCriticalPath(p, overlays, scene.plotRect(), labels_);
   labels_.paint(p);
   p.restore();
@@ -213,6 +214,19 @@ void TimelinePainter::paintFlows(QPainter& p, const SceneOverlays& overlays,
   for (const SceneArrow& a : overlays.flows)
     arrow(p, a.from, a.to, colour, 6);
   p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+// Slack: Okabe-Ito bluish green, a solid thin band with a tick at its far end (where the step
+// would start to end later), readable on the idle tints and both palettes.
+void TimelinePainter::paintSlack(QPainter& p, const SceneOverlays& overlays,
+                                 const QPalette& palette) {
+  if (overlays.slackBands.empty()) return;
+  const QColor green(0, 158, 115);
+  const QColor tick = palette.color(QPalette::WindowText);
+  for (const QRect& r : overlays.slackBands) {
+    p.fillRect(r, green);
+    p.fillRect(QRect(r.right(), r.top() - 2, 1, r.height() + 2), tick);
+  }
 }
 
 // The path stays out of the labels: its yellow behind white digits made them unreadable.

@@ -55,6 +55,7 @@ class TimelinePainter {
                          const Colours& c);
   static void paintSelection(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
   static void paintFlows(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
+  static void paintSlack(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
   static void paintCriticalPath(QPainter& p, const SceneOverlays& overlays, const QRect& plot,
                                 const BoxLabels& labels);
   static void paintAxis(QPainter& p, const TimelineScene& scene, const Colours& c,

@@ -231,9 +231,14 @@ void TimelineView::paintEvent(QPaintEvent*) {
       palette(), font(), *this, hasFocus(), layout_.generation(), layout_.pinnedHeight()};
   if (!run()) return TimelinePainter::paintEmpty(p, rect(), target);
   const bool past = !reveal_;  // a replay hides what would show the future
-  OverlayState state{
-      selection_, &deps_, flowsVisible_ && past, causesVisible_ && past, pathVisible_ && past,
-      {},         band_};
+  OverlayState state{selection_,
+                     &deps_,
+                     flowsVisible_ && past,
+                     causesVisible_ && past,
+                     pathVisible_ && past,
+                     slackVisible_ && past,
+                     {},
+                     band_};
   if (drag_ == Drag::Band || drag_ == Drag::ZoomRange) state.dragX = {rangeFromX_, rangeToX_};
   drawn_ = buildOverlays(built, data_, state);
   painter_.paint(p, built, data_, drawn_, target);

@@ -134,6 +134,13 @@ class TimelineView : public QWidget {
     emit criticalPathVisibleChanged(visible);
   }
   bool criticalPathVisible() const { return pathVisible_; }
+  // A thin band after each op as long as its slack (how much longer it could take before its
+  // step ends later).
+  void setSlackVisible(bool visible) {
+    slackVisible_ = visible;
+    update();
+  }
+  bool slackVisible() const { return slackVisible_; }
   // The Teach replay: only ops starting by `t` are drawn (the idle causes, critical path and
   // flows are off meanwhile, they would show the future); nullopt draws every op again.
   void setRevealUntil(std::optional<std::int64_t> t) {
@@ -149,6 +156,7 @@ class TimelineView : public QWidget {
   std::size_t drawnFlows() const { return drawn_.flows.size(); }
   std::size_t drawnCauseParts() const { return drawn_.causes.size(); }
   std::size_t drawnPathOps() const { return drawn_.pathOps.size(); }
+  std::size_t drawnSlackBands() const { return drawn_.slackBands.size(); }
   // Where an op's box is (for tests and the details panel); empty when not on screen.
   QRect opRect(const Selection& op) const;
   // The hover text at `pos` (what the tooltip shows), empty for none.
@@ -207,7 +215,7 @@ class TimelineView : public QWidget {
   SceneOverlays drawn_;  // the overlays of the last paint
   Selection selection_;
   OpDependencies deps_;  // of the selection
-  bool causesVisible_ = true, pathVisible_ = false, flowsVisible_ = false;
+  bool causesVisible_ = true, pathVisible_ = false, flowsVisible_ = false, slackVisible_ = false;
   std::optional<std::int64_t> reveal_;  // the Teach replay's cutoff
   QPoint dragFrom_, pointer_;
   TimeRange dragRange_;
