@@ -1,5 +1,5 @@
-// pipescope-cli compare FILE[:RUN] FILE[:RUN] [--json]
-// pipescope-cli compare FILE RUN_A RUN_B [--json]
+// pipescope-cli compare FILE[:RUN] FILE[:RUN] [--json] [--ops]
+// pipescope-cli compare FILE RUN_A RUN_B [--json] [--ops]
 
 #include <CLI/CLI.hpp>
 
@@ -16,7 +16,9 @@
 #include "runtime/run/RunComparison.h"
 #include "trace/Result.h"
 #include "trace/TerminalText.h"
+#include "trace/analysis/OpDiff.h"
 #include "trace/analysis/RunAnalysis.h"
+#include "trace/analysis/StepsFormat.h"
 #include "trace/store/TraceReader.h"
 
 namespace ps::cli {
@@ -26,6 +28,7 @@ namespace {
 struct CompareOptions {
   std::vector<std::string> args;
   bool json = false;
+  bool ops = false;
 };
 
 // One side of the comparison: a file and, when given, the run in it (else its latest run).
@@ -124,6 +127,10 @@ Action addCompareCommand(CLI::App& app) {
                   "FILE RUN_A RUN_B (two runs of one file)")
       ->required();
   cmd->add_flag("--json", opt->json, "Print one JSON object instead of a table");
+  cmd->add_flag("--ops", opt->ops,
+                "Also match the runs' ops by rank, stage, kind, micro-batch and step: the 20 "
+                "largest moves of start and duration, the ops of one run only, and the bubble's "
+                "change by idle cause");
   return [opt]() {
     auto refs = parseRefs(opt->args);
     if (!refs) return fail(refs.error());
@@ -136,7 +143,15 @@ Action addCompareCommand(CLI::App& app) {
         runtime::compareRuns(trace::analyzeRun(*runA), trace::analyzeRun(*runB));
     c.originA = refs->first.file;
     c.originB = refs->second.file;
-    std::cout << (opt->json ? runtime::comparisonJson(c) : runtime::comparisonText(forTerminal(c)));
+    std::string out =
+        opt->json ? runtime::comparisonJson(c) : runtime::comparisonText(forTerminal(c));
+    if (opt->ops) {
+      const trace::OpDiff diff =
+          trace::diffOps(*runA, trace::explainRun(*runA), *runB, trace::explainRun(*runB));
+      out = opt->json ? trace::withJsonMember(out, "op_diff", trace::opDiffJson(diff))
+                      : out + trace::opDiffText(diff);
+    }
+    std::cout << out;
     return kExitOk;
   };
 }
