@@ -4,7 +4,10 @@
 // shows the current run is created here and subscribes here (docs/ARCHITECTURE.md).
 
 #include <QDockWidget>
+#include <QFontDatabase>
 #include <QHeaderView>
+#include <QPlainTextEdit>
+#include <QSplitter>
 #include <QTableView>
 
 #include "ui/CompareModel.h"
@@ -31,7 +34,17 @@ void MainWindow::buildBottomDocks() {
   compareView->setModel(compare_);
   compareView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   compareView->verticalHeader()->hide();
-  compareDock_ = addDock("Compare", "compareDock", compareView, Qt::BottomDockWidgetArea);
+  // Under the totals, the two runs op by op (RunSession::showOpDiff).
+  auto* compareOps = new QPlainTextEdit(this);
+  compareOps->setObjectName("compareOpsText");
+  compareOps->setReadOnly(true);
+  compareOps->setLineWrapMode(QPlainTextEdit::NoWrap);
+  compareOps->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  auto* compareSplit = new QSplitter(Qt::Horizontal, this);
+  compareSplit->addWidget(compareView);
+  compareSplit->addWidget(compareOps);
+  compareSplit->setSizes({560, 640});  // the table's five columns, then the ops
+  compareDock_ = addDock("Compare", "compareDock", compareSplit, Qt::BottomDockWidgetArea);
   details_ = new OpDetailsPanel(this);
   details_->setTimeline(area_->timeline());
   detailsDock_ = addDock("Details", "detailsDock", details_, Qt::BottomDockWidgetArea);

@@ -85,6 +85,7 @@ class RunSession : public QObject {
   void importAsked(const QString& path);
 
  private:
+  void showOpDiff();
   bool list(qint64 current = -1);
   void setCurrent(const std::shared_ptr<const LoadedRun>& run);
   void showLoaded(const std::shared_ptr<const LoadedRun>& run);

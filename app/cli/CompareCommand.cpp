@@ -146,8 +146,8 @@ Action addCompareCommand(CLI::App& app) {
     std::string out =
         opt->json ? runtime::comparisonJson(c) : runtime::comparisonText(forTerminal(c));
     if (opt->ops) {
-      const trace::OpDiff diff =
-          trace::diffOps(*runA, trace::explainRun(*runA), *runB, trace::explainRun(*runB));
+      const trace::RunExplanation whyA = trace::explainRun(*runA), whyB = trace::explainRun(*runB);
+      const trace::OpDiff diff = trace::diffOps(*runA, &whyA, *runB, &whyB);
       out = opt->json ? trace::withJsonMember(out, "op_diff", trace::opDiffJson(diff))
                       : out + trace::opDiffText(diff);
     }

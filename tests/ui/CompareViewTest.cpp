@@ -8,8 +8,10 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QTest>
 
+#include <climits>
 #include <cstdlib>
 
 #include "tests/common/TestUtil.h"
@@ -144,6 +146,37 @@ TEST(CompareView, TheBottomDockLandsOnTheComparison) {
   EXPECT_FALSE(compare->visibleRegion().isEmpty());
   EXPECT_TRUE(details->visibleRegion().isEmpty());
   cw.shot("compare-dock.png");
+}
+
+// Issue 36 §4 in the app: comparing 1F1B (A) with GPipe (B) tints B's moved ops (GPipe's
+// backwards start later) and the Compare dock says the bubble's change by cause and the largest
+// moves, as `compare --ops` prints them.
+TEST(CompareView, BsOpsAreTintedByHowFarTheyMovedAndTheDockSaysHowTheBubbleChanged) {
+  CompareViewWindow cw;
+  ASSERT_TRUE(cw.w.compareRuns(1, 2)) << cw.w.lastError().toStdString();
+  QTest::qWait(50);
+  auto* b = cw.b();
+  ASSERT_NE(b->opMoves(), nullptr);
+  std::size_t moved = 0;
+  for (const auto& rank : *b->opMoves())
+    for (const std::int64_t d : rank)
+      moved += d != 0 && d != INT64_MIN;
+  EXPECT_GT(moved, 16u) << "GPipe's backwards all start later than 1F1B's";
+  b->grab();
+  EXPECT_EQ(b->drawnMoveBars(), moved) << "every moved op is in view";
+  EXPECT_EQ(cw.w.timeline()->opMoves(), nullptr) << "A is the reference: no tint";
+  auto* text = cw.w.findChild<QPlainTextEdit*>("compareOpsText");
+  ASSERT_NE(text, nullptr);
+  const QString ops = text->toPlainText();
+  EXPECT_TRUE(ops.startsWith("bubble change by cause (points of the step, B - A): "))
+      << ops.toStdString();
+  EXPECT_TRUE(ops.contains("ops matched 68; only in A 0, only in B 0")) << ops.toStdString();
+  EXPECT_TRUE(ops.contains("largest moves")) << ops.toStdString();
+  cw.shot("compare-ops-1280x720.png");
+  // Back to one run: the tint goes with the comparison.
+  cw.click(1);
+  QTest::qWait(30);
+  EXPECT_EQ(b->opMoves(), nullptr);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@ using DiffKey =
 struct DiffSeen {
   DiffOp op;
   std::int64_t start = 0, duration = 0;
+  std::size_t index = 0;  // in its rank's compute lane
 };
 
 // Every compute op of the run by key, in start order per key; starts from its step's start.
@@ -36,7 +37,7 @@ std::map<DiffKey, std::vector<DiffSeen>> opsByKey(const RunTrace& run) {
     for (std::size_t i = 0; i < c.size(); ++i) {
       const DiffOp op{static_cast<int>(r), c.kind[i], c.stage[i], c.microbatch[i], c.step[i]};
       out[{op.rank, op.stage, static_cast<int>(op.kind), op.microbatch, op.step}].push_back(
-          {op, c.start[i] - stepStart[c.step[i]], c.end[i] - c.start[i]});
+          {op, c.start[i] - stepStart[c.step[i]], c.end[i] - c.start[i], i});
     }
   }
   return out;
@@ -61,9 +62,12 @@ std::int64_t OpMove::size() const {
   return std::max(std::llabs(deltaStart()), std::llabs(deltaDuration()));
 }
 
-OpDiff diffOps(const RunTrace& a, const RunExplanation& whyA, const RunTrace& b,
-               const RunExplanation& whyB) {
+OpDiff diffOps(const RunTrace& a, const RunExplanation* whyA, const RunTrace& b,
+               const RunExplanation* whyB) {
   OpDiff diff;
+  diff.deltaStartOfB.resize(b.ranks.size());
+  for (std::size_t r = 0; r < b.ranks.size(); ++r)
+    diff.deltaStartOfB[r].assign(b.ranks[r].lane(Lane::Compute).size(), OpDiff::kUnmatched);
   const auto opsA = opsByKey(a);
   auto opsB = opsByKey(b);
   for (const auto& [key, listA] : opsA) {
@@ -75,6 +79,8 @@ OpDiff diffOps(const RunTrace& a, const RunExplanation& whyA, const RunTrace& b,
         continue;
       }
       const DiffSeen& other = it->second[k];
+      diff.deltaStartOfB[static_cast<std::size_t>(other.op.rank)][other.index] =
+          other.start - listA[k].start;
       diff.moves.push_back(
           {listA[k].op, listA[k].start, other.start, listA[k].duration, other.duration});
     }
@@ -85,9 +91,9 @@ OpDiff diffOps(const RunTrace& a, const RunExplanation& whyA, const RunTrace& b,
       diff.onlyB.push_back(s.op);
   std::stable_sort(diff.moves.begin(), diff.moves.end(),
                    [](const OpMove& x, const OpMove& y) { return x.size() > y.size(); });
-  for (int c = 0; c < kIdleCauseCount; ++c) {
+  for (int c = 0; c < kIdleCauseCount && whyA && whyB; ++c) {
     const auto cause = static_cast<IdleCause>(c);
-    const double pa = whyA.points(cause), pb = whyB.points(cause);
+    const double pa = whyA->points(cause), pb = whyB->points(cause);
     diff.causePoints[c] = pb - pa;
     diff.bubblePointsA += pa;
     diff.bubblePointsB += pb;
@@ -120,8 +126,9 @@ std::string opDiffText(const OpDiff& diff, std::size_t top) {
                   std::string(idleCauseLabel(static_cast<IdleCause>(order[i]))).c_str());
     out += buf;
   }
-  std::snprintf(buf, sizeof buf, "%s= %+.2f pts (%.2f -> %.2f)\n", order.empty() ? "" : " ",
-                diff.bubblePointsB - diff.bubblePointsA, diff.bubblePointsA, diff.bubblePointsB);
+  std::snprintf(buf, sizeof buf, "%s %+.2f pts (%.2f -> %.2f)\n",
+                order.empty() ? "no cause moved," : " =", diff.bubblePointsB - diff.bubblePointsA,
+                diff.bubblePointsA, diff.bubblePointsB);
   out += buf;
   std::snprintf(buf, sizeof buf, "ops matched %zu; only in A %zu, only in B %zu\n",
                 diff.moves.size(), diff.onlyA.size(), diff.onlyB.size());

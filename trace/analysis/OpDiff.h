@@ -6,6 +6,7 @@
 // points of the step ("+3.10 pts transfer, -1.20 pts warm-up").
 
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,10 +38,16 @@ struct OpDiff {
   // Per idle cause, B's points of the step less A's (RunExplanation::points), and the bubbles.
   std::array<double, kIdleCauseCount> causePoints{};
   double bubblePointsA = 0, bubblePointsB = 0;
+  // Per rank of B, per compute-lane op: its Δstart against A (kUnmatched: A has no such op), for
+  // the app's tint of B's timeline.
+  static constexpr std::int64_t kUnmatched = INT64_MIN;
+  std::vector<std::vector<std::int64_t>> deltaStartOfB;
 };
 
-OpDiff diffOps(const RunTrace& a, const RunExplanation& whyA, const RunTrace& b,
-               const RunExplanation& whyB);
+// The explanations give the bubble's split by cause; without them (a run too large to explain)
+// it is left at zero.
+OpDiff diffOps(const RunTrace& a, const RunExplanation* whyA, const RunTrace& b,
+               const RunExplanation* whyB);
 
 // "r0:2F5" (rank, stage, kind, micro-batch), " step 3" when not step 0.
 std::string diffOpLabel(const DiffOp& op);

@@ -36,6 +36,7 @@ struct OverlayState {
   TimelineOp selection;
   const OpDependencies* dependencies = nullptr;  // of the selection
   bool flows = false, causes = false, path = false, slack = false;
+  const std::vector<std::vector<std::int64_t>>* moves = nullptr;  // Δstart per op (compare)
   std::optional<std::pair<int, int>> dragX;  // a band being dragged, from and to x
   TimeRange band{0, 0};                      // none when empty
 };
@@ -49,6 +50,11 @@ struct SceneOverlays {
   std::vector<std::vector<QPointF>> pathLines;  // the critical path's pieces in view
   std::vector<QRect> pathOps;
   std::vector<QRect> slackBands;  // after each op in view, as long as its slack
+  struct MoveBar {
+    QRect rect;
+    double share;  // Δstart over the largest |Δstart| of the run: -1 (earlier) .. 1 (later)
+  };
+  std::vector<MoveBar> moveBars;  // compare: a bar along the top of each moved op in view
   std::optional<SceneBand> band;
 };
 

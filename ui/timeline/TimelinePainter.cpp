@@ -98,6 +98,7 @@ void TimelinePainter::paint(QPainter& p, const TimelineScene& scene, const Timel
   paintSelection(p, overlays, target.palette);
   paintFlows(p, overlays, target.palette);
   paintSlack(p, overlays, target.palette);
+  paintMoves(p, overlays);
   paintCriticalPath(p, overlays, scene.plotRect(), labels_);
   labels_.paint(p);
   p.restore();
@@ -226,6 +227,17 @@ void TimelinePainter::paintSlack(QPainter& p, const SceneOverlays& overlays,
   for (const QRect& r : overlays.slackBands) {
     p.fillRect(r, green);
     p.fillRect(QRect(r.right(), r.top() - 2, 1, r.height() + 2), tick);
+  }
+}
+
+// Compare: later than in A a dark bar, earlier a light one (the kinds' own colours are blue and
+// vermillion: a coloured bar vanished on its box), as strong as the move is large against the
+// run's largest (at least a third, so a small move still shows).
+void TimelinePainter::paintMoves(QPainter& p, const SceneOverlays& overlays) {
+  for (const auto& bar : overlays.moveBars) {
+    QColor c = bar.share > 0 ? QColor(0, 0, 0) : QColor(255, 255, 255);
+    c.setAlphaF(0.33 + 0.67 * std::min(1.0, std::abs(bar.share)));
+    p.fillRect(bar.rect, c);
   }
 }
 

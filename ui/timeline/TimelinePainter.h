@@ -56,6 +56,7 @@ class TimelinePainter {
   static void paintSelection(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
   static void paintFlows(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
   static void paintSlack(QPainter& p, const SceneOverlays& overlays, const QPalette& palette);
+  static void paintMoves(QPainter& p, const SceneOverlays& overlays);
   static void paintCriticalPath(QPainter& p, const SceneOverlays& overlays, const QRect& plot,
                                 const BoxLabels& labels);
   static void paintAxis(QPainter& p, const TimelineScene& scene, const Colours& c,

@@ -46,6 +46,7 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
 void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
                           std::vector<trace::StepStats> steps) {
   data_ = TimelineData(std::move(run), std::move(steps));  // no explanation, flows nor search
+  moves_.reset();                                          // of the run compared before
   selection_ = {};
   deps_ = {};
   painter_.forgetLabels();  // of the last run ("3·1" on an interleaved one)
@@ -237,6 +238,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
                      causesVisible_ && past,
                      pathVisible_ && past,
                      slackVisible_ && past,
+                     moves_.get(),
                      {},
                      band_};
   if (drag_ == Drag::Band || drag_ == Drag::ZoomRange) state.dragX = {rangeFromX_, rangeToX_};

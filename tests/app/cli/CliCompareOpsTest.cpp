@@ -61,7 +61,7 @@ TEST(CliCompareOps, AnImportMatchesItsRunAndExtraMicroBatchesAreListed) {
   const auto same = cli({"compare", db, imported, "--ops"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_THAT(same.out, HasSubstr("ops matched 68; only in A 0, only in B 0\n"));
-  EXPECT_THAT(same.out, HasSubstr("= +0.00 pts (27.27 -> 27.27)\n"));
+  EXPECT_THAT(same.out, HasSubstr("B - A): no cause moved, +0.00 pts (27.27 -> 27.27)\n"));
   EXPECT_THAT(same.out, HasSubstr("r0:0F0              0 ns          0 ns          0 ns"));
 
   simOneF1B(db, {"--microbatches", "10"});
