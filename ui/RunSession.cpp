@@ -3,13 +3,11 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTimer>
 
 #include "runtime/run/RunConfig.h"
 #include "runtime/run/RunPlan.h"
-#include "trace/analysis/OpDiff.h"
 #include "trace/store/TraceCopy.h"
 #include "trace/store/TraceStore.h"
 #include "ui/CompareModel.h"
@@ -25,7 +23,6 @@
 #include "ui/ScratchSession.h"
 #include "ui/TimelineArea.h"
 #include "ui/import/ImportRequest.h"
-#include "ui/timeline/TimelineView.h"
 
 namespace ps::ui {
 
@@ -180,25 +177,6 @@ void RunSession::followSelection() {
     showLoaded(*run);
   }
   if (selected.size() > 2) v_.status->showMessage("select exactly two runs to compare them", 5000);
-}
-
-// Compare, op by op (issue 36 §4): B's ops tinted by how far they moved against A, and the
-// bubble's change by cause with the largest moves under the table. Both runs explained (so not
-// past kExplainMaxOps): the matching sorts both runs' ops.
-void RunSession::showOpDiff() {
-  auto* text = v_.compareDock->findChild<QPlainTextEdit*>("compareOpsText");
-  if (!current_->why || !compared_->why) {
-    if (text) text->setPlainText("Op by op: not for runs this large (they are not explained).");
-    return;
-  }
-  const trace::OpDiff diff = trace::diffOps(*current_->trace, current_->why.get(),
-                                            *compared_->trace, compared_->why.get());
-  v_.area->compareTimeline()->setOpMoves(
-      std::make_shared<const std::vector<std::vector<std::int64_t>>>(diff.deltaStartOfB));
-  if (text)
-    text->setPlainText(QString::fromStdString(trace::opDiffText(diff, 10)).trimmed() +
-                       "\n\nOn B's timeline a bar along the top of each op that moved: dark "
-                       "where it starts later than in A, light where earlier.");
 }
 
 bool RunSession::compareRuns(qint64 a, qint64 b) {

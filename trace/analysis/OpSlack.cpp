@@ -53,6 +53,8 @@ class SlackGraph {
   void buildEdges();
   void addRankOrder(int rank, std::size_t k);
   void addCollectiveEdges(int rank);
+  std::vector<std::int32_t> reverseTopologicalOrder(
+      const std::vector<std::int32_t>& succBegin) const;
 
   const StepGraph& graph_;
   const RunTrace& run_;
@@ -152,19 +154,13 @@ void SlackGraph::addRankOrder(int rank, std::size_t k) {
   }
 }
 
-OpSlackTable SlackGraph::solve() const {
+// Successors before predecessors: a reverse topological order (Kahn's, from the ops nothing
+// waits for). Time alone cannot order it: a send and its receive of no duration end together.
+// Ops left on a cycle (an imported trace's odd timestamps) follow, later ends first.
+std::vector<std::int32_t> SlackGraph::reverseTopologicalOrder(
+    const std::vector<std::int32_t>& succBegin) const {
   const auto count = static_cast<std::int32_t>(refs_.size());
-  // Successors in CSR form.
-  std::vector<std::int32_t> begin(static_cast<std::size_t>(count) + 1, 0), succ(edges_.size());
-  for (const auto& [from, to] : edges_)
-    ++begin[static_cast<std::size_t>(from) + 1];
-  std::partial_sum(begin.begin(), begin.end(), begin.begin());
-  std::vector<std::int32_t> fill(begin.begin(), begin.end() - 1);
-  for (const auto& [from, to] : edges_)
-    succ[static_cast<std::size_t>(fill[from]++)] = to;
-  // Successors before predecessors: a reverse topological order (Kahn's, from the ops nothing
-  // waits for). Time alone cannot order it: a send and its receive of no duration end together.
-  // Ops left on a cycle (an imported trace's odd timestamps) follow, later ends first.
+  const std::vector<std::int32_t>& begin = succBegin;
   std::vector<std::int32_t> pending(static_cast<std::size_t>(count));
   std::vector<std::int32_t> predBegin(static_cast<std::size_t>(count) + 1, 0), pred(edges_.size());
   for (const auto& [from, to] : edges_)
@@ -194,6 +190,20 @@ OpSlackTable SlackGraph::solve() const {
     });
     order.insert(order.end(), rest.begin(), rest.end());
   }
+  return order;
+}
+
+OpSlackTable SlackGraph::solve() const {
+  const auto count = static_cast<std::int32_t>(refs_.size());
+  // Successors in CSR form.
+  std::vector<std::int32_t> begin(static_cast<std::size_t>(count) + 1, 0), succ(edges_.size());
+  for (const auto& [from, to] : edges_)
+    ++begin[static_cast<std::size_t>(from) + 1];
+  std::partial_sum(begin.begin(), begin.end(), begin.begin());
+  std::vector<std::int32_t> fill(begin.begin(), begin.end() - 1);
+  for (const auto& [from, to] : edges_)
+    succ[static_cast<std::size_t>(fill[from]++)] = to;
+  const std::vector<std::int32_t> order = reverseTopologicalOrder(begin);
   std::vector<std::int64_t> latestEnd(static_cast<std::size_t>(count), kUnset);
   auto latestStart = [&](std::int32_t n) {
     std::int64_t ls = latestEnd[n] - (end(n) - start(n));

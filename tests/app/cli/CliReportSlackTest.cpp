@@ -42,7 +42,9 @@ TEST(CliReportSlack, TheSlowRankIsCriticalAndTheOthersHaveSlack) {
     ++ops;
     const std::int64_t slack = int64_t(op["slack_ns"]);
     EXPECT_GE(slack, 0);
-    if (int64_t(op["rank"]) == 3 && std::string_view(op["kind"]) != "OPT") EXPECT_EQ(slack, 0);
+    if (int64_t(op["rank"]) == 3 && std::string_view(op["kind"]) != "OPT") {
+      EXPECT_EQ(slack, 0);
+    }
     critical += slack == 0;
   }
   EXPECT_EQ(ops, 4 * 16 + 4) << "every F, B and OPT";

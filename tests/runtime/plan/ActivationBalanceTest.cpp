@@ -79,12 +79,15 @@ TEST(ActivationBalance, MovesAreChosenWithTheLinksTime) {
       EXPECT_LE(std::max(after[r], after[7 - r]), std::max(before[r], before[7 - r]))
           << gbps << " Gb/s, pair " << r;
       // A lighter rank takes bytes only where its partner gives some up.
-      if (after[7 - r] > before[7 - r])
+      if (after[7 - r] > before[7 - r]) {
         EXPECT_LT(after[r], before[r]) << gbps << " Gb/s, pair " << r;
+      }
     }
     ASSERT_TRUE(a.step_time_ns && base.step_time_ns);
     EXPECT_LE(*a.step_time_ns, *base.step_time_ns + *base.step_time_ns / 10000) << gbps;
-    if (gbps > 100) EXPECT_LT(after[0], before[0]) << "at 200 Gb/s rank 0 still lends";
+    if (gbps > 100) {
+      EXPECT_LT(after[0], before[0]) << "at 200 Gb/s rank 0 still lends";
+    }
   }
 }
 

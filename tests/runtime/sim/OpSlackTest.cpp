@@ -90,7 +90,9 @@ TEST(OpSlack, EveryOpsSlackIsExactAgainstStretchingIt) {
       const auto path = trace::longestStepCriticalPath(graph);
       ASSERT_TRUE(path.has_value()) << info.name;
       for (const trace::OpRef& op : path->ops)
-        if (op.lane == trace::Lane::Compute) EXPECT_EQ(slack.compute[op.rank][op.index], 0);
+        if (op.lane == trace::Lane::Compute) {
+          EXPECT_EQ(slack.compute[op.rank][op.index], 0);
+        }
     }
   EXPECT_GE(generators, 20);
 }
