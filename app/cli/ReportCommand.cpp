@@ -92,7 +92,7 @@ Action addReportCommand(CLI::App& app) {
     const trace::StepGraph graph(*run);
     if (opt->sensitivity) {
       // Why a speed-up saves nothing: none of its ops is on the critical path.
-      const auto slack = trace::opSlack(graph).leastByStageKind;
+      const auto& slack = why.slack.leastByStageKind;
       for (trace::StepSpeedup& row : table)
         if (const auto it = slack.find({row.stage, row.kind}); it != slack.end())
           row.leastSlackNs = it->second;
@@ -108,8 +108,7 @@ Action addReportCommand(CLI::App& app) {
         out = trace::withJsonMember(
             out, "steps_detail",
             trace::stepsJson(trace::buildStepTable(analysis, why.bubbles), stragglers));
-      if (opt->slack)
-        out = trace::withJsonMember(out, "slack", trace::slackJson(*run, trace::opSlack(graph)));
+      if (opt->slack) out = trace::withJsonMember(out, "slack", trace::slackJson(*run, why.slack));
       std::cout << out;
       return kExitOk;
     }
@@ -117,7 +116,7 @@ Action addReportCommand(CLI::App& app) {
               << trace::flaggedStragglersLine(stragglers);
     if (opt->steps)
       std::cout << trace::stepsText(trace::buildStepTable(analysis, why.bubbles), stragglers);
-    if (opt->slack) std::cout << trace::slackText(*run, trace::opSlack(graph));
+    if (opt->slack) std::cout << trace::slackText(*run, why.slack);
     return kExitOk;
   };
 }
