@@ -165,6 +165,15 @@ TEST(CompareView, BsOpsAreTintedByHowFarTheyMovedAndTheDockSaysHowTheBubbleChang
   b->grab();
   EXPECT_EQ(b->drawnMoveBars(), moved) << "every moved op is in view";
   EXPECT_EQ(cw.w.timeline()->opMoves(), nullptr) << "A is the reference: no tint";
+  // GPipe's last backward on rank 0 (B0 of micro-batch 0, its last op before OPT) starts later.
+  const auto& lane = b->run()->ranks[0].lane(trace::Lane::Compute);
+  std::size_t lastB = 0;
+  for (std::size_t i = 0; i < lane.size(); ++i)
+    if (lane.kind[i] == trace::OpKind::B) lastB = i;
+  const QRect box = b->opRect({0, trace::Lane::Compute, lastB});
+  ASSERT_FALSE(box.isEmpty());
+  EXPECT_TRUE(b->tooltipAt(box.center()).contains("vs A: starts 2.100 ms later"))
+      << b->tooltipAt(box.center()).toStdString();
   auto* text = cw.w.findChild<QPlainTextEdit*>("compareOpsText");
   ASSERT_NE(text, nullptr);
   const QString ops = text->toPlainText();

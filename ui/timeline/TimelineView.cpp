@@ -8,8 +8,10 @@
 #include <QWheelEvent>
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 
+#include "trace/Units.h"
 #include "ui/timeline/RankGutter.h"
 #include "ui/timeline/TimelineHover.h"
 #include "ui/timeline/TimelineMenu.h"
@@ -220,7 +222,23 @@ QRect TimelineView::opRect(const Selection& op) const {
 }
 
 QString TimelineView::tooltipAt(QPoint pos) {
-  return run() ? hoverText(scene(), data_, pos, band_) : QString();
+  if (!run()) return {};
+  QString text = hoverText(scene(), data_, pos, band_);
+  // Compare: how far the op under the pointer moved against run A.
+  const SceneBox* b = moves_ ? scene().boxAt(pos) : nullptr;
+  if (b && b->count <= 1 && b->lane == Lane::Compute &&
+      static_cast<std::size_t>(b->rank) < moves_->size() && b->op < (*moves_)[b->rank].size()) {
+    const std::int64_t d = (*moves_)[b->rank][b->op];
+    if (d == INT64_MIN)
+      text += "\nvs A: no such op in run A";
+    else if (d == 0)
+      text += "\nvs A: starts when it did in A (from its step's start)";
+    else
+      text += QString("\nvs A: starts %1 %2 (from its step's start)")
+                  .arg(QString::fromStdString(trace::formatDuration(d < 0 ? -d : d)))
+                  .arg(d > 0 ? "later" : "earlier");
+  }
+  return text;
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
