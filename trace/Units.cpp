@@ -42,4 +42,22 @@ std::string formatPercent(double ratio) {
   return buf;
 }
 
+std::size_t textColumns(const std::string& text) {
+  std::size_t n = 0;
+  for (unsigned char ch : text)
+    if ((ch & 0xc0) != 0x80) ++n;
+  return n;
+}
+
+std::string padRight(std::string text, std::size_t width) {
+  const std::size_t n = textColumns(text);
+  if (n < width) text.append(width - n, ' ');
+  return text;
+}
+
+std::string padLeft(const std::string& text, std::size_t width) {
+  const std::size_t n = textColumns(text);
+  return n < width ? std::string(width - n, ' ') + text : text;
+}
+
 }  // namespace ps::trace

@@ -13,4 +13,10 @@ std::string formatBytes(std::int64_t bytes);
 // 0.2727 -> "27.27 %".
 std::string formatPercent(double ratio);
 
+// Display columns of UTF-8 text ("µs" is two, not three bytes' worth) and the text padded to
+// `width` of them, on the right or the left: the tables' alignment.
+std::size_t textColumns(const std::string& text);
+std::string padRight(std::string text, std::size_t width);
+std::string padLeft(const std::string& text, std::size_t width);
+
 }  // namespace ps::trace

@@ -212,23 +212,6 @@ std::string compareRunTitle(const RunInfo& run, const std::string& origin) {
 
 namespace {
 
-std::size_t columns(const std::string& text) {
-  std::size_t n = 0;
-  for (unsigned char ch : text)
-    if ((ch & 0xc0) != 0x80) ++n;
-  return n;
-}
-// Pads to `width` display columns (UTF-8 aware: "µs" is two columns, not three).
-std::string padRight(std::string text, std::size_t width) {
-  const std::size_t n = columns(text);
-  if (n < width) text.append(width - n, ' ');
-  return text;
-}
-std::string padLeft(const std::string& text, std::size_t width) {
-  const std::size_t n = columns(text);
-  return n < width ? std::string(width - n, ' ') + text : text;
-}
-
 std::string runLine(const char* which, const RunInfo& run, const std::string& origin) {
   std::string s = std::string(which) + "  " + compareRunTitle(run, origin) + "  source " +
                   run.source + "  schedule " + run.schedule.value_or("-");
@@ -252,26 +235,26 @@ std::string comparisonText(const RunComparison& c) {
     knobs.push_back({d.label, d.a.value_or("-"), d.b.value_or("-"), "", ""});
 
   const Cells header{"", "A", "B", "B − A", "B / A"};
-  std::size_t w[5] = {columns("what differs"), 0, 0, 0, 0};
+  std::size_t w[5] = {trace::textColumns("what differs"), 0, 0, 0, 0};
   for (const auto* list : {&table, &knobs})
     for (const auto& cells : *list) {
-      w[0] = std::max(w[0], columns(cells.label));
-      w[1] = std::max(w[1], columns(cells.a));
-      w[2] = std::max(w[2], columns(cells.b));
-      w[3] = std::max(w[3], columns(cells.diff));
-      w[4] = std::max(w[4], columns(cells.ratio));
+      w[0] = std::max(w[0], trace::textColumns(cells.label));
+      w[1] = std::max(w[1], trace::textColumns(cells.a));
+      w[2] = std::max(w[2], trace::textColumns(cells.b));
+      w[3] = std::max(w[3], trace::textColumns(cells.diff));
+      w[4] = std::max(w[4], trace::textColumns(cells.ratio));
     }
   for (std::size_t i = 1; i < 5; ++i)
-    w[i] = std::max(w[i], columns(i == 1   ? header.a
-                                  : i == 2 ? header.b
-                                  : i == 3 ? header.diff
-                                           : header.ratio));
+    w[i] = std::max(w[i], trace::textColumns(i == 1   ? header.a
+                                             : i == 2 ? header.b
+                                             : i == 3 ? header.diff
+                                                      : header.ratio));
 
   // Numbers right-aligned (digits line up), knob values left-aligned (they are words).
   auto numberLine = [&](const Cells& cells) {
-    std::string s = padRight(cells.label, w[0]) + "  " + padLeft(cells.a, w[1]) + "  " +
-                    padLeft(cells.b, w[2]) + "  " + padLeft(cells.diff, w[3]) + "  " +
-                    padLeft(cells.ratio, w[4]);
+    std::string s = trace::padRight(cells.label, w[0]) + "  " + trace::padLeft(cells.a, w[1]) +
+                    "  " + trace::padLeft(cells.b, w[2]) + "  " + trace::padLeft(cells.diff, w[3]) +
+                    "  " + trace::padLeft(cells.ratio, w[4]);
     return s + "\n";
   };
   std::string out = runLine("A", c.runA, c.originA) + runLine("B", c.runB, c.originB) + "\n";
@@ -280,9 +263,10 @@ std::string comparisonText(const RunComparison& c) {
     out += numberLine(cells);
   out += "\n";
   if (knobs.empty()) return out + "what differs: nothing in the runs' configs\n";
-  out += padRight("what differs", w[0]) + "  " + padRight("A", w[1]) + "  B\n";
+  out += trace::padRight("what differs", w[0]) + "  " + trace::padRight("A", w[1]) + "  B\n";
   for (const auto& cells : knobs)
-    out += padRight(cells.label, w[0]) + "  " + padRight(cells.a, w[1]) + "  " + cells.b + "\n";
+    out += trace::padRight(cells.label, w[0]) + "  " + trace::padRight(cells.a, w[1]) + "  " +
+           cells.b + "\n";
   return out;
 }
 

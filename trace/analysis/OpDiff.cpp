@@ -43,15 +43,6 @@ std::map<DiffKey, std::vector<DiffSeen>> opsByKey(const RunTrace& run) {
   return out;
 }
 
-// `text` padded to `width` characters (UTF-8: "µs" is one character in two bytes).
-std::string padded(std::string text, std::size_t width) {
-  std::size_t chars = 0;
-  for (const unsigned char ch : text)
-    chars += (ch & 0xC0) != 0x80;
-  if (chars < width) text.append(width - chars, ' ');
-  return text;
-}
-
 std::string signedDuration(std::int64_t ns) {
   return (ns > 0 ? "+" : ns < 0 ? "-" : "") + formatDuration(std::llabs(ns));
 }
@@ -139,11 +130,12 @@ std::string opDiffText(const OpDiff& diff, std::size_t top) {
         "start B       delta start   duration A    duration B    delta duration\n";
     for (std::size_t i = 0; i < diff.moves.size() && i < top; ++i) {
       const OpMove& m = diff.moves[i];
-      out +=
-          padded(diffOpLabel(m.op), 18) + "  " + padded(formatDuration(m.startA), 12) + "  " +
-          padded(formatDuration(m.startB), 12) + "  " + padded(signedDuration(m.deltaStart()), 12) +
-          "  " + padded(formatDuration(m.durationA), 12) + "  " +
-          padded(formatDuration(m.durationB), 12) + "  " + signedDuration(m.deltaDuration()) + "\n";
+      out += padRight(diffOpLabel(m.op), 18) + "  " + padRight(formatDuration(m.startA), 12) +
+             "  " + padRight(formatDuration(m.startB), 12) + "  " +
+             padRight(signedDuration(m.deltaStart()), 12) + "  " +
+             padRight(formatDuration(m.durationA), 12) + "  " +
+             padRight(formatDuration(m.durationB), 12) + "  " + signedDuration(m.deltaDuration()) +
+             "\n";
     }
   }
   for (const auto& [name, list] : {std::pair{"A", &diff.onlyA}, std::pair{"B", &diff.onlyB}}) {

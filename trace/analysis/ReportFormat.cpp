@@ -182,14 +182,6 @@ namespace {
 std::string opt(const std::optional<int>& v) {
   return v ? std::to_string(*v) : "-";
 }
-// Pads to `width` display columns (UTF-8 aware, so "µs" counts as two columns, not three).
-std::string pad(std::string text, std::size_t width) {
-  std::size_t columns = 0;
-  for (unsigned char c : text)
-    if ((c & 0xc0) != 0x80) ++columns;
-  if (columns < width) text.append(width - columns, ' ');
-  return text;
-}
 std::string line(const char* fmt, auto... args) {
   char buf[512];
   std::snprintf(buf, sizeof buf, fmt, args...);
@@ -207,13 +199,13 @@ std::string breakdownText(const RunExplanation& why) {
   std::string out = "\nidle by cause (share of the step time)\nrank  ";
   // Padded columns, the last one not (no trailing blanks).
   auto cell = [](std::string text, int c) {
-    return c + 1 < kIdleCauseCount ? pad(std::move(text), 11) : text;
+    return c + 1 < kIdleCauseCount ? padRight(std::move(text), 11) : text;
   };
   for (int c = 0; c < kIdleCauseCount; ++c)
     out += cell(std::string(idleCauseLabel(static_cast<IdleCause>(c))), c);
   out += "\n";
   auto row = [&](std::string head, const BubbleBreakdown& b, std::int64_t of) {
-    out += pad(std::move(head), 6);
+    out += padRight(std::move(head), 6);
     for (int c = 0; c < kIdleCauseCount; ++c)
       out += cell(shareOf(b.ns[c], of), c);
     out += "\n";
@@ -314,9 +306,9 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
                                              : "");
   out += "\nrank  busy              bubble     peak memory   capacity\n";
   for (const auto& r : a.ranks) {
-    out += line("%4d  ", r.rank) + pad(formatDuration(r.busy_ns), 16) + "  " +
-           pad(r.bubble_ratio ? formatPercent(*r.bubble_ratio) : "-", 9) + "  " +
-           pad(r.peak_memory_bytes ? formatBytes(*r.peak_memory_bytes) : "-", 12) + "  " +
+    out += line("%4d  ", r.rank) + padRight(formatDuration(r.busy_ns), 16) + "  " +
+           padRight(r.bubble_ratio ? formatPercent(*r.bubble_ratio) : "-", 9) + "  " +
+           padRight(r.peak_memory_bytes ? formatBytes(*r.peak_memory_bytes) : "-", 12) + "  " +
            (r.memory_capacity_bytes ? formatBytes(*r.memory_capacity_bytes) : "-") + "\n";
   }
   if (why != nullptr) {
@@ -331,7 +323,7 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
       const std::string what = std::string(opKindName(row.kind)) + " on stage " +
                                std::to_string(row.stage) + " (rank " + std::to_string(row.rank) +
                                ")";
-      out += "  " + pad(what, 24) + formatDuration(row.savedNs);
+      out += "  " + padRight(what, 24) + formatDuration(row.savedNs);
       if (row.savedNs == 0 && row.leastSlackNs && *row.leastSlackNs > 0)
         out += "  (speeding this up saves nothing: slack >= " + formatDuration(*row.leastSlackNs) +
                ")";
@@ -346,14 +338,14 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
                                         ? line("%.2f Gb/s", static_cast<double>(l.bytes) * 8.0 /
                                                                 static_cast<double>(l.busy_ns))
                                         : "-";
-      out += line("%3d -> %-3d ", l.src, l.dst) + pad(formatBytes(l.bytes), 12) + "  " +
-             pad(formatDuration(l.busy_ns), 16) + "  " + bandwidth + "\n";
+      out += line("%3d -> %-3d ", l.src, l.dst) + padRight(formatBytes(l.bytes), 12) + "  " +
+             padRight(formatDuration(l.busy_ns), 16) + "  " + bandwidth + "\n";
     }
   }
   if (!a.metrics.empty()) {
     out += "\nmetric (last value)\n";
     for (const auto& [name, value] : a.metrics)
-      out += "  " + pad(terminalSafe(name), 20) + line(" %.6g\n", value);
+      out += "  " + padRight(terminalSafe(name), 20) + line(" %.6g\n", value);
   }
   return out;
 }

@@ -1,8 +1,8 @@
 #include "ui/timeline/SceneOverlays.h"
 
-#include <climits>
-
 #include <algorithm>
+
+#include "trace/analysis/OpDiff.h"
 
 namespace ps::ui {
 
@@ -142,11 +142,11 @@ void addSlack(const TimelineScene& scene, const TimelineData& data, SceneOverlay
 
 // Compare: how far each op of B moved against A, as a bar along the top of its box.
 void addMoves(const TimelineScene& scene, const TimelineData& data,
-              const std::vector<std::vector<std::int64_t>>& moves, SceneOverlays& out) {
+              const TimelineData::OpMoves& moves, SceneOverlays& out) {
   std::int64_t largest = 0;
   for (const auto& rank : moves)
     for (const std::int64_t d : rank)
-      if (d != INT64_MIN) largest = std::max(largest, d < 0 ? -d : d);
+      if (d != trace::OpDiff::kUnmatched) largest = std::max(largest, d < 0 ? -d : d);
   if (largest == 0) return;
   const auto& run = *data.run();
   const TimeRange& range = scene.frame().range;
@@ -156,7 +156,7 @@ void addMoves(const TimelineScene& scene, const TimelineData& data,
     const auto& of = moves[t.rank];
     for (std::size_t i = c.lowerBoundStart(range.start - (range.end - range.start));
          i < c.size() && i < of.size() && c.start[i] <= range.end; ++i) {
-      if (of[i] == INT64_MIN || of[i] == 0) continue;
+      if (of[i] == trace::OpDiff::kUnmatched || of[i] == 0) continue;
       const QRect box = scene.opRect(data, {t.rank, Lane::Compute, i});
       if (box.isEmpty()) continue;
       out.moveBars.push_back({QRect(box.left(), box.top(), box.width(), 4),
@@ -203,7 +203,7 @@ SceneOverlays buildOverlays(const TimelineScene& scene, TimelineData& data,
     if (data.explanation() && data.explanation()->path && state.path)
       addCriticalPath(scene, data, out);
     if (data.explanation() && state.slack) addSlack(scene, data, out);
-    if (state.moves) addMoves(scene, data, *state.moves, out);
+    if (data.opMoves()) addMoves(scene, data, *data.opMoves(), out);
   }
   out.band = band(scene, state);
   return out;

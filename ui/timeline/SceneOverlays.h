@@ -36,7 +36,6 @@ struct OverlayState {
   TimelineOp selection;
   const OpDependencies* dependencies = nullptr;  // of the selection
   bool flows = false, causes = false, path = false, slack = false;
-  const std::vector<std::vector<std::int64_t>>* moves = nullptr;  // Δstart per op (compare)
   std::optional<std::pair<int, int>> dragX;  // a band being dragged, from and to x
   TimeRange band{0, 0};                      // none when empty
 };

@@ -2,8 +2,8 @@
 // The run as the timeline shows it, prepared once per run and shared by the scene (geometry), its
 // overlays and the view: per rank the lanes' indexes and the nested ranges' depth rows, the steps,
 // the stage chunks and the time extent with a margin; and what is marked on it beyond the ops:
-// search highlights, send → receive flows (matched on first use) and the idle causes of an
-// explanation. No widget.
+// search highlights, send → receive flows (matched on first use), the idle causes of an
+// explanation and, when compared, how far each op moved against the other run. No widget.
 
 #include <array>
 #include <memory>
@@ -66,6 +66,12 @@ class TimelineData {
   const std::shared_ptr<const trace::RunExplanation>& explanation() const { return why_; }
   const IdleCauseIndex& causes() const { return causes_; }
 
+  // Compare: each op's Δstart against run A (per rank, per compute op; trace::OpDiff::kUnmatched
+  // for none); null when not compared.
+  using OpMoves = std::vector<std::vector<std::int64_t>>;
+  void setOpMoves(std::shared_ptr<const OpMoves> moves) { moves_ = std::move(moves); }
+  const OpMoves* opMoves() const { return moves_.get(); }
+
  private:
   std::shared_ptr<const trace::RunTrace> run_;
   std::vector<std::array<trace::LaneIndex, trace::kLaneCount>> indexes_;
@@ -77,6 +83,7 @@ class TimelineData {
   std::unordered_map<const trace::OpColumns*, std::vector<std::size_t>> highlights_;
   std::size_t highlightCount_ = 0;
   bool filtering_ = false;
+  std::shared_ptr<const OpMoves> moves_;
   bool flowsBuilt_ = false;
   std::vector<Flow> flows_;
   std::int64_t longestFlow_ = 0;

@@ -1,12 +1,46 @@
 #include "ui/timeline/TimelineHover.h"
 
 #include "trace/Units.h"
+#include "trace/analysis/OpDiff.h"
 #include "ui/timeline/RankGutter.h"
 #include "ui/timeline/TimelineTooltips.h"
 
 namespace ps::ui {
 
 using trace::Lane;
+
+namespace {
+
+// A compute op's slack (explained runs) and, when compared, how far it moved against run A.
+QString computeOpNotes(const TimelineData& data, int rank, std::size_t op) {
+  QString text;
+  const auto r = static_cast<std::size_t>(rank);
+  auto duration = [](std::int64_t ns) { return QString::fromStdString(trace::formatDuration(ns)); };
+  if (data.explanation()) {
+    const auto& slack = data.explanation()->slack.compute;
+    if (r < slack.size() && op < slack[r].size() && slack[r][op] >= 0)
+      text += slack[r][op] == 0
+                  ? QString("\nslack 0: on the critical path (any longer and its step ends later)")
+                  : QString(
+                        "\nslack %1: it could take that much longer before its step ends "
+                        "later")
+                        .arg(duration(slack[r][op]));
+  }
+  if (const auto* moves = data.opMoves(); moves && r < moves->size() && op < (*moves)[r].size()) {
+    const std::int64_t d = (*moves)[r][op];
+    if (d == trace::OpDiff::kUnmatched)
+      text += "\nvs A: no such op in run A";
+    else if (d == 0)
+      text += "\nvs A: starts when it did in A (from its step's start)";
+    else
+      text += QString("\nvs A: starts %1 %2 (from its step's start)")
+                  .arg(duration(d < 0 ? -d : d))
+                  .arg(d > 0 ? "later" : "earlier");
+  }
+  return text;
+}
+
+}  // namespace
 
 QString hoverText(const TimelineScene& scene, const TimelineData& data, QPoint pos,
                   TimeRange band) {
@@ -26,18 +60,7 @@ QString hoverText(const TimelineScene& scene, const TimelineData& data, QPoint p
     if (b->lane == Lane::Send || b->lane == Lane::Recv || b->lane == Lane::Collective)
       return commTooltip(*run, b->rank, b->lane, b->op);
     QString text = opTooltip(*run, b->rank, b->lane, b->op, data.chunks());
-    if (data.explanation() && b->lane == Lane::Compute) {
-      const auto& slack = data.explanation()->slack.compute;
-      const auto r = static_cast<std::size_t>(b->rank);
-      if (r < slack.size() && b->op < slack[r].size() && slack[r][b->op] >= 0)
-        text +=
-            slack[r][b->op] == 0
-                ? QString("\nslack 0: on the critical path (any longer and its step ends later)")
-                : QString(
-                      "\nslack %1: it could take that much longer before its step ends "
-                      "later")
-                      .arg(QString::fromStdString(trace::formatDuration(slack[r][b->op])));
-    }
+    if (b->lane == Lane::Compute) text += computeOpNotes(data, b->rank, b->op);
     return text;
   }
   const Track* t = scene.trackAt(pos.y());

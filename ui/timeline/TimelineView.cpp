@@ -8,10 +8,8 @@
 #include <QWheelEvent>
 
 #include <algorithm>
-#include <climits>
 #include <numeric>
 
-#include "trace/Units.h"
 #include "ui/timeline/RankGutter.h"
 #include "ui/timeline/TimelineHover.h"
 #include "ui/timeline/TimelineMenu.h"
@@ -48,7 +46,6 @@ void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run) {
 void TimelineView::setRun(std::shared_ptr<const trace::RunTrace> run,
                           std::vector<trace::StepStats> steps) {
   data_ = TimelineData(std::move(run), std::move(steps));  // no explanation, flows nor search
-  moves_.reset();                                          // of the run compared before
   selection_ = {};
   deps_ = {};
   painter_.forgetLabels();  // of the last run ("3·1" on an interleaved one)
@@ -222,23 +219,7 @@ QRect TimelineView::opRect(const Selection& op) const {
 }
 
 QString TimelineView::tooltipAt(QPoint pos) {
-  if (!run()) return {};
-  QString text = hoverText(scene(), data_, pos, band_);
-  // Compare: how far the op under the pointer moved against run A.
-  const SceneBox* b = moves_ ? scene().boxAt(pos) : nullptr;
-  if (b && b->count <= 1 && b->lane == Lane::Compute &&
-      static_cast<std::size_t>(b->rank) < moves_->size() && b->op < (*moves_)[b->rank].size()) {
-    const std::int64_t d = (*moves_)[b->rank][b->op];
-    if (d == INT64_MIN)
-      text += "\nvs A: no such op in run A";
-    else if (d == 0)
-      text += "\nvs A: starts when it did in A (from its step's start)";
-    else
-      text += QString("\nvs A: starts %1 %2 (from its step's start)")
-                  .arg(QString::fromStdString(trace::formatDuration(d < 0 ? -d : d)))
-                  .arg(d > 0 ? "later" : "earlier");
-  }
-  return text;
+  return run() ? hoverText(scene(), data_, pos, band_) : QString();
 }
 
 void TimelineView::paintEvent(QPaintEvent*) {
@@ -256,7 +237,6 @@ void TimelineView::paintEvent(QPaintEvent*) {
                      causesVisible_ && past,
                      pathVisible_ && past,
                      slackVisible_ && past,
-                     moves_.get(),
                      {},
                      band_};
   if (drag_ == Drag::Band || drag_ == Drag::ZoomRange) state.dragX = {rangeFromX_, rangeToX_};

@@ -143,11 +143,11 @@ class TimelineView : public QWidget {
   bool slackVisible() const { return slackVisible_; }
   // Compare: each op's Δstart against run A (per rank, per compute op; OpDiff::kUnmatched for
   // none), tinted as a bar along the top of its box; null clears it. Cleared with a new run.
-  void setOpMoves(std::shared_ptr<const std::vector<std::vector<std::int64_t>>> moves) {
-    moves_ = std::move(moves);
+  void setOpMoves(std::shared_ptr<const TimelineData::OpMoves> moves) {
+    data_.setOpMoves(std::move(moves));
     update();
   }
-  const std::vector<std::vector<std::int64_t>>* opMoves() const { return moves_.get(); }
+  const TimelineData::OpMoves* opMoves() const { return data_.opMoves(); }
   std::size_t drawnMoveBars() const { return drawn_.moveBars.size(); }
   // The Teach replay: only ops starting by `t` are drawn (the idle causes, critical path and
   // flows are off meanwhile, they would show the future); nullopt draws every op again.
@@ -224,7 +224,6 @@ class TimelineView : public QWidget {
   Selection selection_;
   OpDependencies deps_;  // of the selection
   bool causesVisible_ = true, pathVisible_ = false, flowsVisible_ = false, slackVisible_ = false;
-  std::shared_ptr<const std::vector<std::vector<std::int64_t>>> moves_;
   std::optional<std::int64_t> reveal_;  // the Teach replay's cutoff
   QPoint dragFrom_, pointer_;
   TimeRange dragRange_;
