@@ -25,13 +25,13 @@ std::string slackText(const RunTrace& run, const OpSlackTable& slack) {
   for (auto& [key, list] : of) {
     std::sort(list.begin(), list.end());
     const auto critical = std::count(list.begin(), list.end(), 0);
-    char line[160];
-    std::snprintf(line, sizeof line, "%5d  %-4s  %-5zu %-8td  %-12s %-12s %s\n", key.first,
-                  std::string(opKindName(key.second)).c_str(), list.size(), critical,
-                  formatDuration(list.front()).c_str(),
-                  formatDuration(list[list.size() / 2]).c_str(),
-                  formatDuration(list.back()).c_str());
-    out += line;
+    char line[64];
+    std::snprintf(line, sizeof line, "%5d  %-4s  %-5zu %-8td  ", key.first,
+                  std::string(opKindName(key.second)).c_str(), list.size(), critical);
+    // The durations padded by columns: "µs" is two bytes in one column (%-12s counted three).
+    out += line + padRight(formatDuration(list.front()), 12) + " " +
+           padRight(formatDuration(list[list.size() / 2]), 12) + " " + formatDuration(list.back()) +
+           "\n";
   }
   return out;
 }
