@@ -1,11 +1,17 @@
 #pragma once
 // What the executor tests (cpu against the unpipelined model, cuda against cpu) share: a weight
-// comparison and a schedule case with a test-name generator.
+// comparison, a schedule case with a test-name generator, and a small model trained on a preset's
+// plan (the papers' training claims).
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
+
+#include "runtime/exec/CpuExecutor.h"
+#include "runtime/run/PlanBuilder.h"
 
 namespace ps::test {
 
@@ -35,5 +41,27 @@ struct ScheduleCaseName {
     return n;
   }
 };
+
+// `spec` built and trained on cpu threads with a small model of `block` (hidden 16, 4 tokens of
+// 4 sequences a micro-batch, FFN ×`ffnMultiplier`) under Adam at lr 0.01: its per-step losses,
+// empty (the failure reported) when the plan or the run fails.
+inline std::vector<double> smallModelLosses(const runtime::PlanSpec& spec, runtime::BlockType block,
+                                            int ffnMultiplier = 4) {
+  auto built = runtime::buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return {};
+  runtime::CpuRunOptions options;
+  options.model.block = block;
+  options.model.hidden = 16;
+  options.model.seq = 4;
+  options.model.microbatchSize = 4;
+  options.model.ffnMultiplier = ffnMultiplier;
+  options.optimizer.kind = runtime::OptimizerKind::Adam;
+  options.optimizer.lr = 0.01f;
+  auto run = runtime::runOnCpuThreads(built->plan, built->graph, options, nullptr);
+  EXPECT_TRUE(run.ok()) << run.error();
+  if (!run.ok()) return {};
+  return {run->stepLoss.begin(), run->stepLoss.end()};
+}
 
 }  // namespace ps::test

@@ -10,8 +10,8 @@
 #include <iostream>
 #include <numeric>
 
-#include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/PlanBuilder.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 #include "trace/analysis/RunAnalysis.h"
 
@@ -39,25 +39,13 @@ PlanSpec synchronous() {
 
 // The mean loss over the last `samples` micro-batches of a run.
 double lastLoss(const PlanSpec& spec, int samples) {
-  auto built = buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return NAN;
-  CpuRunOptions options;
-  options.model.block = BlockType::Spiking;
-  options.model.hidden = 16;
-  options.model.seq = 4;
-  options.model.microbatchSize = 4;
-  options.model.ffnMultiplier = 2;
-  options.optimizer.kind = OptimizerKind::Adam;
-  options.optimizer.lr = 0.01f;
-  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
-  EXPECT_TRUE(run.ok()) << run.error();
-  if (!run.ok() || run->stepLoss.empty()) return NAN;
-  EXPECT_LT(run->stepLoss.back(), run->stepLoss.front()) << spec.schedule << " learns";
+  const std::vector<double> losses = test::smallModelLosses(spec, BlockType::Spiking, 2);
+  if (losses.empty()) return NAN;
+  EXPECT_LT(losses.back(), losses.front()) << spec.schedule << " learns";
   // Each step's loss is the mean over its micro-batches: the last `samples` of them.
   const int perStep = spec.microbatches.value_or(1);
   const auto lastSteps = static_cast<std::ptrdiff_t>(samples / perStep);
-  return std::accumulate(run->stepLoss.end() - lastSteps, run->stepLoss.end(), 0.0) /
+  return std::accumulate(losses.end() - lastSteps, losses.end(), 0.0) /
          static_cast<double>(lastSteps);
 }
 

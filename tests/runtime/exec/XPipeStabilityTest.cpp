@@ -9,8 +9,8 @@
 #include <iostream>
 #include <numeric>
 
-#include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/PlanBuilder.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 #include "tests/runtime/ScheduleTestUtil.h"
 
 namespace ps::runtime {
@@ -22,20 +22,10 @@ double lateLoss(const std::string& versions) {
   spec.microbatches = 1;
   spec.steps = 100;
   spec.weightVersions = versions;
-  auto built = buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return NAN;
-  CpuRunOptions options;
-  options.model.hidden = 16;
-  options.model.seq = 4;
-  options.model.microbatchSize = 4;
-  options.optimizer.kind = OptimizerKind::Adam;
-  options.optimizer.lr = 0.01f;
-  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
-  EXPECT_TRUE(run.ok()) << run.error();
-  if (!run.ok() || run->stepLoss.size() < 10) return NAN;
-  EXPECT_LT(run->stepLoss.back(), run->stepLoss.front()) << versions;
-  return std::accumulate(run->stepLoss.end() - 10, run->stepLoss.end(), 0.0) / 10;
+  const std::vector<double> losses = test::smallModelLosses(spec, BlockType::Mlp);
+  if (losses.size() < 10) return NAN;
+  EXPECT_LT(losses.back(), losses.front()) << versions;
+  return std::accumulate(losses.end() - 10, losses.end(), 0.0) / 10;
 }
 
 TEST(XPipeStability, PredictedWeightsTrainAsWellAsStashedOnesAtOneMicroBatchAStep) {
