@@ -71,6 +71,10 @@ void PlanPanel::buildKnobs() {
   form_->addRow("Stages (P)", stages_ = spin(this, "stagesSpin", 1, 128, tips::kStages));
   form_->addRow("Micro-batches (M)",
                 microbatches_ = spin(this, "microbatchesSpin", 1, 4096, tips::kMicrobatches));
+  // TeraPipe's suffix ("1 × 25 token slices (auto)") would otherwise widen the whole form: the
+  // box takes the column's width and keeps a plain spin box's minimum.
+  microbatches_->setMinimumWidth(microbatches_->minimumSizeHint().width());
+  microbatches_->setSizePolicy(QSizePolicy::Ignored, microbatches_->sizePolicy().verticalPolicy());
   form_->addRow("Chunks (V)", chunks_ = spin(this, "chunksSpin", 1, 8, tips::kChunks));
   form_->addRow("Layers", layers_ = spin(this, "layersSpin", 0, 4096, tips::kLayers));
   layers_->setSpecialValueText("P·V");
@@ -174,8 +178,12 @@ bool PlanPanel::layersAtPV() const {
 void PlanPanel::refresh() {
   // Knobs an import greyed come back with a plan (greyUnknown greys them again while one shows).
   for (QWidget* w : std::initializer_list<QWidget*>{layers_, steps_, backend_, model_, hidden_,
-                                                    linkGbps_, moreToggle_, more_})
+                                                    linkGbps_, moreToggle_, more_}) {
     w->setEnabled(true);
+    panelwidgets::markUnrecorded(w, false);
+  }
+  for (QWidget* w : std::initializer_list<QWidget*>{schedule_, stages_, microbatches_, chunks_})
+    panelwidgets::markUnrecorded(w, false);
   const bool model = trainsModel();
   form_->setRowVisible(model_, model);
   form_->setRowVisible(hidden_, model);

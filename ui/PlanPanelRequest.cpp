@@ -156,11 +156,15 @@ void PlanPanel::greyUnknown() {
                                                 {microbatches_, k.microbatches},
                                                 {chunks_, k.chunks},
                                                 {steps_, k.steps}};
-  for (const auto& [w, known] : recorded)
+  for (const auto& [w, known] : recorded) {
     w->setEnabled(known);
+    panelwidgets::markUnrecorded(w, !known);
+  }
   for (QWidget* w : std::initializer_list<QWidget*>{layers_, backend_, model_, hidden_, linkGbps_,
-                                                    moreToggle_, more_})
+                                                    moreToggle_, more_}) {
     w->setEnabled(false);
+    panelwidgets::markUnrecorded(w, true);
+  }
   // A list shows no entry rather than a default the import never ran (not "sim", not "1f1b").
   const QSignalBlocker quietSchedule(schedule_), quietBackend(backend_);
   if (!k.schedule) schedule_->setCurrentIndex(-1);

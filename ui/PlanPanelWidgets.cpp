@@ -158,6 +158,18 @@ void colourError(QLabel* label, const QPalette& palette) {
 
 // A knob in error: tinted red, its text red, in the style's own drawing (a style sheet would
 // replace the native frame and arrows of that one widget).
+void markUnrecorded(QWidget* w, bool unrecorded) {
+  static constexpr const char* kOwnTip = "ownToolTip";
+  const QVariant own = w->property(kOwnTip);
+  if (!unrecorded) {
+    if (own.isValid()) w->setToolTip(own.toString());
+    w->setProperty(kOwnTip, QVariant());
+    return;
+  }
+  if (!own.isValid()) w->setProperty(kOwnTip, w->toolTip());
+  w->setToolTip("Not recorded in this imported run: it has no value to show or change here.");
+}
+
 void markInvalid(QWidget* w, bool invalid) {
   if (!invalid) {
     w->setPalette(QPalette());

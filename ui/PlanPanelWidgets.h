@@ -65,5 +65,8 @@ std::string unavailable(runtime::Backend backend);
 void colourError(QLabel* label, const QPalette& palette);
 // A knob in error: tinted red, its text red; or back to the inherited palette.
 void markInvalid(QWidget* w, bool invalid);
+// A knob an imported run did not record: greyed, its tooltip says so instead of how to set it;
+// or back to its own tooltip.
+void markUnrecorded(QWidget* w, bool unrecorded);
 
 }  // namespace ps::ui::panelwidgets

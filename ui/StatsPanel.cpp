@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -116,6 +117,9 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   teachingScroll_->setWidgetResizable(true);
   teachingScroll_->setFrameShape(QFrame::NoFrame);
   teachingScroll_->setMaximumHeight(5 * fontMetrics().height());
+  // Showing the text must not make the dock taller (that takes rows from the timeline): it and
+  // the report share the dock's height, each down to a couple of lines.
+  teachingScroll_->setMinimumHeight(2 * fontMetrics().height());
   teachingScroll_->setVisible(false);
   layout->addWidget(teachingScroll_);
   // The report, and beside it the run's steps and stragglers (StepsPanel).
@@ -126,9 +130,12 @@ StatsPanel::StatsPanel(QWidget* parent) : QWidget(parent) {
   report_->setReadOnly(true);
   report_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   report_->setPlaceholderText("Open a trace file (File → Open) to see its report.");
+  report_->setMinimumHeight(3 * report_->fontMetrics().height());
   steps_ = new StepsPanel(tabs);
   tabs->addTab(report_, "Report");
   tabs->addTab(steps_, "Steps");
+  // The Steps page's two scroll areas would ask for ~180 px: below that each page scrolls.
+  tabs->setMinimumHeight(tabs->tabBar()->sizeHint().height() + 5 * fontMetrics().height());
   layout->addWidget(tabs, 1);
 }
 

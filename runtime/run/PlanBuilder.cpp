@@ -305,8 +305,14 @@ std::string planRunName(const Plan& plan) {
   for (int k = 1; k < plan.numReplicas(); ++k)
     for (const StagePlacement& st : plan.placement[k])
       if (firstHolds[static_cast<std::size_t>(st.rank)]) groups = 1;
-  std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks / groups) +
-                     " m=" + std::to_string(plan.numMicrobatches());
+  // TeraPipe's slices are the micro-batches pipelined, but M counts the sequences: "m=1x25".
+  int sequences = 0;
+  for (const MicrobatchSpec& mb : plan.microbatches)
+    sequences += mb.sliceOf < 0 ? 1 : 0;
+  std::string m = std::to_string(plan.numMicrobatches());
+  if (sequences < plan.numMicrobatches())
+    m = std::to_string(sequences) + "x" + std::to_string(plan.numMicrobatches() / sequences);
+  std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks / groups) + " m=" + m;
   if (plan.chunks > 1) name += " v=" + std::to_string(plan.chunks);
   if (groups > 1) name += " dp=" + std::to_string(groups);
   if (plan.steps > 1) name += " steps=" + std::to_string(plan.steps);

@@ -107,8 +107,14 @@ TEST(PlanPanelImport, ShowsWhatTheImportKnowsAndGreysTheRest) {
   EXPECT_EQ(p.steps->value(), 3);
   EXPECT_EQ(p.schedule->currentText().trimmed().toStdString(), "");
   EXPECT_FALSE(p.schedule->isEnabled());
-  for (QWidget* unknown : std::initializer_list<QWidget*>{p.layers, p.link, p.backend})
+  for (QWidget* unknown :
+       std::initializer_list<QWidget*>{p.schedule, p.layers, p.link, p.backend}) {
     EXPECT_FALSE(unknown->isEnabled()) << unknown->objectName().toStdString();
+    // A greyed knob's tooltip says why it is grey, not how to set it.
+    EXPECT_TRUE(unknown->toolTip().startsWith("Not recorded in this imported run"))
+        << unknown->objectName().toStdString() << ": " << unknown->toolTip().toStdString();
+  }
+  EXPECT_FALSE(p.stages->toolTip().startsWith("Not recorded")) << "the ranks are recorded";
   EXPECT_FALSE(p.more->isEnabled());
   // Never the planned run's numbers, greyed or not.
   EXPECT_NE(p.link->value(), 10.0);
@@ -128,8 +134,11 @@ TEST(PlanPanelImport, ShowsWhatTheImportKnowsAndGreysTheRest) {
   EXPECT_EQ(p.schedule->currentData().toString().toStdString(), "1f1b");
   EXPECT_EQ(p.backend->currentText().toStdString(), "sim");
   for (QWidget* knob :
-       std::initializer_list<QWidget*>{p.schedule, p.chunks, p.layers, p.link, p.backend, p.more})
+       std::initializer_list<QWidget*>{p.schedule, p.chunks, p.layers, p.link, p.backend, p.more}) {
     EXPECT_TRUE(knob->isEnabled()) << knob->objectName().toStdString();
+    EXPECT_FALSE(knob->toolTip().startsWith("Not recorded")) << knob->objectName().toStdString();
+  }
+  EXPECT_TRUE(p.link->toolTip().contains("gigabits per second")) << "its own tooltip back";
   EXPECT_TRUE(w.findChild<QWidget*>("runButton")->isEnabled());
   EXPECT_TRUE(w.findChild<QWidget*>("stageEditor")->isEnabled());
   importShots(w, "planned-again");

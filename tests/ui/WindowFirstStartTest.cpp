@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDockWidget>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -53,6 +54,32 @@ TEST(FirstStartLayout, ShowsRunTheKnobsAndFourRanksAt1280x720) {
   EXPECT_EQ(timeline->maxVerticalOffset(), 0) << "every rank whole, no vertical scroll";
   EXPECT_TRUE(w.statusBar()->currentMessage().contains("Run (Ctrl+R)"))
       << w.statusBar()->currentMessage().toStdString();
+}
+
+// A Papers preset adds its teaching text above the report: the text takes room from the report,
+// not from the timeline (it made the bottom dock 74 px taller and cut rank 3 of 1F1B's four).
+TEST(FirstStartLayout, APresetsTeachingTextLeavesTheFourRanksWhole) {
+  QSettings().remove("mainWindow/geometry");
+  QSettings().remove("mainWindow/state");
+  test::TempDir dir;
+  MainWindow w;
+  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("demo.sqlite"))));
+  w.resize(1280, 720);
+  w.show();
+  for (int i = 0; i < 5; ++i)
+    QApplication::processEvents();
+  auto* stats = w.findChild<QDockWidget*>("statsDock");
+  ASSERT_NE(stats, nullptr);
+  const int statsHeight = stats->height();
+  w.findChild<QAction*>("preset:1f1b")->trigger();
+  test_window::waitForRun(w);
+  for (int i = 0; i < 5; ++i)
+    QApplication::processEvents();
+  ASSERT_FALSE(w.findChild<QWidget*>("teachingText")->isHidden()) << "the preset's text shows";
+  EXPECT_LE(stats->height(), statsHeight) << "the bottom dock keeps its height";
+  TimelineView* timeline = w.timeline();
+  EXPECT_EQ(timeline->visibleRanks().size(), 4u);
+  EXPECT_EQ(timeline->maxVerticalOffset(), 0) << "every rank whole, no vertical scroll";
 }
 
 TEST(FirstStartLayout, CtrlRAndF5RunThePlan) {

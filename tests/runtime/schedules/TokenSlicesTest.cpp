@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "runtime/run/PlanBuilder.h"
 #include "runtime/run/Presets.h"
 #include "runtime/schedules/TokenSlices.h"
 #include "tests/runtime/ScheduleTestUtil.h"
@@ -38,6 +39,18 @@ TEST(TokenSlices, TheDpsSlicesBeatEqualSlicesAndNoSlicing) {
   const auto equal = test::simulateSpec(preset("terapipe-baseline")).makespan;
   EXPECT_LT(dp, equal);
   EXPECT_LT(equal, test::simulateSpec(whole).makespan);
+}
+
+// The run's name counts sequences and slices as M does ("m=1x25"), not the slices as sequences.
+TEST(TokenSlices, ASlicedRunIsNamedBySequencesTimesSlices) {
+  const auto sliced = buildPlan(test::presetSpec("terapipe-baseline"));
+  ASSERT_TRUE(sliced.ok()) << sliced.error();
+  EXPECT_EQ(planRunName(sliced->plan), "gpipe p=8 m=1x8");
+  PlanSpec twoSequences = test::presetSpec("terapipe-baseline");
+  twoSequences.microbatches = 2;
+  const auto two = buildPlan(twoSequences);
+  ASSERT_TRUE(two.ok()) << two.error();
+  EXPECT_EQ(planRunName(two->plan), "gpipe p=8 m=2x8");
 }
 
 TEST(TokenSlices, AForwardPipelineOfSlicesTakesTheSumPlusPMinusOneLongest) {
