@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "app/cli/CliInterrupt.h"
 #include "app/cli/Commands.h"
 #include "runtime/fit/PlanOfRun.h"
+#include "runtime/run/OrderMoveSim.h"
 #include "runtime/run/Sensitivity.h"
 #include "trace/TerminalText.h"
 #include "trace/analysis/ReportFormat.h"
@@ -44,6 +46,37 @@ Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run
   if (!rows)
     return Error{"--sensitivity: run " + std::to_string(run.info.id) + ": " + rows.error()};
   return rows;
+}
+
+runtime::Action actionOf(const trace::RunTrace& run, const trace::OpRef& op) {
+  const trace::OpColumns& c = run.ranks[op.rank].lane(op.lane);
+  runtime::Action a;
+  a.kind = c.kind[op.index];
+  a.stage = c.stage[op.index];
+  a.microbatch = c.microbatch[op.index];
+  a.step = c.step[op.index];
+  return a;
+}
+
+// The order doctor's moves re-simulated on the run's plan where it has one (its config, or a
+// plan fitted to an import); left re-timed from the trace where it has none.
+void resimulateOrderFixes(const trace::RunTrace& run, trace::RunExplanation& why,
+                          const std::atomic<bool>* cancel) {
+  if (why.orderFixes.empty()) return;
+  auto plan = runtime::fit::planOfRun(run, cancel);
+  if (!plan) return;
+  std::vector<runtime::OrderMoveActions> moves;
+  for (const auto& f : why.orderFixes)
+    moves.push_back({f.move.rank, actionOf(run, f.move.move), actionOf(run, f.move.before)});
+  auto gains = runtime::resimulateOrderMoves(plan->built, moves, cancel);
+  if (!gains) return;
+  for (std::size_t i = 0; i < gains->size(); ++i)
+    if (const auto& gain = (*gains)[i]) {
+      why.orderFixes[i].move.gainNs = *gain;
+      why.orderFixes[i].resimulated = true;
+    }
+  std::stable_sort(why.orderFixes.begin(), why.orderFixes.end(),
+                   [](const auto& a, const auto& b) { return a.move.gainNs > b.move.gainNs; });
 }
 
 }  // namespace
@@ -83,7 +116,11 @@ Action addReportCommand(CLI::App& app) {
       table = std::move(*rows);
     }
     const trace::RunAnalysis analysis = trace::analyzeRun(*run);
-    const trace::RunExplanation why = trace::explainRun(*run);
+    trace::RunExplanation why = trace::explainRun(*run);
+    {
+      const InterruptScope interrupt;
+      resimulateOrderFixes(*run, why, interrupt.flag());
+    }
     const auto* sensitivity = opt->sensitivity ? &table : nullptr;
     // Who is slow: always judged, so that a plain report names a rank that is often the culprit.
     std::vector<int> steps;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <tuple>
 
 #include "trace/analysis/CommWaits.h"
+#include "trace/analysis/OrderWaits.h"
 #include "trace/analysis/PresentRanks.h"
 #include "trace/analysis/Saturating.h"
 
@@ -77,7 +79,7 @@ class ChainLoads {
 class Attributor {
  public:
   Attributor(const StepGraph& g, BubbleAttribution& out)
-      : g_(g), chains_(g), comm_(g.run()), out_(out) {}
+      : g_(g), chains_(g), comm_(g.run()), readyLater_(g), out_(out) {}
 
   void rankStep(int r, std::size_t k) {
     const StepGraph::Extent& ext = g_.extent(k);
@@ -95,24 +97,36 @@ class Attributor {
     r_ = r;
     k_ = k;
     step_ = g_.steps()[k];
+    readyLater_.rankStep(r, k);
     // The complement of the union of the step's ops within the span, gap by gap.
     std::int64_t cursor = ext.start;
-    for (std::size_t i : ops) {
-      if (c.start[i] > cursor) gap(cursor, c.start[i], {r, Lane::Compute, i});
+    for (std::size_t pos = 0; pos < ops.size(); ++pos) {
+      const std::size_t i = ops[pos];
+      if (c.start[i] > cursor) gap(cursor, c.start[i], {r, Lane::Compute, i}, pos);
       cursor = std::max(cursor, c.end[i]);
     }
-    if (ext.end > cursor) gap(cursor, ext.end, {});
+    if (ext.end > cursor) gap(cursor, ext.end, {}, ops.size());
   }
 
  private:
   void add(std::int64_t s, std::int64_t e, IdleCause cause, OpRef waited = {}, OpRef before = {}) {
     if (e <= s) return;
+    // Inside the pipeline, a wait from the time a later op was ready is the order's; not a
+    // collective's, which may hold the rank's own stream (a serial all-to-all or fetch).
+    const bool orderable = cause == IdleCause::Dependency || cause == IdleCause::Imbalance ||
+                           cause == IdleCause::Transfer || cause == IdleCause::Other;
+    if (order_ && orderable && e > order_->at) {
+      const std::int64_t split = std::max(s, order_->at);
+      if (split > s) add(s, split, cause, waited, before);
+      add(split, e, IdleCause::Order, order_->op, before);
+      return;
+    }
     const std::int64_t ns = satSub(e, s);
     out_.ranks[r_][cause] = satAdd(out_.ranks[r_][cause], ns);
     out_.parts[r_].push_back({step_, s, e, cause, waited, before});
   }
 
-  void gap(std::int64_t a, std::int64_t b, const OpRef& next) {
+  void gap(std::int64_t a, std::int64_t b, const OpRef& next, std::size_t pos) {
     if (firstPipe_ > lastPipe_) {  // no pipeline op in the step: nothing to explain it by
       add(a, b, IdleCause::Other, {}, next);
       return;
@@ -120,7 +134,11 @@ class Attributor {
     // In time order: warm-up, inside the pipeline, drain, barrier.
     add(a, std::min(b, firstPipe_), IdleCause::Warmup, {}, next);
     const std::int64_t m0 = std::max(a, firstPipe_), m1 = std::min(b, lastPipe_);
-    if (m1 > m0) inside(m0, m1, next);
+    if (m1 > m0) {
+      if (next.valid()) order_ = readyLater_.during(m0, m1, pos);
+      inside(m0, m1, next);
+      order_.reset();
+    }
     // After its last pipeline op the rank may be exchanging its last op's tokens or all-reducing
     // its gradients (the optimizer waits for both): collective while its lane is busy; the
     // drain up to the step's last pipeline op and the barrier after, where it is not.
@@ -167,6 +185,8 @@ class Attributor {
   const StepGraph& g_;
   ChainLoads chains_;
   CommWaits comm_;
+  ReadyLater readyLater_;
+  std::optional<ReadyLater::Ready> order_;  // set while a gap inside the pipeline is split
   BubbleAttribution& out_;
   int r_ = 0, step_ = 0;
   std::size_t k_ = 0;
@@ -191,6 +211,8 @@ std::string_view idleCauseLabel(IdleCause cause) {
       return "barrier";
     case IdleCause::Collective:
       return "collective";
+    case IdleCause::Order:
+      return "order";
     case IdleCause::Other:
       break;
   }
@@ -213,6 +235,8 @@ std::string_view idleCauseJsonKey(IdleCause cause) {
       return "barrier_ns";
     case IdleCause::Collective:
       return "collective_ns";
+    case IdleCause::Order:
+      return "order_ns";
     case IdleCause::Other:
       break;
   }

@@ -16,6 +16,10 @@
 //               the pipeline, or after the rank's last pipeline op: drain and barrier give way to
 //               it), while the rank's collective lane was busy (a serial all-to-all holds the
 //               compute stream; the optimizer waits for the last all-to-all and the all-reduce);
+//   order       inside the pipeline, the part of a wait (dependency, imbalance, transfer or
+//               other; not a collective's, which may hold the rank's own stream) from the time a
+//               later op of the rank's own step was ready and could have run (OrderWaits.h):
+//               the rank's order held it, not its inputs;
 //   other       what the recorded dependencies do not explain (X's inputs were ready before the
 //               gap, or X has none: runtime overhead, ops without stage or micro-batch).
 // The parts of a rank add up exactly to its idle time.
@@ -38,11 +42,13 @@ enum class IdleCause : std::uint8_t {
   Imbalance,
   Barrier,
   Collective,
+  Order,
   Other
 };
 inline constexpr int kIdleCauseCount = static_cast<int>(IdleCause::Other) + 1;
 
-// "warm-up", "drain", "dependency", "transfer", "imbalance", "barrier", "collective", "other".
+// "warm-up", "drain", "dependency", "transfer", "imbalance", "barrier", "collective", "order",
+// "other".
 std::string_view idleCauseLabel(IdleCause cause);
 // The JSON field: "warmup_ns", ..., "other_ns".
 std::string_view idleCauseJsonKey(IdleCause cause);
@@ -63,7 +69,8 @@ struct IdlePart {
   int step = 0;
   std::int64_t start = 0, end = 0;
   IdleCause cause = IdleCause::Other;
-  OpRef waitedFor;  // dependency / imbalance: the producer; transfer: the receive
+  // dependency / imbalance: the producer; transfer: the receive; order: the op that was ready
+  OpRef waitedFor;
   OpRef before;  // the op that ended the gap (invalid for warm-up before nothing, drain, barrier)
 };
 

@@ -10,6 +10,7 @@
 #include "trace/TerminalText.h"
 #include "trace/Units.h"
 #include "trace/analysis/FigureCoverage.h"
+#include "trace/analysis/OrderFormat.h"
 
 namespace ps::trace {
 
@@ -159,6 +160,7 @@ std::string reportJson(const RunAnalysis& a, const RunExplanation* why,
       writeCriticalPath(w, *why->criticalPath);
     else
       w.null();
+    writeOrderFixes(w, *why);
   }
   if (sensitivity != nullptr) {
     w.key("sensitivity").beginArray();
@@ -313,6 +315,7 @@ std::string reportText(const RunAnalysis& a, const RunExplanation* why,
   }
   if (why != nullptr) {
     out += breakdownText(*why);
+    out += orderFixesText(*why);
     if (why->criticalPath) out += criticalPathText(*why->criticalPath);
   }
   if (sensitivity != nullptr && !sensitivity->empty()) {

@@ -51,6 +51,14 @@ RunExplanation explainRun(const RunTrace& run) {
   }
   out.rankWorkNs = workPerRank(run);
   out.slack = opSlack(graph);
+  for (const OrderMove& m : adviseOrderMoves(graph, out.bubbles)) {
+    auto label = [&run](const OpRef& op) {
+      const OpColumns& c = run.ranks[op.rank].lane(op.lane);
+      return pathOpLabel({op.rank, c.kind[op.index], c.stage[op.index], c.microbatch[op.index],
+                          c.start[op.index], c.end[op.index]});
+    };
+    out.orderFixes.push_back({m, label(m.move), label(m.before)});
+  }
   for (std::size_t r = 0; r < out.bubbles.parts.size(); ++r)
     for (const IdlePart& part : out.bubbles.parts[r]) {
       if (part.cause != IdleCause::Transfer || !part.waitedFor.valid()) continue;
@@ -106,12 +114,16 @@ std::vector<std::string> paperGapLines(const RunExplanation& why, double paperBu
   if (collective >= kShown)
     lines.push_back(
         format("+%.2f pts collective waits (all-reduce, all-to-all, embedding fetch)", collective));
+  const double order = why.points(IdleCause::Order);
+  if (order >= kShown)
+    lines.push_back(
+        format("+%.2f pts order waits: a rank waited while another of its ops was ready", order));
   const double other = why.points(IdleCause::Other);
   if (other >= kShown)
     lines.push_back(format("+%.2f pts not explained by the recorded dependencies", other));
   // What is left is the pipeline's own fill, drain and dependency waits, against the formula's.
-  const double shape =
-      100.0 * (measuredBubble - paperBubble) - imbalance - transfer - barrier - collective - other;
+  const double shape = 100.0 * (measuredBubble - paperBubble) - imbalance - transfer - barrier -
+                       collective - order - other;
   if (std::fabs(shape) >= kShown)
     lines.push_back(
         format("%+.2f pts fill, drain and dependency waits (costs other than "

@@ -17,6 +17,7 @@
 #include "trace/analysis/BubbleAttribution.h"
 #include "trace/analysis/CriticalPath.h"
 #include "trace/analysis/OpSlack.h"
+#include "trace/analysis/OrderDoctor.h"
 
 namespace ps::trace {
 
@@ -41,6 +42,13 @@ struct RunExplanation {
   std::map<std::pair<int, int>, std::int64_t> transferWaitByLink;
   // How much longer each compute op could take before its step ends later (OpSlack.h).
   OpSlackTable slack;
+  // The order doctor's moves (OrderDoctor.h), with their ops' labels ("2W3").
+  struct OrderFix {
+    OrderMove move;
+    std::string moveLabel, beforeLabel;
+    bool resimulated = false;  // gainNs from the run's plan simulated with the move, not re-timed
+  };
+  std::vector<OrderFix> orderFixes;
 
   // Share of the run's idle time of one cause, in points of the mean step time (ns / (Σ span·R)).
   double points(IdleCause cause) const;

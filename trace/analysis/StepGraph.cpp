@@ -158,30 +158,50 @@ std::optional<StepGraph::Wait> StepGraph::latestInput(const OpRef& op) const {
     const auto k = stepIndex(c.step[op.index]);
     return k ? gradientsDone(op.rank, *k) : std::nullopt;
   }
-  std::optional<Wait> best;
+  // The first input that ended last.
+  std::optional<OpRef> best;
+  std::int64_t bestReady = 0;
   for (const OpRef& in : relations_.inputs(op)) {
-    const OpColumns& ic = run_.ranks[in.rank].lane(in.lane);
-    const std::int64_t ready = ic.end[in.index];
-    if (best && ready <= best->readyNs) continue;
-    Wait w{in, ready, in, ready};
-    if (in.lane != Lane::Compute) {
-      // A receive: the compute behind it is the input of the matching send.
-      w.producer = {};
-      w.producerEndNs = ic.start[in.index];
-      if (const auto send = relations_.matchingTransfer(in)) {
-        w.producerEndNs = run_.ranks[send->rank].lane(send->lane).start[send->index];
-        for (const OpRef& p : relations_.inputs(*send)) {
-          const std::int64_t pend = run_.ranks[p.rank].lane(p.lane).end[p.index];
-          if (!w.producer.valid() || pend > w.producerEndNs) {
-            w.producer = p;
-            w.producerEndNs = pend;
-          }
-        }
+    const std::int64_t ready = run_.ranks[in.rank].lane(in.lane).end[in.index];
+    if (best && ready <= bestReady) continue;
+    best = in;
+    bestReady = ready;
+  }
+  if (!best) return std::nullopt;
+  return waitOn(*best);
+}
+
+std::vector<StepGraph::Wait> StepGraph::inputWaits(const OpRef& op) const {
+  std::vector<Wait> out;
+  if (!op.valid() || op.lane != Lane::Compute ||
+      static_cast<std::size_t>(op.rank) >= run_.ranks.size())
+    return out;
+  const OpColumns& c = run_.ranks[op.rank].lane(Lane::Compute);
+  if (op.index >= c.size() || c.kind[op.index] == OpKind::OPT) return out;
+  for (const OpRef& in : relations_.inputs(op))
+    out.push_back(waitOn(in));
+  return out;
+}
+
+StepGraph::Wait StepGraph::waitOn(const OpRef& in) const {
+  const OpColumns& ic = run_.ranks[in.rank].lane(in.lane);
+  const std::int64_t ready = ic.end[in.index];
+  Wait w{in, ready, in, ready};
+  if (in.lane == Lane::Compute) return w;
+  // A receive: the compute behind it is the input of the matching send.
+  w.producer = {};
+  w.producerEndNs = ic.start[in.index];
+  if (const auto send = relations_.matchingTransfer(in)) {
+    w.producerEndNs = run_.ranks[send->rank].lane(send->lane).start[send->index];
+    for (const OpRef& p : relations_.inputs(*send)) {
+      const std::int64_t pend = run_.ranks[p.rank].lane(p.lane).end[p.index];
+      if (!w.producer.valid() || pend > w.producerEndNs) {
+        w.producer = p;
+        w.producerEndNs = pend;
       }
     }
-    best = w;
   }
-  return best;
+  return w;
 }
 
 std::optional<StepGraph::Wait> StepGraph::gradientsDone(int rank, std::size_t k) const {

@@ -60,6 +60,9 @@ class StepGraph {
   // For a compute op: its latest-ending input, nullopt when it has none recorded. An OPT's inputs
   // are its step's B and W ops (its rank's alone when the run has no optimizer barrier).
   std::optional<Wait> latestInput(const OpRef& op) const;
+  // Every input of a compute op (not an OPT's: see gradientsDone), each as latestInput describes
+  // its latest one.
+  std::vector<Wait> inputWaits(const OpRef& op) const;
   // What an optimizer step of rank r in step k waits for: the gradient op (B or W) that ended
   // last, of every rank, or of r's alone when the run has no optimizer barrier.
   std::optional<Wait> gradientsDone(int rank, std::size_t k) const;
@@ -85,6 +88,7 @@ class StepGraph {
     std::int64_t lastGradEnd = 0;
   };
   const RankStep* rankStep(int rank, std::size_t k) const;
+  Wait waitOn(const OpRef& input) const;
 
   const RunTrace& run_;
   RelationIndex relations_;

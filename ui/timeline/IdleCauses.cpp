@@ -25,6 +25,8 @@ QColor idleCauseColour(IdleCause cause, bool dark) {
       return QColor(204, 121, 167);  // reddish purple
     case IdleCause::Collective:
       return QColor(86, 180, 233);  // Okabe-Ito sky blue
+    case IdleCause::Order:
+      return dark ? QColor(86, 160, 230) : QColor(0, 114, 178);  // Okabe-Ito blue
     case IdleCause::Other:
       break;
   }
@@ -42,6 +44,8 @@ QBrush idleCauseBrush(IdleCause cause, bool dark) {
       return QBrush(c, Qt::CrossPattern);
     case IdleCause::Collective:
       return QBrush(c, Qt::VerPattern);
+    case IdleCause::Order:
+      return QBrush(c, Qt::DiagCrossPattern);
     case IdleCause::Other:
       return QBrush(c, Qt::Dense6Pattern);
     default:
@@ -103,6 +107,10 @@ QString partWords(const trace::RunTrace& run, const trace::IdlePart& part) {
       return head + (known ? ": waiting for " + opName(run, part.waitedFor) +
                                  ", held up by a rank with more work"
                            : QString());
+    case IdleCause::Order:
+      return head + (known ? ": " + opName(run, part.waitedFor) +
+                                 " was ready and could have run here (the rank's order held it)"
+                           : ": another op of this rank was ready");
     case IdleCause::Transfer: {
       if (!known) return head + ": data in flight";
       const trace::OpColumns& c = run.ranks[part.waitedFor.rank].lane(part.waitedFor.lane);

@@ -142,15 +142,21 @@ TEST(BubbleAttribution, ASlowerRankShowsAsImbalanceOnTheOthers) {
 }
 
 // A slow link: the receivers wait for data in flight (transfer), the first rank receives no
-// activations but gradients.
+// activations but gradients. The last rank's waits for the next activation are its order's
+// instead (GPipe runs every forward first, while its backwards are ready), from the time its
+// first backward was.
 TEST(BubbleAttribution, ASlowLinkShowsAsTransferOnTheReceiver) {
   PlanSpec spec = specFor("gpipe");
   spec.uniform.linkGbps = 1;  // 1 MiB in ~8.4 µs, four forwards' worth
   const trace::RunTrace run = simulateToTrace(spec);
   const trace::StepGraph graph(run);
   const auto a = trace::attributeBubbles(graph);
-  for (std::size_t r = 0; r < a.ranks.size(); ++r)
+  for (std::size_t r = 0; r < 3; ++r) {
     EXPECT_GT(a.ranks[r][IdleCause::Transfer], 0) << "rank " << r;
+    EXPECT_EQ(a.ranks[r][IdleCause::Order], 0) << "rank " << r;
+  }
+  EXPECT_GT(a.ranks[3][IdleCause::Order], 0);
+  expectPartsSumToIdle(run);
   // Every transfer part names the receive it waited on, on the waiting rank.
   for (std::size_t r = 0; r < a.parts.size(); ++r)
     for (const auto& p : a.parts[r])
