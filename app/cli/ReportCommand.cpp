@@ -48,16 +48,6 @@ Result<std::vector<trace::StepSpeedup>> sensitivityOf(const trace::RunTrace& run
   return rows;
 }
 
-runtime::Action actionOf(const trace::RunTrace& run, const trace::OpRef& op) {
-  const trace::OpColumns& c = run.ranks[op.rank].lane(op.lane);
-  runtime::Action a;
-  a.kind = c.kind[op.index];
-  a.stage = c.stage[op.index];
-  a.microbatch = c.microbatch[op.index];
-  a.step = c.step[op.index];
-  return a;
-}
-
 // The order doctor's moves re-simulated on the run's plan where it has one (its config, or a
 // plan fitted to an import); left re-timed from the trace where it has none.
 void resimulateOrderFixes(const trace::RunTrace& run, trace::RunExplanation& why,
@@ -67,7 +57,7 @@ void resimulateOrderFixes(const trace::RunTrace& run, trace::RunExplanation& why
   if (!plan) return;
   std::vector<runtime::OrderMoveActions> moves;
   for (const auto& f : why.orderFixes)
-    moves.push_back({f.move.rank, actionOf(run, f.move.move), actionOf(run, f.move.before)});
+    moves.push_back(runtime::orderMoveActions(run, f.move.move, f.move.before));
   auto gains = runtime::resimulateOrderMoves(plan->built, moves, cancel);
   if (!gains) return;
   for (std::size_t i = 0; i < gains->size(); ++i)

@@ -13,6 +13,8 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/run/PlanBuilder.h"
 #include "trace/Result.h"
+#include "trace/RunTrace.h"
+#include "trace/analysis/OpRef.h"
 
 namespace ps::runtime {
 
@@ -20,6 +22,14 @@ struct OrderMoveActions {
   int rank = 0;
   Action move, before;  // matched by kind, stage, micro-batch and step
 };
+
+// A recorded move (OrderDoctor's ops of `run`) as the plan's actions.
+OrderMoveActions orderMoveActions(const trace::RunTrace& run, const trace::OpRef& move,
+                                  const trace::OpRef& before);
+
+// The rank's program with `m.move` taken out and put just before `m.before`; false (the plan as
+// it was) when either is missing or the op is half of an overlapped unit.
+bool applyOrderMove(Plan& plan, const OrderMoveActions& m);
 
 // Per move: the re-simulated gain, or nullopt when the plan's program holds either op nowhere or
 // the moved order does not validate. An error only when the plan itself does not simulate.

@@ -65,35 +65,6 @@ std::int64_t stepSpan(const trace::RunTrace& run) {
   return g.steps().empty() ? 0 : g.extent(0).span();
 }
 
-// Rank `rank`'s program with its op (kind, stage, micro-batch) moved just before another.
-void moveBefore(Plan& plan, int rank, const Action& move, const Action& before) {
-  auto& program = plan.programs[static_cast<std::size_t>(rank)];
-  auto same = [](const Action& a, const Action& b) {
-    return a.kind == b.kind && a.stage == b.stage && a.microbatch == b.microbatch &&
-           a.step == b.step;
-  };
-  const auto from =
-      std::find_if(program.begin(), program.end(), [&](const Action& a) { return same(a, move); });
-  ASSERT_NE(from, program.end());
-  const Action moved = *from;
-  program.erase(from);
-  const auto to = std::find_if(program.begin(), program.end(),
-                               [&](const Action& a) { return same(a, before); });
-  ASSERT_NE(to, program.end());
-  program.insert(to, moved);
-}
-
-// The op a trace ref names, as a program action.
-Action actionOf(const trace::RunTrace& run, const trace::OpRef& op) {
-  const trace::OpColumns& c = run.ranks[op.rank].lane(op.lane);
-  Action a;
-  a.kind = c.kind[op.index];
-  a.stage = c.stage[op.index];
-  a.microbatch = c.microbatch[op.index];
-  a.step = c.step[op.index];
-  return a;
-}
-
 TEST(OrderDoctor, NoGeneratorWaitsOnItsOrderOnFreeLinks) {
   for (const auto& [schedule, chunks] :
        std::initializer_list<std::pair<const char*, int>>{{"gpipe", 1},
@@ -147,11 +118,11 @@ TEST(OrderDoctor, WeightGradientsHeldBackAreOrderWaitsAndTheMoveSavesWhatItSays)
   EXPECT_EQ(m.orderNs, order);
   EXPECT_EQ(held.ranks[1].lane(trace::Lane::Compute).kind[m.move.index], OpKind::W);
   ASSERT_GT(m.gainNs, 0);
-  const OrderMoveActions actions{1, actionOf(held, m.move), actionOf(held, m.before)};
+  const OrderMoveActions actions = orderMoveActions(held, m.move, m.before);
   const auto gains = resimulateOrderMoves(*built, {actions});
   ASSERT_TRUE(gains.ok()) << gains.error();
   EXPECT_EQ(gains->front().value_or(-1), m.gainNs) << "free links: the re-timing is exact";
-  moveBefore(built->plan, 1, actions.move, actions.before);
+  ASSERT_TRUE(applyOrderMove(built->plan, actions));
   const trace::RunTrace moved = simulateBuilt(*built);
   EXPECT_EQ(stepSpan(held) - stepSpan(moved), m.gainNs);
 }
@@ -176,12 +147,12 @@ TEST(OrderDoctor, OverASlowLinkTheRunsPlanResimulatesTheMove) {
   EXPECT_EQ(m.rank, 3);
   EXPECT_EQ(run.ranks[3].lane(trace::Lane::Compute).kind[m.move.index], OpKind::B);
   EXPECT_GT(m.gainNs, 0) << "the re-timing's figure";
-  const OrderMoveActions actions{3, actionOf(run, m.move), actionOf(run, m.before)};
+  const OrderMoveActions actions = orderMoveActions(run, m.move, m.before);
   const auto gains = resimulateOrderMoves(*built, {actions});
   ASSERT_TRUE(gains.ok()) << gains.error();
   ASSERT_EQ(gains->size(), 1u);
   ASSERT_TRUE(gains->front().has_value());
-  moveBefore(built->plan, 3, actions.move, actions.before);
+  ASSERT_TRUE(applyOrderMove(built->plan, actions));
   const trace::RunTrace moved = simulateBuilt(*built);
   EXPECT_EQ(*gains->front(), stepSpan(run) - stepSpan(moved));
   EXPECT_LT(*gains->front(), m.gainNs) << "the link's queue eats the re-timed gain";
