@@ -23,5 +23,6 @@ Action addExportCommand(CLI::App& app);
 Action addImportCommand(CLI::App& app);
 Action addExploreCommand(CLI::App& app);
 Action addFitCommand(CLI::App& app);
+Action addSynthCommand(CLI::App& app);
 
 }  // namespace ps::cli

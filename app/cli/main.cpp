@@ -27,6 +27,7 @@ int runCli(int argc, char** argv) {
   add(ps::cli::addPresetsCommand);
   add(ps::cli::addSimCommand);
   add(ps::cli::addExploreCommand);
+  add(ps::cli::addSynthCommand);
   add(ps::cli::addRunCommand);
   add(ps::cli::addReportCommand);
   add(ps::cli::addFitCommand);
