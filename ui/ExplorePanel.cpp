@@ -1,5 +1,6 @@
 #include "ui/ExplorePanel.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -63,6 +64,13 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
       "the partitioner's and the even cut, on the Plan panel's model, costs and ranks; rank "
       "them by throughput. Click a point or a row to load that plan.");
   connect(button_, &QPushButton::clicked, this, &ExplorePanel::exploreRequested);
+  synthButton_ = new QPushButton("Synthesise", this);
+  synthButton_->setObjectName("synthButton");
+  synthButton_->setToolTip(
+      "Search each rank's order of F / I / W under the plan's memory caps (More: rank memory) "
+      "for the shortest simulated step, and show it against every generator under the same "
+      "caps. Click its row to load it (saved as a torch pipelining CSV).");
+  connect(synthButton_, &QPushButton::clicked, this, &ExplorePanel::synthRequested);
   status_ = new QLabel(this);
   status_->setObjectName("exploreStatus");
   status_->setWordWrap(true);
@@ -80,7 +88,10 @@ ExplorePanel::ExplorePanel(QWidget* parent) : QWidget(parent) {
   table_->horizontalHeader()->setStretchLastSection(true);
   connect(table_, &QTableWidget::cellClicked, this, [this](int row, int) { choose(row); });
   connect(plot_, &ParetoPlot::pointChosen, this, &ExplorePanel::choose);
-  layout->addWidget(button_);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(button_, 1);
+  buttons->addWidget(synthButton_);
+  layout->addLayout(buttons);
   layout->addWidget(status_);
   // Side by side: the bottom docks are wide and short (a quarter of a 720 px window).
   auto* split = new QSplitter(Qt::Horizontal, this);
@@ -116,8 +127,7 @@ void ExplorePanel::explore(const runtime::RunPlanRequest& base) {
   if (replicas > 1) spec_.dataParallel.push_back(replicas);
   if (!spec_.base.mapping.empty() && spec_.base.mapping != "rank")
     spec_.mappings = {"", spec_.base.mapping};
-  button_->setEnabled(false);
-  status_->setText("Exploring…");
+  setBusy("Exploring…");
   // Through the window's one kind of background job: a superseded sweep's result never arrives,
   // and busy() stays true until the result is on screen.
   jobs_.start([this, spec = spec_](const JobTracker::Job& job) {
@@ -127,8 +137,16 @@ void ExplorePanel::explore(const runtime::RunPlanRequest& base) {
   });
 }
 
+void ExplorePanel::setBusy(const QString& status) {
+  button_->setEnabled(false);
+  synthButton_->setEnabled(false);
+  status_->setText(status);
+}
+
 void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
   button_->setEnabled(true);
+  synthButton_->setEnabled(true);
+  synth_.reset();
   if (!result) {
     result_.reset();
     status_->setText(text(result.error()));
@@ -203,6 +221,7 @@ void ExplorePanel::showResult(Result<runtime::ExploreResult> result) {
 }
 
 void ExplorePanel::choose(int index) {
+  if (synth_) return chooseSynth(index);
   if (!result_ || index < 0 || index >= static_cast<int>(result_->ranked.size())) return;
   plot_->setSelected(index);
   table_->selectRow(index);

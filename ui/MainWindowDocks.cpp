@@ -55,6 +55,8 @@ void MainWindow::buildBottomDocks() {
   // The sweep starts from the plan on screen; a chosen candidate is shown and simulated.
   connect(explore_, &ExplorePanel::exploreRequested, this,
           [this] { explore_->explore(plan_->panel()->request()); });
+  connect(explore_, &ExplorePanel::synthRequested, this,
+          [this] { explore_->synthesise(plan_->panel()->request()); });
   connect(explore_, &ExplorePanel::candidateChosen, this,
           [this](const runtime::RunPlanRequest& request) {
             plan_->panel()->showRequest(request);

@@ -61,8 +61,9 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent) {
   setMinimumHeight(160);
 }
 
-void ParetoPlot::setPoints(std::vector<ParetoPoint> points) {
+void ParetoPlot::setPoints(std::vector<ParetoPoint> points, std::optional<double> capBytes) {
   points_ = std::move(points);
+  cap_ = capBytes;
   front_ = paretoFront(points_);
   selected_ = -1;
   if (!points_.empty()) {
@@ -77,7 +78,7 @@ void ParetoPlot::setPoints(std::vector<ParetoPoint> points) {
     const double dy =
         std::max(y1->nsPerMicrobatch - y0->nsPerMicrobatch, y1->nsPerMicrobatch * 0.1 + 1);
     xMin_ = std::max(0.0, x0->memoryBytes - 0.05 * dx);
-    xMax_ = x1->memoryBytes + 0.05 * dx;
+    xMax_ = std::max(x1->memoryBytes, cap_.value_or(0)) + 0.05 * dx;
     yMin_ = std::max(0.0, y0->nsPerMicrobatch - 0.05 * dy);
     yMax_ = y1->nsPerMicrobatch + 0.05 * dy;
   }
@@ -130,7 +131,9 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
   p.drawRect(r);
   p.setPen(pal.color(QPalette::Text));
   if (points_.empty()) {
-    p.drawText(rect(), Qt::AlignCenter, "Explore sweeps plans around the Plan panel's model");
+    p.drawText(rect(), Qt::AlignCenter,
+               "Explore sweeps plans around the Plan panel's model;\nSynthesise searches one under "
+               "its memory caps");
     return;
   }
   // Axis ends: memory at the bottom, time per micro-batch at the left.
@@ -153,6 +156,12 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
   p.drawText(QRectF(-80, -10, 160, 14), Qt::AlignCenter, "time / micro-batch");
   p.restore();
 
+  if (cap_) {  // the cap the synthesiser searched under; points right of it do not fit
+    const double x = r.left() + (*cap_ - xMin_) / (xMax_ - xMin_) * r.width();
+    p.setPen(QPen(pal.color(QPalette::Text), 1, Qt::DashLine));
+    p.drawLine(QPointF(x, r.top()), QPointF(x, r.bottom()));
+    p.drawText(QRectF(x - 124, r.top() + 2, 120, 14), Qt::AlignRight, "cap " + bytes(*cap_));
+  }
   const QColor frontColour = paretoFrontColour(pal), otherColour = paretoOtherColour(pal);
   QPainterPath line;
   for (std::size_t k = 0; k < front_.size(); ++k)
@@ -166,6 +175,13 @@ void ParetoPlot::paintEvent(QPaintEvent*) {
     const QPointF c = positionOf(i);
     p.setPen(QPen(onFront[i] ? frontColour : otherColour, 1.2));
     p.setBrush(onFront[i] ? QBrush(frontColour) : Qt::NoBrush);
+    if (points_[static_cast<std::size_t>(i)].synthesised) {
+      const QPolygonF diamond{c + QPointF(0, -6), c + QPointF(6, 0), c + QPointF(0, 6),
+                              c + QPointF(-6, 0)};
+      p.setBrush(QColor(0, 158, 115));  // Okabe–Ito bluish green
+      p.drawPolygon(diamond);
+      continue;
+    }
     p.drawEllipse(c, 3.5, 3.5);
   }
   if (selected_ >= 0 && selected_ < static_cast<int>(points_.size())) {

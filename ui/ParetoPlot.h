@@ -2,13 +2,15 @@
 // The explorer's candidates as points of time per micro-batch (y) against the largest rank's
 // peak memory (x): lower left is better. The Pareto front — no other candidate is both faster
 // and smaller — is drawn filled and joined; the others hollow. Hover names a point; a click
-// selects it (pointChosen).
+// selects it (pointChosen). A synthesised schedule is a diamond, and the cap it was found under
+// a dashed line.
 
 #include <QColor>
 #include <QPalette>
 #include <QString>
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 namespace ps::ui {
@@ -17,6 +19,7 @@ struct ParetoPoint {
   double memoryBytes = 0;
   double nsPerMicrobatch = 0;
   QString label;
+  bool synthesised = false;  // the synthesiser's schedule: drawn as a diamond
 };
 
 // Indices of the points on the front (none faster at no more memory), by memory ascending.
@@ -32,7 +35,9 @@ class ParetoPlot : public QWidget {
   Q_OBJECT
  public:
   explicit ParetoPlot(QWidget* parent = nullptr);
-  void setPoints(std::vector<ParetoPoint> points);
+  // `capBytes`: the memory cap the points were found under, drawn as a dashed line (Synthesise).
+  void setPoints(std::vector<ParetoPoint> points, std::optional<double> capBytes = std::nullopt);
+  std::optional<double> cap() const { return cap_; }
   void setSelected(int index);
   int selected() const { return selected_; }
   // The point drawn nearest to `pos` within a few pixels, or -1 (tests, hover, click).
@@ -56,6 +61,7 @@ class ParetoPlot : public QWidget {
   std::vector<int> front_;
   double xMin_ = 0, xMax_ = 1, yMin_ = 0, yMax_ = 1;
   int selected_ = -1;
+  std::optional<double> cap_;
 };
 
 }  // namespace ps::ui

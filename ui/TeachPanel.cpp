@@ -1,6 +1,7 @@
 #include "ui/TeachPanel.h"
 
 #include <QDockWidget>
+#include <QEvent>
 #include <QFontMetrics>
 #include <QGroupBox>
 #include <QHBoxLayout>

@@ -54,16 +54,7 @@ void printTable(const runtime::synth::SynthResult& r) {
       std::printf("  %-18s %12s %12s  refused: %s\n", b.schedule.c_str(), "-", "-",
                   trace::terminalSafe(b.refused, 300).c_str());
   }
-  const auto* best = runtime::synth::bestBaseline(r.baselines);
-  if (!best) {
-    std::printf("\nevery generator is refused under these caps; the synthesised schedule fits\n");
-    return;
-  }
-  const double gain = 1.0 - static_cast<double>(r.stepNs) / static_cast<double>(*best->stepNs);
-  std::printf("\nsynth %s against %s, the fastest generator under the caps (%s)\n",
-              gain >= 0 ? trace::formatPercent(gain).append(" shorter").c_str()
-                        : trace::formatPercent(-gain).append(" longer").c_str(),
-              best->schedule.c_str(), trace::formatDuration(*best->stepNs).c_str());
+  std::printf("\nsynth: %s\n", runtime::synth::gainSummary(r).c_str());
 }
 
 std::string capsText(const std::vector<std::int64_t>& caps) {
@@ -106,10 +97,15 @@ int run(SynthFlags& f, const std::atomic<bool>* cancel) {
   const std::string text = runtime::synth::synthCsvText(*result->built, f.withComms);
   if (auto written = runtime::writeTorchCsvFile(f.out, text); !written)
     return fail(written.error());
-  std::printf("\nwrote %s (%s)\n", f.out.c_str(), f.withComms ? "compute_comms" : "compute_only");
+  const runtime::PlanSpec replay = runtime::synth::replaySpec(request, *result, f.out);
+  std::printf(
+      "\nwrote %s (%s); read it back with: pipescope-cli sim --schedule-file %s "
+      "--boundaries %s and this command's cost, link and memory flags\n",
+      f.out.c_str(), f.withComms ? "compute_comms" : "compute_only", f.out.c_str(),
+      replay.boundaries.c_str());
   if (f.plan.db.empty()) return kExitOk;
   runtime::RunPlanRequest run;
-  run.spec = runtime::synth::replaySpec(request, *result, f.out);
+  run.spec = replay;
   run.name = f.plan.name.empty() ? "synth " + planRunName(plan).substr(plan.schedule.size() + 1)
                                  : f.plan.name;
   runtime::RunControl control;

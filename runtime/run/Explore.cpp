@@ -14,7 +14,6 @@
 #include "runtime/sim/Simulator.h"
 
 namespace ps::runtime {
-namespace {
 
 std::vector<int> boundariesOf(const Plan& plan) {
   std::vector<int> out;
@@ -22,6 +21,8 @@ std::vector<int> boundariesOf(const Plan& plan) {
     out.push_back(plan.placement[0][s].firstLayer);
   return out;
 }
+
+namespace {
 
 bool takesChunks(const std::string& schedule) {
   return schedule == "interleaved-1f1b" || schedule == "looped-bfs";

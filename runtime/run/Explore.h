@@ -71,6 +71,8 @@ using ExploreProgress = std::function<void(int done, int total)>;
                                                  const std::atomic<bool>* cancel = nullptr,
                                                  const ExploreProgress& progress = {});
 
+// The first layer of stages 1..S-1 (replica 0's): the plan's cut as --boundaries gives it.
+std::vector<int> boundariesOf(const Plan& plan);
 // "3,6,9": boundaries as --boundaries takes them.
 std::string boundariesText(const std::vector<int>& boundaries);
 

@@ -70,34 +70,40 @@ std::int32_t pick(const SynthProblem& p, ListWorkspace& w, std::span<const std::
   return best;
 }
 
-}  // namespace
+void startOp(const SynthProblem& p, ListWorkspace& w, ListPass& out, int r, std::int32_t op,
+             std::int64_t now) {
+  const SynthOp& o = p.ops[op];
+  const std::int64_t end = now + o.durationNs;
+  w.memory[r] += o.allocBytes;
+  out.peakBytes[r] = std::max(out.peakBytes[r], w.memory[r]);
+  out.order[r].push_back(op);
+  out.start[op] = now;
+  w.busyUntil[r] = end;
+  w.running.emplace(end, op);
+  out.makespan = std::max(out.makespan, end);
+}
 
-void listSchedule(const SynthProblem& p, std::span<const std::int64_t> key, ListWorkspace& w,
-                  ListPass& out) {
-  reset(p, w, out);
+constexpr std::int32_t kFail = -2;
+
+// The event loop both passes share: at each instant every free rank starts the op `choose`
+// names (-1: none now; kFail: the pass fails), then time moves to the next end or arrival
+// (`choose` lowers `next` to an arrival it waits for). Incomplete when nothing can move.
+template <class Choose>
+void runPass(const SynthProblem& p, ListWorkspace& w, ListPass& out, const Choose& choose) {
   std::size_t started = 0;
   std::int64_t now = 0;
   while (started < p.size()) {
     std::int64_t next = kNever;
     for (int r = 0; r < p.numRanks(); ++r) {
       if (w.busyUntil[r] > now) continue;
-      const std::int32_t op = pick(p, w, key, r, now, next);
+      const std::int32_t op = choose(r, now, next);
+      if (op == kFail) return;
       if (op < 0) continue;
-      auto& cands = w.candidates[r];
-      cands.erase(std::find(cands.begin(), cands.end(), op));
-      const SynthOp& o = p.ops[op];
-      const std::int64_t end = now + o.durationNs;
-      w.memory[r] += o.allocBytes;
-      out.peakBytes[r] = std::max(out.peakBytes[r], w.memory[r]);
-      out.order[r].push_back(op);
-      out.start[op] = now;
-      w.busyUntil[r] = end;
-      w.running.emplace(end, op);
-      out.makespan = std::max(out.makespan, end);
+      startOp(p, w, out, r, op, now);
       ++started;
     }
     if (!w.running.empty()) next = std::min(next, w.running.top().first);
-    if (next == kNever) return;  // nothing runs and nothing can start: the caps allow no order
+    if (next == kNever) return;  // nothing runs and nothing can start
     now = std::max(now, next);
     while (!w.running.empty() && w.running.top().first <= now) {
       const auto [end, op] = w.running.top();
@@ -110,47 +116,37 @@ void listSchedule(const SynthProblem& p, std::span<const std::int64_t> key, List
   out.complete = true;
 }
 
+}  // namespace
+
+void listSchedule(const SynthProblem& p, std::span<const std::int64_t> key, ListWorkspace& w,
+                  ListPass& out) {
+  reset(p, w, out);
+  runPass(p, w, out, [&](int r, std::int64_t now, std::int64_t& next) {
+    const std::int32_t op = pick(p, w, key, r, now, next);
+    if (op >= 0) {
+      auto& cands = w.candidates[r];
+      cands.erase(std::find(cands.begin(), cands.end(), op));
+    }
+    return op;
+  });
+}
+
 void replayOrder(const SynthProblem& p, const std::vector<std::vector<std::int32_t>>& order,
                  ListWorkspace& w, ListPass& out) {
   reset(p, w, out);
   w.head.assign(static_cast<std::size_t>(p.numRanks()), 0);
-  std::size_t started = 0;
-  std::int64_t now = 0;
-  while (started < p.size()) {
-    std::int64_t next = kNever;
-    for (int r = 0; r < p.numRanks(); ++r) {
-      if (w.busyUntil[r] > now || w.head[r] >= order[r].size()) continue;
-      const std::int32_t op = order[r][w.head[r]];
-      if (w.waiting[op] > 0) continue;  // an input has not finished: a completion wakes it
-      if (w.readyAt[op] > now) {
-        next = std::min(next, w.readyAt[op]);
-        continue;
-      }
-      const SynthOp& o = p.ops[op];
-      w.memory[r] += o.allocBytes;
-      if (w.memory[r] > p.capBytes[r]) return;  // over the rank's cap
-      out.peakBytes[r] = std::max(out.peakBytes[r], w.memory[r]);
-      ++w.head[r];
-      const std::int64_t end = now + o.durationNs;
-      out.order[r].push_back(op);
-      out.start[op] = now;
-      w.busyUntil[r] = end;
-      w.running.emplace(end, op);
-      out.makespan = std::max(out.makespan, end);
-      ++started;
+  runPass(p, w, out, [&](int r, std::int64_t now, std::int64_t& next) -> std::int32_t {
+    if (w.head[r] >= order[r].size()) return -1;
+    const std::int32_t op = order[r][w.head[r]];
+    if (w.waiting[op] > 0) return -1;  // an input has not finished: a completion wakes it
+    if (w.readyAt[op] > now) {
+      next = std::min(next, w.readyAt[op]);
+      return -1;
     }
-    if (!w.running.empty()) next = std::min(next, w.running.top().first);
-    if (next == kNever) return;  // deadlock: every rank waits on an op behind another's
-    now = std::max(now, next);
-    while (!w.running.empty() && w.running.top().first <= now) {
-      const auto [end, op] = w.running.top();
-      w.running.pop();
-      finish(p, w, op, end);
-    }
-  }
-  for (const auto& ops : out.order)
-    if (!ops.empty()) out.endSum += out.start[ops.back()] + p.ops[ops.back()].durationNs;
-  out.complete = true;
+    if (w.memory[r] + p.ops[op].allocBytes > p.capBytes[r]) return kFail;  // over the cap
+    ++w.head[r];
+    return op;
+  });
 }
 
 }  // namespace ps::runtime::synth

@@ -11,13 +11,6 @@
 namespace ps::runtime::synth {
 namespace {
 
-std::vector<int> boundariesOf(const Plan& plan) {
-  std::vector<int> out;
-  for (int s = 1; s < plan.numStages; ++s)
-    out.push_back(plan.placement[0][s].firstLayer);
-  return out;
-}
-
 SynthBaseline simulateOne(const std::string& schedule, PlanSpec spec,
                           const std::atomic<bool>* cancel) {
   SynthBaseline b;

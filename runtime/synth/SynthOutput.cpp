@@ -1,24 +1,15 @@
 #include "runtime/synth/SynthOutput.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/plan/Lowering.h"
 #include "runtime/plan/TorchCsv.h"
 #include "runtime/run/Explore.h"
 #include "runtime/run/RunPlan.h"
+#include "trace/Units.h"
 
 namespace ps::runtime::synth {
-namespace {
-
-std::string cutOf(const Plan& plan) {
-  std::vector<int> out;
-  for (int s = 1; s < plan.numStages; ++s)
-    out.push_back(plan.placement[0][s].firstLayer);
-  return boundariesText(out);
-}
-
-}  // namespace
-
 std::string synthCsvText(const BuiltPlan& built, bool withComms) {
   if (!withComms) return writeTorchCsvComputeOnly(built.plan);
   auto programs = lowerCommunication(built.plan, built.graph);
@@ -31,10 +22,21 @@ PlanSpec replaySpec(const SynthRequest& request, const SynthResult& result,
                     const std::string& csvPath) {
   PlanSpec spec = request.spec;
   spec.scheduleFile = csvPath;
-  spec.boundaries = cutOf(result.built->plan);
+  spec.boundaries = boundariesText(boundariesOf(result.built->plan));
   spec.layers = result.built->plan.numLayers;
   spec.splitBackward = false;  // the file says which ops there are
   return spec;
+}
+
+std::string gainSummary(const SynthResult& r) {
+  const SynthBaseline* best = bestBaseline(r.baselines);
+  if (!best) return "every generator is refused under these caps";
+  const std::string against = best->schedule + ", the fastest generator under the caps (" +
+                              trace::formatDuration(*best->stepNs) + ")";
+  if (r.stepNs == *best->stepNs) return "the same step as " + against;
+  const double gain = 1.0 - static_cast<double>(r.stepNs) / static_cast<double>(*best->stepNs);
+  return trace::formatPercent(std::fabs(gain)) + (gain > 0 ? " shorter" : " longer") + " than " +
+         against;
 }
 
 Result<std::vector<double>> capsOfSchedule(const SynthRequest& request,
@@ -44,7 +46,7 @@ Result<std::vector<double>> capsOfSchedule(const SynthRequest& request,
   PlanSpec spec = request.spec;
   spec.rankMemoryGb.clear();
   spec.schedule = schedule;
-  spec.boundaries = cutOf(skeleton->plan);
+  spec.boundaries = boundariesText(boundariesOf(skeleton->plan));
   auto built = buildPlan(spec);
   if (!built) return Error{"--cap-of " + schedule + ": " + built.error()};
   auto sim = simulatePlan(*built, nullptr);

@@ -21,6 +21,10 @@ std::string synthCsvText(const BuiltPlan& built, bool withComms);
 PlanSpec replaySpec(const SynthRequest& request, const SynthResult& result,
                     const std::string& csvPath);
 
+// The result against the fastest generator that fits: "4.91 % shorter than zb-h1, the fastest
+// generator under the caps (6.454 ms)", "the same step as ...", or that every one is refused.
+std::string gainSummary(const SynthResult& result);
+
 // --cap-of SCHEDULE: every rank's cap (GiB, as --rank-memory-gb takes it) set to the largest
 // peak `schedule` reaches at the request's shape and cut, without caps.
 Result<std::vector<double>> capsOfSchedule(const SynthRequest& request,

@@ -39,6 +39,18 @@ double score(const ListPass& pass, int ranks) {
          static_cast<double>(pass.endSum) / (16.0 * static_cast<double>(ranks));
 }
 
+}  // namespace
+
+bool better(const ListPass& a, const ListPass& b) {
+  if (a.makespan != b.makespan) return a.makespan < b.makespan;
+  const auto peakA = *std::max_element(a.peakBytes.begin(), a.peakBytes.end());
+  const auto peakB = *std::max_element(b.peakBytes.begin(), b.peakBytes.end());
+  if (peakA != peakB) return peakA < peakB;
+  return a.endSum < b.endSum;
+}
+
+namespace {
+
 // Simulated annealing over a state (keys or an order): a move is kept when it scores no worse,
 // or by chance exp(-worse / T) with T falling to 0 over the search's passes; the best state
 // seen is what comes out. `evaluate(state, pass)` schedules a state, `mutate(state, pass)` moves
@@ -64,7 +76,7 @@ void anneal(const SynthProblem& p, SearchBudget& b, State& best, ListPass& bestP
     const double worse = score(pass, ranks) - score(currentPass, ranks);
     const double t = t0 * std::max(0.0, 1.0 - (b.passes - first) / horizon);
     if (worse > 0 && (t <= 0 || uniform(*b.random) >= std::exp(-worse / t))) continue;
-    if (score(pass, ranks) < score(bestPass, ranks)) {
+    if (better(pass, bestPass)) {
       if (pass.makespan < bestPass.makespan) sinceBetter = 0;
       best = candidate;
       bestPass = pass;

@@ -33,6 +33,11 @@ struct SearchBudget {
   bool stoppedByClock = false;  // out
 };
 
+// The order of preference of two complete schedules: the shorter step, then the smaller largest
+// peak (with no cap, a schedule as fast at half the memory is the one to hand out), then the
+// earlier rank ends.
+bool better(const ListPass& a, const ListPass& b);
+
 // Improves `keys` whose list schedule is `pass` (both updated in place).
 void improveKeys(const SynthProblem& problem, SearchBudget& budget, ListWorkspace& work, Keys& keys,
                  ListPass& pass);

@@ -55,7 +55,7 @@ struct Best {
 };
 
 void consider(Order order, ListPass pass, const std::string& from, Best& best) {
-  if (!pass.complete || (best.found && pass.makespan >= best.pass.makespan)) return;
+  if (!pass.complete || (best.found && !better(pass, best.pass))) return;
   best = {std::move(order), std::move(pass), from, true};
 }
 
@@ -69,7 +69,7 @@ void searchKeys(const SynthProblem& p, const std::vector<SynthBaseline>& baselin
   auto tryKeys = [&](Keys keys, const std::string& name) {
     ListPass pass;
     listSchedule(p, keys, work, pass);
-    if (!pass.complete || (!bestKeys.empty() && pass.makespan >= bestPass.makespan)) return;
+    if (!pass.complete || (!bestKeys.empty() && !better(pass, bestPass))) return;
     bestKeys = std::move(keys);
     bestPass = std::move(pass);
     from = name;
@@ -101,7 +101,7 @@ void searchOrders(const SynthProblem& p, const std::vector<SynthBaseline>& basel
   }
   if (!replayed.found) return;
   improveOrder(p, budget, work, replayed.order, replayed.pass);
-  if (!best.found || replayed.pass.makespan <= best.pass.makespan) best = std::move(replayed);
+  if (!best.found || !better(best.pass, replayed.pass)) best = std::move(replayed);
 }
 
 // Micro-batches are alike (synth takes no variable ones), so they are renumbered in the order
