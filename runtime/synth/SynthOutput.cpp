@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "runtime/plan/Lowering.h"
 #include "runtime/plan/TorchCsv.h"
@@ -31,7 +32,11 @@ PlanSpec replaySpec(const SynthRequest& request, const SynthResult& result,
 std::string gainSummary(const SynthResult& r) {
   const SynthBaseline* best = bestBaseline(r.baselines);
   if (!best) return "every generator is refused under these caps";
-  const std::string against = best->schedule + ", the fastest generator under the caps (" +
+  const bool capped = std::any_of(r.capPerRank.begin(), r.capPerRank.end(), [](std::int64_t c) {
+    return c != std::numeric_limits<std::int64_t>::max();
+  });
+  const std::string against = best->schedule + ", the fastest generator" +
+                              (capped ? " under the caps (" : " (") +
                               trace::formatDuration(*best->stepNs) + ")";
   if (r.stepNs == *best->stepNs) return "the same step as " + against;
   const double gain = 1.0 - static_cast<double>(r.stepNs) / static_cast<double>(*best->stepNs);

@@ -22,7 +22,8 @@ PlanSpec replaySpec(const SynthRequest& request, const SynthResult& result,
                     const std::string& csvPath);
 
 // The result against the fastest generator that fits: "4.91 % shorter than zb-h1, the fastest
-// generator under the caps (6.454 ms)", "the same step as ...", or that every one is refused.
+// generator under the caps (6.454 ms)" ("the fastest generator (...)" with no cap), "the same
+// step as ...", or that every one is refused.
 std::string gainSummary(const SynthResult& result);
 
 // --cap-of SCHEDULE: every rank's cap (GiB, as --rank-memory-gb takes it) set to the largest
