@@ -34,6 +34,7 @@ struct SynthFlags {
   std::string out;
   bool withComms = false;
   bool noSplit = false;
+  std::string placement;
 };
 
 std::string peakText(const std::vector<std::int64_t>& peaks) {
@@ -72,7 +73,7 @@ std::string capsText(const std::vector<std::int64_t>& caps) {
 int run(SynthFlags& f, const std::atomic<bool>* cancel) {
   auto spec = planSpec(f.plan);
   if (!spec) return fail(spec.error());
-  runtime::synth::SynthRequest request{std::move(*spec), !f.noSplit};
+  runtime::synth::SynthRequest request{std::move(*spec), !f.noSplit, f.placement};
   if (!f.capOf.empty()) {
     auto caps = runtime::synth::capsOfSchedule(request, f.capOf);
     if (!caps) return fail(caps.error());
@@ -89,9 +90,12 @@ int run(SynthFlags& f, const std::atomic<bool>* cancel) {
   if (!result)
     return fail(result.error(), cancel && cancel->load() ? kExitRunFailed : kExitBadInput);
   const auto& plan = result->built->plan;
-  std::printf("synth p=%d m=%d v=%d (%s), %s\n\n", plan.numRanks, plan.numMicrobatches(),
-              plan.chunks, plan.splitBackward ? "F / I / W" : "F / B",
-              capsText(result->capPerRank).c_str());
+  std::printf("synth p=%d m=%d v=%d%s (%s), %s\n\n", plan.numRanks, plan.numMicrobatches(),
+              plan.chunks,
+              plan.chunks == 1                              ? ""
+              : runtime::synth::placementOf(request) == "v" ? " V-shaped"
+                                                            : " looped",
+              plan.splitBackward ? "F / I / W" : "F / B", capsText(result->capPerRank).c_str());
   printTable(*result);
   if (f.out.empty()) return kExitOk;
   const std::string text = runtime::synth::synthCsvText(*result->built, f.withComms);
@@ -142,6 +146,9 @@ Action addSynthCommand(CLI::App& app) {
   cmd->add_option("--seed", f->seed, "Seed of the local search (same seed, same schedule)");
   cmd->add_option("--out", f->out, "Write the schedule as a torch pipelining CSV");
   cmd->add_flag("--with-comms", f->withComms, "--out: the compute_comms form (SEND/RECV too)");
+  cmd->add_option("--placement", f->placement,
+                  "Chunks per rank: looped (stage s on rank s mod P) or v (ZB-V's V-shape; the "
+                  "default at --chunks 2)");
   cmd->add_flag("--no-split", f->noSplit, "Keep each backward whole (F / B, no W to place)");
   return [f, cmd]() {
     const InterruptScope interrupt;

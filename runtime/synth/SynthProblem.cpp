@@ -40,16 +40,35 @@ Status checkSynthKnobs(const PlanSpec& s) {
   return {};
 }
 
+Status checkPlacement(const SynthRequest& r) {
+  const std::string placement = placementOf(r);
+  if (placement != "looped" && placement != "v")
+    return Error{"synth: --placement " + placement + ": give looped or v"};
+  if (placement == "v" && r.spec.chunks != 2)
+    return Error{"synth: --placement v: the V-shape holds 2 chunks per rank (give --chunks 2)"};
+  if (placement == "v" && !r.splitBackward)
+    return Error{
+        "synth: --placement v with --no-split: the V-shape is ZB-V's, whose backward "
+        "is split"};
+  return {};
+}
+
 bool isSynthKind(OpKind k) {
   return k == OpKind::F || k == OpKind::B || k == OpKind::I || k == OpKind::W;
 }
 
 }  // namespace
 
+std::string placementOf(const SynthRequest& request) {
+  if (!request.placement.empty()) return request.placement;
+  return request.spec.chunks == 2 ? "v" : "looped";
+}
+
 PlanSpec skeletonSpec(const SynthRequest& request) {
   PlanSpec s = request.spec;
-  s.schedule = s.chunks > 1 ? "interleaved-1f1b" : "1f1b";
-  s.splitBackward = request.splitBackward;
+  const bool vShape = placementOf(request) == "v";
+  s.schedule = vShape ? "zb-v" : s.chunks > 1 ? "interleaved-1f1b" : "1f1b";
+  s.splitBackward = request.splitBackward && !vShape;  // ZB-V's backward is split already
   s.maxDeferredW = 0;
   s.rankMemoryGb.clear();  // the cut every generator gets; the caps bind the search
   return s;
@@ -57,6 +76,7 @@ PlanSpec skeletonSpec(const SynthRequest& request) {
 
 Result<SynthProblem> synthProblem(const SynthRequest& request) {
   PS_TRY(checkSynthKnobs(request.spec));
+  PS_TRY(checkPlacement(request));
   auto built = buildPlan(skeletonSpec(request));
   if (!built) return Error{"synth: " + built.error()};
   PS_TRY(applyRankFlags(request.spec, built->plan.numRanks, built->cost));

@@ -58,12 +58,19 @@ struct SynthProblem {
 struct SynthRequest {
   PlanSpec spec;
   bool splitBackward = true;
+  // Where a rank's V chunks sit: "looped" (interleaved 1F1B's: stage s on rank s mod P) or "v"
+  // (ZB-V's V-shape at V = 2: rank r holds stages r and 2P-1-r, so the last stage is on rank 0).
+  // Empty: "v" at V = 2, else "looped".
+  std::string placement;
 };
 
 // The skeleton built without the caps (so that the cut is the uncapped one every generator gets),
 // the caps applied to the search. Errors name the knob a synthesised schedule cannot take
 // (replicas, token slices, recompute, asynchronous weights, ...).
 [[nodiscard]] Result<SynthProblem> synthProblem(const SynthRequest& request);
+
+// "looped" or "v": the request's placement, its default filled in.
+std::string placementOf(const SynthRequest& request);
 
 // The skeleton's spec: what synthProblem builds and what a generator is compared under (the same
 // cut: `boundaries` set to the skeleton's).

@@ -106,6 +106,25 @@ TEST(Synth, OnTheSkewedTransformerItBeatsTheBestGeneratorByFivePercent) {
   }
 }
 
+// At V = 2 the default placement is ZB-V's V-shape, searched from ZB-V's own order; looped (the
+// interleaved placement) is asked for by name.
+TEST(Synth, AtTwoChunksTheVShapeIsNoSlowerThanZbV) {
+  auto s = synthesise(skewed(4, 8, 2));
+  ASSERT_TRUE(s.ok()) << s.error();
+  const SynthBaseline& zbv = baseline(*s, "zb-v");
+  ASSERT_TRUE(zbv.stepNs) << zbv.refused;
+  EXPECT_LT(s->stepNs, *zbv.stepNs);
+  EXPECT_EQ(s->built->plan.placement[0][7].rank, 0) << "the V-shape's last stage is on rank 0";
+  SynthRequest looped = skewed(4, 8, 2);
+  looped.placement = "looped";
+  auto l = synthesise(looped);
+  ASSERT_TRUE(l.ok()) << l.error();
+  EXPECT_EQ(l->built->plan.placement[0][7].rank, 3);
+  looped.spec.chunks = 3;
+  looped.placement = "v";
+  EXPECT_THAT(synthesise(looped).error(), HasSubstr("--placement v"));
+}
+
 TEST(Synth, TheSameSeedGivesTheSameScheduleAndTheCsvReadsBackToTheSameStep) {
   SynthRequest r = skewed(4, 8);
   capAll(r, 392);
