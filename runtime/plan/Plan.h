@@ -127,6 +127,10 @@ struct Plan {
   bool forwardOnly = false;    // inference (PipeEdge): F only, no backward or optimizer step
   WeightVersioning versioning = WeightVersioning::Synchronous;
   OptimizerSync optimizerSync = OptimizerSync::Barrier;
+  // Replicated plans (Chimera, BitPipe): each stage's gradients are exchanged with its twins as
+  // soon as every holder has finished its backward, beside compute, instead of all at once
+  // before the optimizer step (the papers' eager gradient synchronisation).
+  bool eagerGradientSync = false;
 
   std::vector<std::vector<StagePlacement>> placement;  // [replica][stage]
   std::vector<std::vector<int>> stagePreds;            // [stage]; empty = chain

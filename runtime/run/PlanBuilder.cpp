@@ -166,6 +166,22 @@ Status placeLayers(const PlanSpec& spec, Plan& plan, const CostModel& cost) {
   return spec.ownCuts ? cutEachReplica(spec, plan, cost) : Status{};
 }
 
+// --eager-sync: only where stages have twins, and with the optimizer step's barrier (each
+// exchange needs both twins' backward ops of the step, which the barrier orders before the OPT).
+Status syncEagerly(const PlanSpec& spec, Plan& plan) {
+  if (plan.numReplicas() < 2)
+    return Error{
+        "--eager-sync: exchanges the gradients of replicated stages (chimera, bitpipe, "
+        "--dp); " +
+        spec.schedule + " has one replica of each stage"};
+  if (plan.optimizerSync != OptimizerSync::Barrier)
+    return Error{
+        "--eager-sync: needs --optimizer-sync barrier (an exchange waits for both "
+        "twins' backward ops of the step)"};
+  plan.eagerGradientSync = true;
+  return {};
+}
+
 struct FinishedPlan {
   Plan plan;
   OpGraph graph;
@@ -182,6 +198,7 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
     plan = repeatSteps(std::move(*plan), spec.steps, spec.optimizerSync);
     if (!plan) return std::move(plan).takeError();
   }
+  if (spec.eagerSync) PS_TRY(syncEagerly(spec, *plan));
   if (spec.frozenUs > 0)
     PS_TRY(fillFrozenWork(*plan, cost,
                           spec.fill == "before" ? FillPlacement::Before : FillPlacement::Bubbles));

@@ -94,6 +94,9 @@ struct PlanSpec {
   // HetPipe's virtual workers: each replica's layers cut for its own ranks (speeds, memory)
   // rather than every replica taking the first replica's cut.
   bool ownCuts = false;
+  // Chimera / BitPipe (replicated plans): exchange each stage's gradients with its twins as soon
+  // as both are done with its backward, beside compute, not all at once before the optimizer.
+  bool eagerSync = false;
   // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
   // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
   std::string topology;

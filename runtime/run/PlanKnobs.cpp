@@ -91,6 +91,16 @@ constexpr PlanKnob kKnobs[] = {
      .format = F::Flag,
      .written = [](const PlanSpec& s) { return s.ownCuts; },
      .panel = {.movesCut = true}},
+    {.key = "eager_sync",
+     .flag = "--eager-sync",
+     .label = "eager gradient sync",
+     .help = "Chimera/BitPipe (replicated stages): each stage's gradients go to its twins as "
+             "soon as both are done with its backward, beside compute, not all at once before "
+             "the optimizer step (sim; the cpu backend exchanges at the step, same result)",
+     .field = field<&PlanSpec::eagerSync>(),
+     .format = F::Flag,
+     .written = [](const PlanSpec& s) { return s.eagerSync; },
+     .panel = {.label = "Eager gradient sync"}},
     {.key = "microbatches",
      .flag = "--microbatches",
      .label = "micro-batches",

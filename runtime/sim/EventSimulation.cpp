@@ -79,6 +79,7 @@ Result<SimResult> EventSimulation::run() {
     return Error{"simulation stalled after " + std::to_string(completed) + " of " +
                  std::to_string(n) + " ops (validate the plan first)"};
   mem_.finish(out_);
+  costs_.finish(out_);
   return std::move(out_);
 }
 
@@ -140,7 +141,7 @@ void EventSimulation::tryStart(int r) {
       else  // the stream fetches, then computes
         t = fetch(node, r, t);
     }
-    const std::int64_t d = costs_.duration(a, r);
+    const std::int64_t d = costs_.placed(a, r, t);
     std::int64_t end = 0;
     if (!addNs(t, d, end)) {
       overflow_ = timeOverflow("rank " + std::to_string(r) + ", " + actionLabel(a), t, d);

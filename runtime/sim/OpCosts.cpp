@@ -40,7 +40,16 @@ OpCosts::OpCosts(const Plan& plan, const CostModel& cost) : plan_(plan), cost_(c
     nodes_ = static_cast<std::size_t>(cost.nodeOf(std::max(0, plan.numRanks - 1)) + 1);
   freeLinks_ = allLinksFree(cost);
   defaultLatency_ = roundNs(cost.defaultLink.latencyNs);
-  allReduceNs_ = replicaAllReduceNs(plan, cost);
+  // Eager sync exchanges stage by stage beside compute; the OPT then waits only for what is left.
+  if (plan.eagerGradientSync && plan.numReplicas() > 1)
+    eager_ = std::make_shared<EagerSync>(plan, cost);
+  allReduceNs_ = eager_ ? 0 : replicaAllReduceNs(plan, cost);
+}
+
+std::int64_t OpCosts::placedEager(const Action& a, int rank, std::int64_t start, std::int64_t d) {
+  if (a.kind == OpKind::OPT) return eager_->optDuration(rank, a.step, start, d);
+  if (a.kind == OpKind::W || a.kind == OpKind::B) eager_->onBackwardEnd(a, start + d);
+  return d;
 }
 
 namespace {

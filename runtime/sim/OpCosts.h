@@ -4,11 +4,13 @@
 // repeat for millions of ops, so durations are cached per (replica, stage, kind) at cost scale 1.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
+#include "runtime/sim/EagerSync.h"
 
 namespace ps::runtime::sim {
 
@@ -37,6 +39,17 @@ class OpCosts {
       if (d >= 0) return d;
     }
     return durationSlow(a, rank);
+  }
+  // What the engines call as they place `a` on `rank` at `start`: its duration(), except that
+  // under eager gradient sync an OPT also waits for the rank's exchanges (EagerSync.h), which
+  // learn from each backward op placed when its stage's gradients are done.
+  std::int64_t placed(const Action& a, int rank, std::int64_t start) {
+    const std::int64_t d = duration(a, rank);
+    return eager_ ? placedEager(a, rank, start, d) : d;
+  }
+  // The end of a run: eager gradient sync's AR records (nothing without it).
+  void finish(SimResult& out) const {
+    if (eager_) eager_->finish(out);
   }
   // Bytes a transfer carries: activations leave the producing stage, gradients flow back into
   // the consuming one; scaled by the micro-batch.
@@ -71,6 +84,7 @@ class OpCosts {
   // Every OpKind value up to FILL (the last compute kind) indexes the duration cache.
   static constexpr int kKindSlots = static_cast<int>(OpKind::FILL) + 1;
   std::int64_t durationSlow(const Action& a, int rank);
+  std::int64_t placedEager(const Action& a, int rank, std::int64_t start, std::int64_t d);
 
   const Plan& plan_;
   const CostModel& cost_;
@@ -80,7 +94,8 @@ class OpCosts {
   bool freeLinks_ = true;
   std::int64_t defaultLatency_ = 0;
   std::int64_t allReduceNs_ = 0;
-  std::size_t nodes_ = 0;  // with a topology: how many nodes the plan's ranks span
+  std::size_t nodes_ = 0;             // with a topology: how many nodes the plan's ranks span
+  std::shared_ptr<EagerSync> eager_;  // Plan::eagerGradientSync of a replicated plan
 };
 
 // One rank's gradient exchange with the ranks holding the other replicas of its stages: for

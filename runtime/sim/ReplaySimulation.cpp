@@ -59,6 +59,7 @@ Result<SimResult> ReplaySimulation::run() {
     return Error{"simulation stalled after " + std::to_string(placed) + " of " +
                  std::to_string(g_.computeCount) + " ops (validate the plan first)"};
   mem_.finish(out_);
+  costs_.finish(out_);
   return std::move(out_);
 }
 
@@ -137,7 +138,7 @@ void ReplaySimulation::advance(int r, std::vector<int>& work) {
     for (std::size_t i = 0; i < unit; ++i) {
       const auto node = first + static_cast<std::int32_t>(i);
       const Action& a = g_.actions[node];
-      const std::int64_t d = costs_.duration(a, r);
+      const std::int64_t d = costs_.placed(a, r, t);
       std::int64_t end = 0;
       if (!addNs(t, d, end)) {
         overflow_ = timeOverflow("rank " + std::to_string(r) + ", " + actionLabel(a), t, d);

@@ -18,8 +18,9 @@ const StagePlacement& placementOf(const Plan& plan, int stage, int microbatch) {
 // The engines run a replicated plan's OPT for the all-reduce and the update together (OpCosts):
 // each becomes an AR record over the exchange, then the OPT over the rest.
 void splitAllReduce(const Plan& plan, const CostModel& cost, SimResult& result) {
+  // Eager sync wrote its own AR records, one per exchange (EagerSync.h).
+  if (plan.numReplicas() < 2 || plan.eagerGradientSync) return;
   const std::int64_t ar = sim::replicaAllReduceNs(plan, cost);
-  if (plan.numReplicas() < 2) return;
   const std::size_t n = result.records.size();
   for (std::size_t i = 0; i < n; ++i) {
     SimRecord& opt = result.records[i];

@@ -1,0 +1,82 @@
+#include "runtime/sim/EagerSync.h"
+
+#include <algorithm>
+
+#include "runtime/sim/OpCosts.h"
+#include "runtime/sim/Simulator.h"
+
+namespace ps::runtime::sim {
+
+EagerSync::EagerSync(const Plan& plan, const CostModel& cost)
+    : plan_(plan),
+      exchanges_(static_cast<std::size_t>(plan.numRanks)),
+      lastBackwardEnd_(static_cast<std::size_t>(plan.steps) *
+                           static_cast<std::size_t>(plan.numReplicas()) *
+                           static_cast<std::size_t>(plan.numStages),
+                       0),
+      updateNs_(static_cast<std::size_t>(plan.numRanks) * static_cast<std::size_t>(plan.steps),
+                -1) {
+  for (int k = 0; k < plan.numReplicas(); ++k)
+    for (int s = 0; s < plan.numStages; ++s) {
+      const StagePlacement& st = plan.placement[k][s];
+      std::int64_t bytes = 0;
+      for (int l = st.firstLayer; l <= st.lastLayer; ++l)
+        bytes += cost.layers[l].paramBytes;
+      for (int other = 0; other < plan.numReplicas(); ++other) {
+        const int twin = plan.placement[other][s].rank;
+        if (other == k || twin == st.rank) continue;
+        const LinkCost& link = cost.link(st.rank, twin);
+        double ns = link.latencyNs;
+        if (link.bytesPerNs > 0) ns += static_cast<double>(bytes) / link.bytesPerNs;
+        exchanges_[st.rank].push_back({k, s, other, twin, roundNs(ns), bytes});
+      }
+    }
+}
+
+std::size_t EagerSync::slot(int step, int replica, int stage) const {
+  return (static_cast<std::size_t>(step) * static_cast<std::size_t>(plan_.numReplicas()) +
+          static_cast<std::size_t>(replica)) *
+             static_cast<std::size_t>(plan_.numStages) +
+         static_cast<std::size_t>(stage);
+}
+
+void EagerSync::onBackwardEnd(const Action& a, std::int64_t end) {
+  if (a.step < 0 || a.step >= plan_.steps || a.microbatch < 0) return;
+  auto& last = lastBackwardEnd_[slot(a.step, plan_.replicaOf(a.microbatch), a.stage)];
+  last = std::max(last, end);
+}
+
+std::int64_t EagerSync::optDuration(int rank, int step, std::int64_t start, std::int64_t updateNs) {
+  // Every exchange of the rank, ready once both holders of the stage are done with it.
+  std::vector<std::pair<std::int64_t, const Exchange*>> ready;
+  for (const Exchange& e : exchanges_[rank])
+    ready.emplace_back(std::max(lastBackwardEnd_[slot(step, e.replica, e.stage)],
+                                lastBackwardEnd_[slot(step, e.twinReplica, e.stage)]),
+                       &e);
+  std::sort(ready.begin(), ready.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::int64_t lane = 0;
+  for (const auto& [at, e] : ready) {
+    const std::int64_t begin = std::max(lane, at);
+    lane = begin + e->ns;
+    log_.push_back({begin, lane, e->bytes, rank, e->stage, step, e->twin});
+  }
+  updateNs_[static_cast<std::size_t>(rank) * static_cast<std::size_t>(plan_.steps) +
+            static_cast<std::size_t>(step)] = updateNs;
+  return std::max(lane, start) - start + updateNs;
+}
+
+void EagerSync::finish(SimResult& out) const {
+  for (SimRecord& r : out.records)
+    if (r.kind == OpKind::OPT && r.step >= 0 && r.step < plan_.steps) {
+      const std::int64_t update =
+          updateNs_[static_cast<std::size_t>(r.rank) * static_cast<std::size_t>(plan_.steps) +
+                    static_cast<std::size_t>(r.step)];
+      if (update >= 0) r.start_ns = r.end_ns - update;
+    }
+  for (const Logged& l : log_)
+    out.records.push_back(
+        {l.start, l.end, l.bytes, l.rank, l.stage, -1, l.step, l.twin, OpKind::AR});
+}
+
+}  // namespace ps::runtime::sim
