@@ -192,8 +192,15 @@ void addKnobLine(QFormLayout* form, const KnobLine& line) {
     return qobject_cast<QAbstractSpinBox*>(w) != nullptr;
   });
   for (QWidget* w : line.widgets) {
-    // Two or three spin boxes fit a narrow dock without their buttons.
-    if (spinsOnly) static_cast<QAbstractSpinBox*>(w)->setButtonSymbols(QAbstractSpinBox::NoButtons);
+    if (spinsOnly) {
+      // Two or three spin boxes fit a narrow dock without their buttons, sharing the row at
+      // their minimum width (each asked for its range's widest value).
+      auto* spin = static_cast<QAbstractSpinBox*>(w);
+      spin->setButtonSymbols(QAbstractSpinBox::NoButtons);
+      spin->setSizePolicy(QSizePolicy::Ignored, spin->sizePolicy().verticalPolicy());
+      row->addWidget(w, 1);
+      continue;
+    }
     row->addWidget(w, qobject_cast<QLineEdit*>(w) ? 1 : 0);
   }
   form->addRow(line.label, row);

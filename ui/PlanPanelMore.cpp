@@ -38,6 +38,9 @@ void PlanPanel::buildMore() {
   auto* form = new QFormLayout(more_);
   form->setContentsMargins(12, 0, 0, 0);
   form->setVerticalSpacing(3);
+  // A row wider than the dock (F / B / W µs: three spin boxes beside an 18-letter label column)
+  // puts its label above its fields instead of a horizontal scrollbar under the form.
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
   latency_ = dspin(more_, "latencySpin", 1e6, 2, " µs", tips::kLinkLatency);
   sync_ = combo(more_, "optimizerSyncCombo", {"barrier", "none"}, tips::kOptimizerSync);
   // Every other plan knob from its row in the knob table (ui/PlanKnobWidgets.cpp).
