@@ -138,4 +138,33 @@ Status checkCostRanges(const CostModel& model, const std::string& source) {
   return {};
 }
 
+Result<CostModel> operatorCosts(const CostModel& model, int k) {
+  if (k < 1 || k > 64) return Error{"--operators " + std::to_string(k) + ": give 1..64"};
+  if (static_cast<long>(model.layers.size()) * k > kMaxLayers)
+    return Error{"--operators " + std::to_string(k) + ": " + std::to_string(model.layers.size()) +
+                 " layers x " + std::to_string(k) + " operators pass " +
+                 std::to_string(kMaxLayers)};
+  CostModel out = model;
+  out.layers.clear();
+  out.layers.reserve(model.layers.size() * static_cast<std::size_t>(k));
+  for (std::size_t l = 0; l < model.layers.size(); ++l) {
+    const LayerCost& layer = model.layers[l];
+    const std::string name = layer.name.empty() ? "layer " + std::to_string(l) : layer.name;
+    const std::int64_t output = layer.outputBytes > 0 ? layer.outputBytes : layer.actBytes;
+    for (int j = 0; j < k; ++j) {
+      const bool last = j == k - 1;
+      LayerCost op;
+      op.fwdNs = layer.fwdNs / k;
+      op.inputGradNs = layer.inputGradNs / k;
+      op.weightGradNs = layer.weightGradNs / k;
+      op.actBytes = layer.actBytes / k + (last ? layer.actBytes % k : 0);
+      op.paramBytes = layer.paramBytes / k + (last ? layer.paramBytes % k : 0);
+      op.outputBytes = output;
+      op.name = name + " op " + std::to_string(j + 1) + "/" + std::to_string(k);
+      out.layers.push_back(std::move(op));
+    }
+  }
+  return out;
+}
+
 }  // namespace ps::runtime

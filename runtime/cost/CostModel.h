@@ -107,6 +107,13 @@ inline constexpr int kMaxLayers = 1 << 20;
 // kMaxOpNs) and builds a model; errors name the flag and its value.
 Result<CostModel> uniformCostModel(const UniformCostFlags& flags);
 
+// DawnPiper's operator-granular cut (--operators K): each layer as K operators, each with a K-th
+// of its times, activations and parameters (the remainder bytes on the last), every one handing
+// the layer's whole output to the next (an activation between operators is as large as one
+// between layers). Stage boundaries then fall between operators. Errors: K outside 1..64, or
+// more than kMaxLayers operators.
+Result<CostModel> operatorCosts(const CostModel& model, int k);
+
 // The ranges above on a model from a file or calibration; errors start with `source`.
 Status checkCostRanges(const CostModel& model, const std::string& source);
 

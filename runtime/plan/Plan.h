@@ -118,9 +118,10 @@ struct EmbeddingFetch {
 struct Plan {
   std::string schedule;  // canonical generator name, or "custom" for imported CSVs
   int numRanks = 0;
-  int numStages = 0;  // S = P·V virtual stages (per replica)
-  int chunks = 1;     // V
-  int numLayers = 0;
+  int numStages = 0;           // S = P·V virtual stages (per replica)
+  int chunks = 1;              // V
+  int numLayers = 0;           // what stages are cut from: layers, or operators (below)
+  int operatorsPerLayer = 1;   // DawnPiper's --operators: numLayers counts operators
   int steps = 1;               // how many steps the programs cover
   bool splitBackward = false;  // I + W instead of B
   bool recompute = false;      // R before each backward; only stage inputs kept after F

@@ -78,6 +78,10 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
     return Error{"--own-cuts: the " + name +
                  " backend averages each stage's gradients with the other replicas' same stage, "
                  "which needs one cut for every replica (simulate it: --backend sim)"};
+  // DawnPiper's operator cut: a block of the model is one piece of code, not K.
+  if (plan.operatorsPerLayer > 1)
+    return Error{"--operators " + std::to_string(plan.operatorsPerLayer) + ": the " + name +
+                 " backend's model blocks are not cut inside (simulate it: --backend sim)"};
   // DiffusionPipe's frozen encoder hands its output to stage 0 between rank threads.
   if (frozen && threadsOnly)
     return Error{"--frozen-us: the " + name +

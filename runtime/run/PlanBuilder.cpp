@@ -299,13 +299,17 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec, const std::atomic<bool>* cance
   PS_TRY(addCommLaneWork(spec, *plan, *cost));
   PS_TRY(checkFrozenFlags(spec));
   cost->frozenFwdNs = spec.frozenUs * 1e3;
-  auto deviceOf = deviceMapping(spec, *plan, *cost, built.notes, cancel);
+  // The config keeps the model's layers (a rerun cuts them into operators again).
+  auto opCost = spec.operators == 1 ? cost : operatorCosts(*cost, spec.operators);
+  if (!opCost) return std::move(opCost).takeError();
+  auto deviceOf = deviceMapping(spec, *plan, *opCost, built.notes, cancel);
   if (!deviceOf) return std::move(deviceOf).takeError();
-  auto finished = finishPlan(spec, *plan, *cost, *deviceOf);
+  auto finished = finishPlan(spec, *plan, *opCost, *deviceOf);
   if (!finished) return std::move(finished).takeError();
+  finished->plan.operatorsPerLayer = spec.operators;
   built.configJson = planConfigJson(spec, finished->plan, *cost, *deviceOf);
   built.plan = std::move(finished->plan);
-  built.cost = std::move(*cost);
+  built.cost = std::move(*opCost);
   built.graph = std::move(finished->graph);
   built.deviceOrder = std::move(*deviceOf);
   return built;

@@ -97,6 +97,9 @@ struct PlanSpec {
   // Chimera / BitPipe (replicated plans): exchange each stage's gradients with its twins as soon
   // as both are done with its backward, beside compute, not all at once before the optimizer.
   bool eagerSync = false;
+  // DawnPiper: cut between operators rather than layers, each layer as this many operators of
+  // equal share (--boundaries then counts operators; sim backend).
+  int operators = 1;
   // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
   // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
   std::string topology;

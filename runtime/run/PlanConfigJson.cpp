@@ -71,8 +71,8 @@ void writePlanValue(trace::JsonWriter& w, std::string_view key, const PlanSpec& 
     w.key(key).value(plan.numMicrobatches() / slices);
   } else if (key == "chunks") {
     w.key(key).value(plan.chunks);
-  } else if (key == "layers") {
-    w.key(key).value(plan.numLayers);
+  } else if (key == "layers") {  // the model's, not the operators it was cut between
+    w.key(key).value(plan.numLayers / std::max(1, plan.operatorsPerLayer));
   } else if (key == "boundaries") {
     w.key(key).beginArray();
     for (int s = 1; s < plan.numStages; ++s)

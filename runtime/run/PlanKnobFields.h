@@ -23,5 +23,7 @@ constexpr KnobField uniform() {
 
 // The device, link and cost rows, in config_json's order (after the plan's own rows).
 std::span<const PlanKnob> costPlanKnobs();
+// The later papers' mechanisms (PlanMechanismKnobs.cpp): --operators, --eager-sync.
+std::span<const PlanKnob> mechanismPlanKnobs();
 
 }  // namespace ps::runtime

@@ -91,16 +91,6 @@ constexpr PlanKnob kKnobs[] = {
      .format = F::Flag,
      .written = [](const PlanSpec& s) { return s.ownCuts; },
      .panel = {.movesCut = true}},
-    {.key = "eager_sync",
-     .flag = "--eager-sync",
-     .label = "eager gradient sync",
-     .help = "Chimera/BitPipe (replicated stages): each stage's gradients go to its twins as "
-             "soon as both are done with its backward, beside compute, not all at once before "
-             "the optimizer step (sim; the cpu backend exchanges at the step, same result)",
-     .field = field<&PlanSpec::eagerSync>(),
-     .format = F::Flag,
-     .written = [](const PlanSpec& s) { return s.eagerSync; },
-     .panel = {.label = "Eager gradient sync"}},
     {.key = "microbatches",
      .flag = "--microbatches",
      .label = "micro-batches",
@@ -388,12 +378,11 @@ constexpr PlanKnob kKnobs[] = {
 }  // namespace
 
 std::span<const PlanKnob> planKnobs() {
-  // The plan's own rows, then the device, link and cost rows (PlanCostKnobs.cpp): config_json's
-  // key order.
+  // Own rows, cost rows (PlanCostKnobs.cpp), mechanisms (PlanMechanismKnobs.cpp): config order.
   static const std::vector<PlanKnob> rows = [] {
     std::vector<PlanKnob> all(std::begin(kKnobs), std::end(kKnobs));
-    const auto cost = costPlanKnobs();
-    all.insert(all.end(), cost.begin(), cost.end());
+    for (const auto more : {costPlanKnobs(), mechanismPlanKnobs()})
+      all.insert(all.end(), more.begin(), more.end());
     return all;
   }();
   return rows;

@@ -86,17 +86,17 @@ TEST(PaperSystems, BoundingTheDeferredWTradesBubbleForMemory) {
   EXPECT_LT(twoBubble, 3.0 / 11) << "still below 1F1B's own bubble";
 }
 
-// DawnPiper: the memory-aware cut (30 layers over 4 stages, the short stage moved to the first
-// rank) lowers the largest peak by a fifth (160 → 128 MiB); its slowest stage is as fast, and the
-// step only 2.4 % longer (a short last stage also shortens warm-up and drain).
-TEST(PaperSystems, DawnPiperLowersTheLargestPeakByAFifth) {
+// DawnPiper: the memory-aware cut between operators (30 layers as 120, over 4 stages: 27, 31, 31,
+// 31 operators) lowers the largest peak from 160 to 135 MiB at a step 0.3 % longer (between
+// whole layers it took 2.4 % for 128 MiB: OperatorCut).
+TEST(PaperSystems, DawnPiperLowersTheLargestPeakAtAlmostTheSameStep) {
   EXPECT_NEAR(metricOf("dawnpiper", "peak_memory_bytes") /
                   metricOf("dawnpiper-baseline", "peak_memory_bytes"),
-              0.8, 1e-9);
+              135.0 / 160.0, 1e-9);
   const double step = metricOf("dawnpiper", "step_time_ns");
   const double baseStep = metricOf("dawnpiper-baseline", "step_time_ns");
   EXPECT_GE(step, baseStep);
-  EXPECT_LE(step, baseStep * 1.025);
+  EXPECT_LE(step, baseStep * 1.005);
 }
 
 // Luo et al.: on 2 nodes × 4 GPUs the searched mapping is at least 25 % faster than rank order.

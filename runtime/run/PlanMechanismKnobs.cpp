@@ -1,0 +1,40 @@
+// The plan knob table's rows for the papers' mechanisms added after the table was split
+// (PlanKnobs.h): written after the cost rows, and only when set, so that every config written
+// before them reads and writes back the same.
+#include "runtime/run/PlanKnobFields.h"
+
+namespace ps::runtime {
+namespace {
+
+using F = KnobFormat;
+
+constexpr PlanKnob kMechanismKnobs[] = {
+    {.key = "operators",
+     .flag = "--operators",
+     .label = "operators per layer",
+     .help = "DawnPiper: cut between operators, each layer as K operators with a K-th of its "
+             "time, activations and parameters; --boundaries counts operators (sim backend)",
+     .field = field<&PlanSpec::operators>(),
+     .min = 1,
+     .max = 64,
+     .written = [](const PlanSpec& s) { return s.operators > 1; },
+     .panel = {.label = "Operators per layer", .movesCut = true}},
+    {.key = "eager_sync",
+     .flag = "--eager-sync",
+     .label = "eager gradient sync",
+     .help = "Chimera/BitPipe (replicated stages): each stage's gradients go to its twins as "
+             "soon as both are done with its backward, beside compute, not all at once before "
+             "the optimizer step (sim; the cpu backend exchanges at the step, same result)",
+     .field = field<&PlanSpec::eagerSync>(),
+     .format = F::Flag,
+     .written = [](const PlanSpec& s) { return s.eagerSync; },
+     .panel = {.label = "Eager gradient sync"}},
+};
+
+}  // namespace
+
+std::span<const PlanKnob> mechanismPlanKnobs() {
+  return kMechanismKnobs;
+}
+
+}  // namespace ps::runtime
