@@ -96,13 +96,26 @@ Status readLink(const Fields& f, LinkCost& link, bool withEnds) {
   return {};
 }
 
-// {"gpus_per_node": G, "inter_node": {"gbps": ..., "latency_us": ...}}
+// {"gpus_per_node": G | "nodes": [a, b, ...], "inter_node": {"gbps": ..., "latency_us": ...}}
 Status readTopology(const Fields& f, Topology& topology) {
-  PS_TRY(f.onlyKeys({"gpus_per_node", "inter_node"}));
+  PS_TRY(f.onlyKeys({"gpus_per_node", "nodes", "inter_node"}));
   PS_ASSIGN(gpus, f.integer("gpus_per_node", 1));
-  if (!gpus) return f.error("gpus_per_node", "missing (devices per node, at least 1)");
-  if (*gpus > 1000000) return f.error("gpus_per_node", "too large");
-  topology.gpusPerNode = static_cast<int>(*gpus);
+  PS_ASSIGN(nodes, f.list("nodes"));
+  if (gpus && nodes) return f.error("nodes", "give either gpus_per_node or nodes");
+  if (!gpus && !nodes)
+    return f.error("gpus_per_node", "missing (devices per node, or \"nodes\": their sizes)");
+  if (gpus && *gpus > 1000000) return f.error("gpus_per_node", "too large");
+  if (gpus) topology.gpusPerNode = static_cast<int>(*gpus);
+  if (nodes) {
+    for (auto e : *nodes) {
+      std::int64_t n = 0;
+      if (e.get_int64().get(n) || n < 1 || n > 4096 || topology.nodeSizes.size() >= 4096)
+        return f.error("nodes",
+                       "each node's devices: a whole number in 1..4096 (4096 nodes at most)");
+      topology.nodeSizes.push_back(static_cast<int>(n));
+    }
+    if (topology.nodeSizes.empty()) return f.error("nodes", "give at least one node");
+  }
   PS_ASSIGN(inter, f.child("inter_node"));
   if (inter) PS_TRY(readLink(*inter, topology.interNode, false));
   return {};
@@ -219,8 +232,16 @@ std::string writeCostJson(const CostModel& m, std::string_view source) {
     }
     w.endArray();
   }
-  if (m.topology.gpusPerNode > 0) {
-    w.key("topology").beginObject().key("gpus_per_node").value(m.topology.gpusPerNode);
+  if (m.topology.present()) {
+    w.key("topology").beginObject();
+    if (m.topology.nodeSizes.empty()) {
+      w.key("gpus_per_node").value(m.topology.gpusPerNode);
+    } else {
+      w.key("nodes").beginArray();
+      for (int n : m.topology.nodeSizes)
+        w.value(n);
+      w.endArray();
+    }
     w.key("inter_node").beginObject();
     writeLink(m.topology.interNode);
     w.endObject().endObject();

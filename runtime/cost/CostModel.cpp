@@ -126,7 +126,9 @@ Status checkCostRanges(const CostModel& model, const std::string& source) {
   if (model.topology.gpusPerNode < 0)
     return Error{prefix + "topology: gpus_per_node " + std::to_string(model.topology.gpusPerNode) +
                  " is negative"};
-  if (model.topology.gpusPerNode > 0) PS_TRY(checkLink(model.topology.interNode, "inter_node"));
+  for (int size : model.topology.nodeSizes)
+    if (size < 1) return Error{prefix + "topology: a node of " + std::to_string(size) + " devices"};
+  if (model.topology.present()) PS_TRY(checkLink(model.topology.interNode, "inter_node"));
   if (!std::isfinite(model.optimizerNsPerParamByte) || model.optimizerNsPerParamByte < 0 ||
       model.optimizerNsPerParamByte > 1e3)
     return Error{prefix + "optimizer_ns_per_param_byte " +
@@ -164,6 +166,14 @@ Result<CostModel> operatorCosts(const CostModel& model, int k) {
       out.layers.push_back(std::move(op));
     }
   }
+  return out;
+}
+
+std::vector<int> Topology::sizes(int ranks) const {
+  if (!nodeSizes.empty()) return nodeSizes;
+  std::vector<int> out;
+  for (int first = 0; gpusPerNode > 0 && first < ranks; first += gpusPerNode)
+    out.push_back(std::min(gpusPerNode, ranks - first));
   return out;
 }
 

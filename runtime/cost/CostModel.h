@@ -33,12 +33,25 @@ struct LinkCost {
 };
 
 // Devices grouped into nodes (Luo et al.): ranks r and r' share a node when r / gpusPerNode ==
-// r' / gpusPerNode. Within a node transfers take the default link; between two nodes they take
-// interNode, and all transfers from one node to another share that link (each queues behind the
-// others, where per-pair links queue only behind their own pair's).
+// r' / gpusPerNode, or, for nodes of different sizes, when they fall in the same run of
+// nodeSizes (node n holds the next nodeSizes[n] ranks). Within a node transfers take the default
+// link; between two nodes they take interNode, and all transfers from one node to another share
+// that link (each queues behind the others, where per-pair links queue only behind their own
+// pair's).
 struct Topology {
-  int gpusPerNode = 0;  // 0 = no topology: every pair has its own link
+  int gpusPerNode = 0;         // 0 = no topology (unless nodeSizes): every pair has its own link
+  std::vector<int> nodeSizes;  // nodes of different sizes, in rank order (then gpusPerNode is 0)
   LinkCost interNode;
+  bool present() const { return gpusPerNode > 0 || !nodeSizes.empty(); }
+  int nodeOf(int rank) const {
+    if (nodeSizes.empty()) return gpusPerNode > 0 ? rank / gpusPerNode : rank;
+    int n = 0;
+    for (int first = 0; n < static_cast<int>(nodeSizes.size()); first += nodeSizes[n++])
+      if (rank < first + nodeSizes[n]) return n;
+    return n;  // past the last node: a node of its own
+  }
+  // Each node's devices for `ranks` ranks (the last uniform node may be partly filled).
+  std::vector<int> sizes(int ranks) const;
 };
 
 struct RankCost {
@@ -69,12 +82,10 @@ struct CostModel {
     if (rank >= 0 && rank < static_cast<int>(ranks.size())) return ranks[rank].memoryCapacityBytes;
     return std::nullopt;
   }
-  int nodeOf(int rank) const {
-    return topology.gpusPerNode > 0 ? rank / topology.gpusPerNode : rank;
-  }
+  int nodeOf(int rank) const { return topology.nodeOf(rank); }
   // True when src -> dst goes over the shared link between two nodes (no per-pair override).
   bool crossesNodes(int src, int dst) const {
-    return topology.gpusPerNode > 0 && nodeOf(src) != nodeOf(dst) && !links.contains({src, dst});
+    return topology.present() && nodeOf(src) != nodeOf(dst) && !links.contains({src, dst});
   }
   const LinkCost& link(int src, int dst) const {
     auto it = links.find({src, dst});

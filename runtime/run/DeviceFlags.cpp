@@ -1,6 +1,7 @@
 #include "runtime/run/DeviceFlags.h"
 
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -43,17 +44,22 @@ Status applyTopology(const PlanSpec& spec, int numRanks, CostModel& cost) {
     if (cost.topology.gpusPerNode > numRanks)
       return Error{"the cost model's topology has " + std::to_string(cost.topology.gpusPerNode) +
                    " devices per node for " + std::to_string(numRanks) + " ranks"};
+    const auto sizes = cost.topology.nodeSizes;
+    if (!sizes.empty() && std::accumulate(sizes.begin(), sizes.end(), 0L) != numRanks)
+      return Error{"the cost model's topology has nodes of " +
+                   std::to_string(std::accumulate(sizes.begin(), sizes.end(), 0L)) +
+                   " devices in all for " + std::to_string(numRanks) + " ranks"};
     return {};
   }
   auto shape = parseTopology(spec.topology);
   if (!shape) return std::move(shape).takeError();
-  if (static_cast<long>(shape->nodes) * shape->gpusPerNode != numRanks)
-    return Error{"--topology " + spec.topology + ": " +
-                 std::to_string(static_cast<long>(shape->nodes) * shape->gpusPerNode) +
+  if (shape->devices() != numRanks)
+    return Error{"--topology " + spec.topology + ": " + std::to_string(shape->devices()) +
                  " devices for " + std::to_string(numRanks) +
-                 " ranks (N x G must equal --stages times --dp)"};
-  if (cost.topology.gpusPerNode == 0) cost.topology.interNode = cost.defaultLink;
+                 " ranks (the nodes' devices must add up to --stages times --dp)"};
+  if (!cost.topology.present()) cost.topology.interNode = cost.defaultLink;
   cost.topology.gpusPerNode = shape->gpusPerNode;
+  cost.topology.nodeSizes = shape->sizes;
   if (spec.interGbps) {
     if (!std::isfinite(*spec.interGbps) || *spec.interGbps < 0)
       return Error{"--inter-gbps " + formatNumber(*spec.interGbps) + ": expected 0 or more"};

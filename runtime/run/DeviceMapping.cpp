@@ -102,16 +102,41 @@ bool isRankOrder(const std::vector<int>& deviceOf) {
 
 Result<NodeShape> parseTopology(const std::string& text) {
   NodeShape shape;
-  const std::size_t x = text.find('x');
   const auto number = [](const std::string& s, int& out) {
     auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
     return !s.empty() && ec == std::errc{} && end == s.data() + s.size() && out >= 1 && out <= 4096;
   };
+  const Error bad{"--topology " + text +
+                  ": expected NxG, N nodes of G devices each (1..4096), e.g. 2x4, or the nodes' "
+                  "sizes joined by +, e.g. 4+2+2"};
+  if (text.find('+') != std::string::npos) {
+    std::size_t from = 0;
+    while (from <= text.size()) {
+      const std::size_t plus = std::min(text.find('+', from), text.size());
+      int size = 0;
+      if (!number(text.substr(from, plus - from), size) || shape.sizes.size() >= 4096) return bad;
+      shape.sizes.push_back(size);
+      from = plus + 1;
+    }
+    shape.nodes = static_cast<int>(shape.sizes.size());
+    return shape;
+  }
+  const std::size_t x = text.find('x');
   if (x == std::string::npos || !number(text.substr(0, x), shape.nodes) ||
       !number(text.substr(x + 1), shape.gpusPerNode))
-    return Error{"--topology " + text +
-                 ": expected NxG, N nodes of G devices each (1..4096), e.g. 2x4"};
+    return bad;
   return shape;
+}
+
+long NodeShape::devices() const {
+  long n = static_cast<long>(nodes) * gpusPerNode;
+  for (int s : sizes)
+    n += s;
+  return n;
+}
+
+std::vector<int> NodeShape::nodeSizes() const {
+  return sizes.empty() ? std::vector<int>(static_cast<std::size_t>(nodes), gpusPerNode) : sizes;
 }
 
 }  // namespace ps::runtime

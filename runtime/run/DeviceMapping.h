@@ -25,9 +25,14 @@ Result<std::vector<int>> parseDeviceOrder(const std::string& text, int ranks);
 std::string deviceOrderText(const std::vector<int>& deviceOf);
 bool isRankOrder(const std::vector<int>& deviceOf);
 
-// "NxG" (N nodes of G devices); errors name --topology.
+// "NxG" (N nodes of G devices), or "a+b+c" (nodes of a, b and c devices, in rank order); errors
+// name --topology.
 struct NodeShape {
-  int nodes = 0, gpusPerNode = 0;
+  int nodes = 0, gpusPerNode = 0;  // NxG
+  std::vector<int> sizes;          // a+b+c (then gpusPerNode is 0)
+  long devices() const;
+  // The node sizes either way.
+  std::vector<int> nodeSizes() const;
 };
 Result<NodeShape> parseTopology(const std::string& text);
 

@@ -78,16 +78,16 @@ PlanSpec pointSpec(const PlanSpec& base, const Point& point, int p, int layers) 
 // The sweep's work before any of it is done (issue 30, item 17: p = 256 with m up to 4096 and
 // V up to 8 ran 9 minutes at 3.6 GB without a line of output).
 Status checkSweepSize(const ExploreSpec& sweep, const std::vector<Point>& points, int p) {
-  int gpusPerNode = 0;
+  std::vector<int> nodes;
   if (!sweep.base.topology.empty())
-    if (auto shape = parseTopology(sweep.base.topology)) gpusPerNode = shape->gpusPerNode;
+    if (auto shape = parseTopology(sweep.base.topology)) nodes = shape->nodeSizes();
   double actions = 0;
   int searches = 0;
   for (const Point& point : points) {
     const PlanSpec s = pointSpec(sweep.base, point, p, 0);
     double simulations = 3;  // the three cuts
     if (point.mapping == "auto") {
-      simulations *= 1 + mappingSearchEvaluations(p, gpusPerNode);
+      simulations *= 1 + mappingSearchEvaluations(p, nodes);
       ++searches;
     }
     actions += estimatedPlanActions(s) * simulations;

@@ -1,5 +1,7 @@
 #include "runtime/run/MappingSearch.h"
 
+#include "runtime/cost/CostModel.h"
+
 #include <numeric>
 #include <string>
 #include <utility>
@@ -14,8 +16,14 @@ constexpr int kMaxSwapEvaluations = 4000;
 
 class Search {
  public:
-  Search(int ranks, int gpus, const MappingCost& cost, const std::atomic<bool>* cancel)
-      : ranks_(ranks), gpus_(gpus), cost_(cost), cancel_(cancel) {}
+  Search(int ranks, std::vector<int> sizes, const MappingCost& cost,
+         const std::atomic<bool>* cancel)
+      : ranks_(ranks), sizes_(std::move(sizes)), cost_(cost), cancel_(cancel) {
+    for (int size : sizes_) {
+      first_.push_back(devices_);
+      devices_ += size;
+    }
+  }
 
   Result<MappingSearchResult> run() {
     std::vector<int> identity(static_cast<std::size_t>(ranks_));
@@ -23,8 +31,8 @@ class Search {
     auto base = cost_(identity);
     if (!base) return std::move(base).takeError();
     best_ = {identity, *base, *base, 1};
-    const int nodes = gpus_ > 0 ? (ranks_ + gpus_ - 1) / gpus_ : 0;
-    if (nodes > 1) {
+    const int nodes = static_cast<int>(sizes_.size());
+    if (nodes > 1 && devices_ == ranks_) {
       std::vector<int> nodeOf(static_cast<std::size_t>(ranks_), -1);
       std::vector<int> used(static_cast<std::size_t>(nodes), 0);
       assignNodes(0, 0, nodeOf, used);
@@ -61,7 +69,7 @@ class Search {
       std::vector<int> deviceOf(static_cast<std::size_t>(ranks_));
       std::vector<int> next(used.size(), 0);
       for (int q = 0; q < ranks_; ++q)
-        deviceOf[q] = nodeOf[q] * gpus_ + next[nodeOf[q]]++;
+        deviceOf[q] = first_[nodeOf[q]] + next[nodeOf[q]]++;
       consider(deviceOf);
       return;
     }
@@ -74,8 +82,7 @@ class Search {
       --used[n];
     }
   }
-  // The last node may be partly filled when the ranks do not divide evenly.
-  int capacity(int node) const { return std::min(gpus_, ranks_ - node * gpus_); }
+  int capacity(int node) const { return sizes_[static_cast<std::size_t>(node)]; }
 
   void swapPairs() {
     int spent = 0;
@@ -95,7 +102,9 @@ class Search {
     }
   }
 
-  int ranks_, gpus_;
+  int ranks_;
+  std::vector<int> sizes_, first_;  // each node's devices, and its first device
+  int devices_ = 0;
   const MappingCost& cost_;
   const std::atomic<bool>* cancel_;
   bool cancelled_ = false;
@@ -103,18 +112,35 @@ class Search {
   int assignments_ = 0;
 };
 
+// Uniform nodes of gpusPerNode devices, the last one partly filled when the ranks do not divide.
+std::vector<int> uniformNodes(int ranks, int gpusPerNode) {
+  Topology t;
+  t.gpusPerNode = gpusPerNode;
+  return t.sizes(ranks);
+}
+
 }  // namespace
 
 Result<MappingSearchResult> searchDeviceMapping(int ranks, int gpusPerNode,
                                                 const MappingCost& stepTime,
                                                 const std::atomic<bool>* cancel) {
-  return Search(ranks, gpusPerNode, stepTime, cancel).run();
+  return searchDeviceMapping(ranks, uniformNodes(ranks, gpusPerNode), stepTime, cancel);
+}
+
+Result<MappingSearchResult> searchDeviceMapping(int ranks, const std::vector<int>& nodeSizes,
+                                                const MappingCost& stepTime,
+                                                const std::atomic<bool>* cancel) {
+  return Search(ranks, nodeSizes, stepTime, cancel).run();
 }
 
 int mappingSearchEvaluations(int ranks, int gpusPerNode) {
+  return mappingSearchEvaluations(ranks, uniformNodes(ranks, gpusPerNode));
+}
+
+int mappingSearchEvaluations(int ranks, const std::vector<int>& nodeSizes) {
   if (ranks < 1) return 0;
   const MappingCost constant = [](const std::vector<int>&) -> Result<std::int64_t> { return 1; };
-  auto found = Search(ranks, gpusPerNode, constant, nullptr).run();
+  auto found = Search(ranks, nodeSizes, constant, nullptr).run();
   return found ? found->evaluated : 1;
 }
 

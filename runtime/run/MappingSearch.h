@@ -30,10 +30,15 @@ using MappingCost = std::function<Result<std::int64_t>(const std::vector<int>&)>
 Result<MappingSearchResult> searchDeviceMapping(int ranks, int gpusPerNode,
                                                 const MappingCost& stepTime,
                                                 const std::atomic<bool>* cancel = nullptr);
+// The same over nodes of the sizes given, in device order (Topology::sizes; empty = none).
+Result<MappingSearchResult> searchDeviceMapping(int ranks, const std::vector<int>& nodeSizes,
+                                                const MappingCost& stepTime,
+                                                const std::atomic<bool>* cancel = nullptr);
 
 // The simulations a search of `ranks` ranks makes when no swap helps (each node assignment,
 // then one round of pair swaps): a lower bound of what searchDeviceMapping costs, read off the
 // search itself with a constant step time (explore sums it over its candidates).
 int mappingSearchEvaluations(int ranks, int gpusPerNode);
+int mappingSearchEvaluations(int ranks, const std::vector<int>& nodeSizes);
 
 }  // namespace ps::runtime

@@ -221,7 +221,8 @@ Result<std::vector<int>> deviceMapping(const PlanSpec& spec, const Plan& generat
     PS_TRY(checkMemoryCaps(cost, sim->peakMemory));
     return sim->makespan;
   };
-  auto found = searchDeviceMapping(generated.numRanks, cost.topology.gpusPerNode, stepTime, cancel);
+  auto found = searchDeviceMapping(generated.numRanks, cost.topology.sizes(generated.numRanks),
+                                   stepTime, cancel);
   if (!found) return Error{"--mapping auto: " + found.error()};
   notes.push_back("--mapping auto: devices " + deviceOrderText(found->deviceOf) + " (" +
                   trace::formatDuration(found->stepNs) + " a step, against " +

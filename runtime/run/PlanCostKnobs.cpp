@@ -43,13 +43,14 @@ constexpr PlanKnob kCostKnobs[] = {
     {.key = "topology",
      .flag = "--topology",
      .label = "topology",
-     .help = "Nodes x devices, e.g. 2x4: within a node the --link flags, between nodes "
-             "--inter-gbps over one link each pair of nodes shares",
+     .help = "Nodes x devices, e.g. 2x4, or nodes of different sizes, e.g. 4+2+2: within "
+             "a node the --link flags, between nodes --inter-gbps over one link each pair of "
+             "nodes shares",
      .field = field<&PlanSpec::topology>(),
      .format = F::Text,
      .group = cost,
      .written = withTopology,
-     .panel = {.placeholder = "nodes x devices, e.g. 2x4", .movesCut = true}},
+     .panel = {.placeholder = "e.g. 2x4 or 4+2+2", .movesCut = true}},
     {.key = "inter_gbps",
      .flag = "--inter-gbps",
      .label = "inter-node link",

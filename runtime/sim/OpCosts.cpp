@@ -24,7 +24,7 @@ std::string timeOverflow(const std::string& where, std::int64_t start, std::int6
 
 bool allLinksFree(const CostModel& cost) {
   if (cost.defaultLink.bytesPerNs > 0) return false;
-  if (cost.topology.gpusPerNode > 0 && cost.topology.interNode.bytesPerNs > 0) return false;
+  if (cost.topology.present() && cost.topology.interNode.bytesPerNs > 0) return false;
   for (const auto& [pair, link] : cost.links)
     if (link.bytesPerNs > 0) return false;
   return true;
@@ -35,8 +35,8 @@ OpCosts::OpCosts(const Plan& plan, const CostModel& cost) : plan_(plan), cost_(c
   boundary_.resize(static_cast<std::size_t>(plan.numStages));
   for (int s = 0; s < plan.numStages; ++s)
     boundary_[s] = boundaryBytes(plan, cost, s);
-  uniformLinks_ = cost.links.empty() && cost.topology.gpusPerNode == 0;
-  if (cost.topology.gpusPerNode > 0)
+  uniformLinks_ = cost.links.empty() && !cost.topology.present();
+  if (cost.topology.present())
     nodes_ = static_cast<std::size_t>(cost.nodeOf(std::max(0, plan.numRanks - 1)) + 1);
   freeLinks_ = allLinksFree(cost);
   defaultLatency_ = roundNs(cost.defaultLink.latencyNs);
@@ -74,7 +74,7 @@ void forEachExchange(const Plan& plan, const CostModel& cost, int rank, Visit vi
 // Bytes every rank sends at once over each shared node-to-node link.
 std::map<std::pair<int, int>, double> sharedLinkBytes(const Plan& plan, const CostModel& cost) {
   std::map<std::pair<int, int>, double> total;
-  if (cost.topology.gpusPerNode <= 0) return total;
+  if (!cost.topology.present()) return total;
   for (int r = 0; r < plan.numRanks; ++r)
     forEachExchange(plan, cost, r, [&](int twin, double bytes) {
       if (cost.crossesNodes(r, twin)) total[{cost.nodeOf(r), cost.nodeOf(twin)}] += bytes;
