@@ -62,11 +62,12 @@ TEST(UnevenNodes, RanksFallInTheirNodesAndTheCostFileKeepsTheShape) {
   auto again = parseCostJson(writeCostJson(c), "round trip");
   ASSERT_TRUE(again.ok()) << again.error();
   EXPECT_EQ(again->topology.nodeSizes, (std::vector<int>{4, 2, 2}));
-  EXPECT_THAT(parseCostJson(R"({"format":"pipescope-costs","version":1,"layers":[{"fwd_us":1,"bwd_us":2}],
+  EXPECT_THAT(
+      parseCostJson(R"({"format":"pipescope-costs","version":1,"layers":[{"fwd_us":1,"bwd_us":2}],
                                 "topology":{"nodes":[4,0]}})",
-                            "bad.json")
-                  .error(),
-              HasSubstr("nodes"));
+                    "bad.json")
+          .error(),
+      HasSubstr("nodes"));
 }
 
 TEST(UnevenNodes, TheMappingSearchSharesTheRanksOverTheNodesAndBeatsRankOrder) {
