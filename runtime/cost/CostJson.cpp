@@ -98,7 +98,9 @@ Status readLink(const Fields& f, LinkCost& link, bool withEnds) {
 
 // {"gpus_per_node": G | "nodes": [a, b, ...], "inter_node": {"gbps": ..., "latency_us": ...}}
 Status readTopology(const Fields& f, Topology& topology) {
-  PS_TRY(f.onlyKeys({"gpus_per_node", "nodes", "inter_node"}));
+  PS_TRY(f.onlyKeys({"gpus_per_node", "nodes", "inter_node", "shared_link"}));
+  PS_ASSIGN(shared, f.boolean("shared_link"));
+  if (shared) topology.sharedLink = *shared;
   PS_ASSIGN(gpus, f.integer("gpus_per_node", 1));
   PS_ASSIGN(nodes, f.list("nodes"));
   if (gpus && nodes) return f.error("nodes", "give either gpus_per_node or nodes");
@@ -242,6 +244,7 @@ std::string writeCostJson(const CostModel& m, std::string_view source) {
         w.value(n);
       w.endArray();
     }
+    if (!m.topology.sharedLink) w.key("shared_link").value(false);
     w.key("inter_node").beginObject();
     writeLink(m.topology.interNode);
     w.endObject().endObject();

@@ -42,6 +42,9 @@ struct Topology {
   int gpusPerNode = 0;         // 0 = no topology (unless nodeSizes): every pair has its own link
   std::vector<int> nodeSizes;  // nodes of different sizes, in rank order (then gpusPerNode is 0)
   LinkCost interNode;
+  // true: one inter-node link per pair of nodes that all their devices share (a network card
+  // per node); false: one per pair of devices (a card per device), which nothing else queues on.
+  bool sharedLink = true;
   bool present() const { return gpusPerNode > 0 || !nodeSizes.empty(); }
   int nodeOf(int rank) const {
     if (nodeSizes.empty()) return gpusPerNode > 0 ? rank / gpusPerNode : rank;

@@ -39,8 +39,10 @@ Status applyRankFlags(const PlanSpec& spec, int numRanks, CostModel& cost) {
 // --topology NxG with --inter-gbps / --inter-latency-us (or a cost file's topology).
 Status applyTopology(const PlanSpec& spec, int numRanks, CostModel& cost) {
   if (spec.topology.empty()) {
-    if (spec.interGbps || spec.interLatencyUs != 0)
-      return Error{"--inter-gbps/--inter-latency-us: give the nodes with --topology NxG too"};
+    if (spec.interGbps || spec.interLatencyUs != 0 || !spec.interLinks.empty())
+      return Error{
+          "--inter-gbps/--inter-latency-us/--inter-links: give the nodes with "
+          "--topology NxG too"};
     if (cost.topology.gpusPerNode > numRanks)
       return Error{"the cost model's topology has " + std::to_string(cost.topology.gpusPerNode) +
                    " devices per node for " + std::to_string(numRanks) + " ranks"};
@@ -69,6 +71,9 @@ Status applyTopology(const PlanSpec& spec, int numRanks, CostModel& cost) {
     return Error{"--inter-latency-us " + formatNumber(spec.interLatencyUs) +
                  ": expected 0 or more"};
   if (spec.interLatencyUs > 0) cost.topology.interNode.latencyNs = spec.interLatencyUs * 1e3;
+  if (!spec.interLinks.empty() && spec.interLinks != "node" && spec.interLinks != "device")
+    return Error{"--inter-links " + spec.interLinks + ": expected node or device"};
+  if (!spec.interLinks.empty()) cost.topology.sharedLink = spec.interLinks != "device";
   return checkCostRanges(cost, "--topology " + spec.topology);
 }
 

@@ -105,6 +105,9 @@ struct PlanSpec {
   std::string topology;
   std::optional<double> interGbps;
   double interLatencyUs = 0;
+  // "node" (the default: one inter-node link per pair of nodes, shared by their devices) or
+  // "device" (a link per pair of devices across nodes: a network card per device).
+  std::string interLinks;
   // Which device runs which pipeline rank: empty = rank order; "auto" = searched (the mapping
   // with the shortest simulated step); or a device list, e.g. "0,4,1,5,2,6,3,7" (rank r on the
   // r-th device named).

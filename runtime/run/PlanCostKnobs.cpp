@@ -1,5 +1,8 @@
 // The plan knob table's device, link and cost rows (PlanKnobs.h); `explore` takes only these
 // flags (KnobGroup::Cost).
+#include <array>
+#include <string_view>
+
 #include "runtime/cost/CostModel.h"
 #include "runtime/run/PlanKnobFields.h"
 
@@ -16,6 +19,7 @@ bool uniformCosts(const PlanSpec& s) {
 }
 
 using F = KnobFormat;
+constexpr std::array<std::string_view, 2> kInterLinks{"node", "device"};
 constexpr KnobGroup cost = KnobGroup::Cost;
 
 constexpr PlanKnob kCostKnobs[] = {
@@ -70,6 +74,18 @@ constexpr PlanKnob kCostKnobs[] = {
      .format = F::Us,
      .group = cost,
      .written = withTopology},
+    {.key = "inter_links",
+     .flag = "--inter-links",
+     .label = "inter-node links",
+     .help = "Under --topology: node (one link per pair of nodes that all their devices share, "
+             "a network card per node; the default) or device (a link per pair of devices, a "
+             "card per device, which no other transfer or all-reduce queues on)",
+     .field = field<&PlanSpec::interLinks>(),
+     .format = F::Text,
+     .group = cost,
+     .choices = kInterLinks,
+     .written = [](const PlanSpec& s) { return !s.topology.empty() && !s.interLinks.empty(); },
+     .emptyAs = "node"},
     {.key = "mapping",
      .flag = "--mapping",
      .label = "mapping",

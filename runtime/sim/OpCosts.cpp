@@ -74,7 +74,7 @@ void forEachExchange(const Plan& plan, const CostModel& cost, int rank, Visit vi
 // Bytes every rank sends at once over each shared node-to-node link.
 std::map<std::pair<int, int>, double> sharedLinkBytes(const Plan& plan, const CostModel& cost) {
   std::map<std::pair<int, int>, double> total;
-  if (!cost.topology.present()) return total;
+  if (!cost.topology.present() || !cost.topology.sharedLink) return total;
   for (int r = 0; r < plan.numRanks; ++r)
     forEachExchange(plan, cost, r, [&](int twin, double bytes) {
       if (cost.crossesNodes(r, twin)) total[{cost.nodeOf(r), cost.nodeOf(twin)}] += bytes;
@@ -86,7 +86,8 @@ std::int64_t exchangeNs(const Plan& plan, const CostModel& cost, int rank,
                         const std::map<std::pair<int, int>, double>& shared) {
   double ns = 0;
   forEachExchange(plan, cost, rank, [&](int twin, double bytes) {
-    if (cost.crossesNodes(rank, twin)) bytes = shared.at({cost.nodeOf(rank), cost.nodeOf(twin)});
+    if (cost.crossesNodes(rank, twin) && cost.topology.sharedLink)
+      bytes = shared.at({cost.nodeOf(rank), cost.nodeOf(twin)});
     const LinkCost& link = cost.link(rank, twin);
     if (link.bytesPerNs > 0) ns += bytes / link.bytesPerNs;
     ns += link.latencyNs;

@@ -62,7 +62,7 @@ class OpCosts {
   // with a topology, the one link from src's node to dst's that every such transfer shares.
   std::size_t channel(int src, int dst) const {
     const auto p = static_cast<std::size_t>(plan_.numRanks);
-    if (!cost_.crossesNodes(src, dst))
+    if (!cost_.crossesNodes(src, dst) || !cost_.topology.sharedLink)
       return static_cast<std::size_t>(src) * p + static_cast<std::size_t>(dst);
     return p * p + static_cast<std::size_t>(cost_.nodeOf(src)) * nodes_ +
            static_cast<std::size_t>(cost_.nodeOf(dst));

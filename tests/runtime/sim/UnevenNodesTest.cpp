@@ -1,7 +1,9 @@
 // Luo et al.'s clusters need not be uniform (issue 35 item 7): --topology 4+2+2 (or a cost
 // file's "nodes": [4, 2, 2]) groups the devices into nodes of different sizes. Ranks map to
 // nodes by those runs, transfers between nodes take the shared inter-node link, the cost file
-// keeps the shape, and the mapping search shares the ranks over nodes of those sizes.
+// keeps the shape, and the mapping search shares the ranks over nodes of those sizes. And a
+// cluster with a network card per device (--inter-links device) gives each pair of devices its
+// own inter-node link, so the naive mapping's all-reduce no longer queues on one shared link.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +13,7 @@
 
 #include "runtime/cost/CostJson.h"
 #include "runtime/run/DeviceMapping.h"
+#include "runtime/run/Presets.h"
 #include "runtime/run/RunPlan.h"
 
 namespace ps::runtime {
@@ -81,6 +84,41 @@ TEST(UnevenNodes, TheMappingSearchSharesTheRanksOverTheNodesAndBeatsRankOrder) {
   const auto& devices = searched->deviceOrder;
   ASSERT_EQ(devices.size(), 8u);
   EXPECT_EQ(std::set<int>(devices.begin(), devices.end()).size(), 8u) << "a permutation";
+}
+
+std::int64_t presetStep(const std::string& name, const std::string& interLinks) {
+  auto preset = findPreset(name);
+  EXPECT_TRUE(preset.ok()) << preset.error();
+  if (!preset.ok()) return 0;
+  PlanSpec spec = preset->spec;
+  spec.interLinks = interLinks;
+  auto built = buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return 0;
+  auto sim = simulatePlan(*built, nullptr);
+  EXPECT_TRUE(sim.ok()) << sim.error();
+  return sim.ok() ? sim->makespan : 0;
+}
+
+TEST(InterLinks, ACardPerDeviceRemovesTheRankOrdersQueueOnTheSharedLink) {
+  const std::int64_t shared = presetStep("topology-mapping-baseline", "node");
+  const std::int64_t perDevice = presetStep("topology-mapping-baseline", "device");
+  const std::int64_t mapped = presetStep("topology-mapping", "node");
+  EXPECT_EQ(shared, presetStep("topology-mapping-baseline", "")) << "node is the default";
+  EXPECT_LT(perDevice, mapped) << "no queue at all beats the best mapping onto one shared link";
+  EXPECT_GT(static_cast<double>(shared), 1.4 * static_cast<double>(perDevice));
+  auto preset = findPreset("topology-mapping-baseline");
+  ASSERT_TRUE(preset.ok());
+  PlanSpec spec = preset->spec;
+  spec.interLinks = "device";
+  auto built = buildPlan(spec);
+  ASSERT_TRUE(built.ok()) << built.error();
+  EXPECT_FALSE(built->cost.topology.sharedLink);
+  auto again = parseCostJson(writeCostJson(built->cost), "round trip");
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_FALSE(again->topology.sharedLink);
+  spec.interLinks = "rack";
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("--inter-links rack"));
 }
 
 }  // namespace
