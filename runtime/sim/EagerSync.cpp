@@ -16,21 +16,14 @@ EagerSync::EagerSync(const Plan& plan, const CostModel& cost)
                        0),
       updateNs_(static_cast<std::size_t>(plan.numRanks) * static_cast<std::size_t>(plan.steps),
                 -1) {
-  for (int k = 0; k < plan.numReplicas(); ++k)
-    for (int s = 0; s < plan.numStages; ++s) {
-      const StagePlacement& st = plan.placement[k][s];
-      std::int64_t bytes = 0;
-      for (int l = st.firstLayer; l <= st.lastLayer; ++l)
-        bytes += cost.layers[l].paramBytes;
-      for (int other = 0; other < plan.numReplicas(); ++other) {
-        const int twin = plan.placement[other][s].rank;
-        if (other == k || twin == st.rank) continue;
-        const LinkCost& link = cost.link(st.rank, twin);
-        double ns = link.latencyNs;
-        if (link.bytesPerNs > 0) ns += static_cast<double>(bytes) / link.bytesPerNs;
-        exchanges_[st.rank].push_back({k, s, other, twin, roundNs(ns), bytes});
-      }
-    }
+  // Each exchange over its pair's own link: eager exchanges start one by one, not all at once.
+  for (int r = 0; r < plan.numRanks; ++r)
+    forEachExchange(plan, cost, r, [&](const GradientExchange& e) {
+      const LinkCost& link = cost.link(r, e.twin);
+      double ns = link.latencyNs;
+      if (link.bytesPerNs > 0) ns += e.bytes / link.bytesPerNs;
+      exchanges_[r].push_back({e, roundNs(ns)});
+    });
 }
 
 std::size_t EagerSync::slot(int step, int replica, int stage) const {
@@ -50,8 +43,8 @@ std::int64_t EagerSync::optDuration(int rank, int step, std::int64_t start, std:
   // Every exchange of the rank, ready once both holders of the stage are done with it.
   std::vector<std::pair<std::int64_t, const Exchange*>> ready;
   for (const Exchange& e : exchanges_[rank])
-    ready.emplace_back(std::max(lastBackwardEnd_[slot(step, e.replica, e.stage)],
-                                lastBackwardEnd_[slot(step, e.twinReplica, e.stage)]),
+    ready.emplace_back(std::max(lastBackwardEnd_[slot(step, e.what.replica, e.what.stage)],
+                                lastBackwardEnd_[slot(step, e.what.twinReplica, e.what.stage)]),
                        &e);
   std::sort(ready.begin(), ready.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -59,7 +52,8 @@ std::int64_t EagerSync::optDuration(int rank, int step, std::int64_t start, std:
   for (const auto& [at, e] : ready) {
     const std::int64_t begin = std::max(lane, at);
     lane = begin + e->ns;
-    log_.push_back({begin, lane, e->bytes, rank, e->stage, step, e->twin});
+    log_.push_back({begin, lane, static_cast<std::int64_t>(e->what.bytes), rank, e->what.stage,
+                    step, e->what.twin});
   }
   updateNs_[static_cast<std::size_t>(rank) * static_cast<std::size_t>(plan_.steps) +
             static_cast<std::size_t>(step)] = updateNs;

@@ -15,6 +15,7 @@
 
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
+#include "runtime/sim/GradientExchange.h"
 
 namespace ps::runtime {
 struct SimResult;
@@ -36,8 +37,8 @@ class EagerSync {
 
  private:
   struct Exchange {
-    int replica = 0, stage = 0, twinReplica = 0, twin = 0;
-    std::int64_t ns = 0, bytes = 0;
+    GradientExchange what;
+    std::int64_t ns = 0;
   };
   struct Logged {
     std::int64_t start = 0, end = 0, bytes = 0;

@@ -54,30 +54,13 @@ std::int64_t OpCosts::placedEager(const Action& a, int rank, std::int64_t start,
 
 namespace {
 
-// Calls visit(twin, bytes) for each gradient exchange of `rank`: per (stage, other replica).
-template <class Visit>
-void forEachExchange(const Plan& plan, const CostModel& cost, int rank, Visit visit) {
-  for (int k = 0; k < plan.numReplicas(); ++k)
-    for (const StagePlacement& st : plan.placement[k]) {
-      if (st.rank != rank) continue;
-      double bytes = 0;
-      for (int l = st.firstLayer; l <= st.lastLayer; ++l)
-        bytes += static_cast<double>(cost.layers[l].paramBytes);
-      const int stage = static_cast<int>(&st - plan.placement[k].data());
-      for (int other = 0; other < plan.numReplicas(); ++other) {
-        const int twin = plan.placement[other][stage].rank;
-        if (other != k && twin != rank) visit(twin, bytes);
-      }
-    }
-}
-
 // Bytes every rank sends at once over each shared node-to-node link.
 std::map<std::pair<int, int>, double> sharedLinkBytes(const Plan& plan, const CostModel& cost) {
   std::map<std::pair<int, int>, double> total;
   if (!cost.topology.present() || !cost.topology.sharedLink) return total;
   for (int r = 0; r < plan.numRanks; ++r)
-    forEachExchange(plan, cost, r, [&](int twin, double bytes) {
-      if (cost.crossesNodes(r, twin)) total[{cost.nodeOf(r), cost.nodeOf(twin)}] += bytes;
+    forEachExchange(plan, cost, r, [&](const GradientExchange& e) {
+      if (cost.crossesNodes(r, e.twin)) total[{cost.nodeOf(r), cost.nodeOf(e.twin)}] += e.bytes;
     });
   return total;
 }
@@ -85,10 +68,11 @@ std::map<std::pair<int, int>, double> sharedLinkBytes(const Plan& plan, const Co
 std::int64_t exchangeNs(const Plan& plan, const CostModel& cost, int rank,
                         const std::map<std::pair<int, int>, double>& shared) {
   double ns = 0;
-  forEachExchange(plan, cost, rank, [&](int twin, double bytes) {
-    if (cost.crossesNodes(rank, twin) && cost.topology.sharedLink)
-      bytes = shared.at({cost.nodeOf(rank), cost.nodeOf(twin)});
-    const LinkCost& link = cost.link(rank, twin);
+  forEachExchange(plan, cost, rank, [&](const GradientExchange& e) {
+    double bytes = e.bytes;
+    if (cost.crossesNodes(rank, e.twin) && cost.topology.sharedLink)
+      bytes = shared.at({cost.nodeOf(rank), cost.nodeOf(e.twin)});
+    const LinkCost& link = cost.link(rank, e.twin);
     if (link.bytesPerNs > 0) ns += bytes / link.bytesPerNs;
     ns += link.latencyNs;
   });

@@ -11,6 +11,7 @@
 #include "runtime/cost/CostModel.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/sim/EagerSync.h"
+#include "runtime/sim/GradientExchange.h"
 
 namespace ps::runtime::sim {
 

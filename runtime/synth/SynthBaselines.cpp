@@ -27,6 +27,7 @@ SynthBaseline simulateOne(const std::string& schedule, PlanSpec spec,
   if (sim) {
     b.stepNs = sim->makespan;
     b.peakPerRank = sim->peakMemory;
+    b.sim = std::make_shared<const SimResult>(std::move(*sim));
   } else {
     b.refused = sim.error();
   }
@@ -60,13 +61,11 @@ const SynthBaseline* bestBaseline(const std::vector<SynthBaseline>& baselines) {
   return best;
 }
 
-std::vector<std::int64_t> keysFromSchedule(const SynthProblem& problem, const BuiltPlan& built) {
-  auto sim = simulate(built.plan, built.graph, built.cost);
+std::vector<std::int64_t> keysFromSchedule(const SynthProblem& problem, const SimResult& sim) {
   // (kind, stage, micro-batch) -> (start, end) in the simulated schedule.
   std::map<std::tuple<OpKind, int, int>, std::pair<std::int64_t, std::int64_t>> when;
-  if (sim)
-    for (const SimRecord& r : sim->records)
-      if (r.step == 0) when[{r.kind, r.stage, r.microbatch}] = {r.start_ns, r.end_ns};
+  for (const SimRecord& r : sim.records)
+    if (r.step == 0) when[{r.kind, r.stage, r.microbatch}] = {r.start_ns, r.end_ns};
   std::vector<std::int64_t> keys(problem.size(), 0);
   for (std::size_t i = 0; i < problem.size(); ++i) {
     const Action& a = problem.ops[i].action;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/run/PlanBuilder.h"
+#include "runtime/sim/Simulator.h"
 #include "runtime/synth/SynthProblem.h"
 
 namespace ps::runtime::synth {
@@ -20,6 +21,7 @@ struct SynthBaseline {
   std::vector<std::int64_t> peakPerRank;
   std::string refused;
   std::shared_ptr<const BuiltPlan> built;  // the generated plan when it was built
+  std::shared_ptr<const SimResult> sim;    // its simulation when it fits the caps
 };
 
 // The generators compared at the problem's shape (V = 1 or V > 1).
@@ -36,6 +38,6 @@ const SynthBaseline* bestBaseline(const std::vector<SynthBaseline>& baselines);
 
 // Keys that make the list scheduler follow a simulated schedule: each op's start in it (an
 // unsplit B gives its start to I and its end to W; a split I gives its start to B).
-std::vector<std::int64_t> keysFromSchedule(const SynthProblem& problem, const BuiltPlan& built);
+std::vector<std::int64_t> keysFromSchedule(const SynthProblem& problem, const SimResult& sim);
 
 }  // namespace ps::runtime::synth

@@ -77,7 +77,7 @@ void searchKeys(const SynthProblem& p, const std::vector<SynthBaseline>& baselin
   for (const Rule& rule : kRules)
     tryKeys(ruleKeys(p, rule), rule.name);
   for (const SynthBaseline& b : baselines)
-    if (b.stepNs && b.built) tryKeys(keysFromSchedule(p, *b.built), b.schedule + "'s start times");
+    if (b.sim) tryKeys(keysFromSchedule(p, *b.sim), b.schedule + "'s start times");
   if (bestKeys.empty()) return;
   improveKeys(p, budget, work, bestKeys, bestPass);
   consider(bestPass.order, bestPass, from + ", list-scheduled", best);
