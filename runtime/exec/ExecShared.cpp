@@ -1,6 +1,9 @@
 // ExecShared (ExecShared.h): failing the run, waking the waiting rank threads, the replicas'
 // twins, and the run's final status.
 #include "runtime/exec/ExecShared.h"
+
+#include <algorithm>
+
 #include "runtime/exec/CpuExecutor.h"
 
 namespace ps::runtime {
@@ -31,6 +34,23 @@ std::vector<std::pair<StageModel*, StageModel*>> ExecShared::twinsHeldBy(
       auto it = stageModels.find({k, id.second});
       if (it != stageModels.end() && it->second) out.push_back({model.get(), it->second});
     }
+  }
+  return out;
+}
+
+std::vector<ReplicaSlice> ExecShared::replicaSlicesHeldBy(const RankStages& stages) const {
+  std::vector<ReplicaSlice> out;
+  for (const auto& [id, model] : stages) {
+    if (id.first != 0) continue;
+    for (int k = 1; k < plan->numReplicas(); ++k)
+      for (std::size_t t = 0; t < plan->placement[k].size(); ++t) {
+        const StagePlacement& place = plan->placement[k][t];
+        const int first = std::max(place.firstLayer, model->firstLayer());
+        const int last = std::min(place.lastLayer, model->lastLayer());
+        auto it = stageModels.find({k, static_cast<int>(t)});
+        if (first <= last && it != stageModels.end() && it->second)
+          out.push_back({model.get(), it->second, first, last});
+      }
   }
   return out;
 }

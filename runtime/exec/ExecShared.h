@@ -25,6 +25,20 @@ namespace ps::runtime {
 
 struct CpuRunOptions;
 
+// Layers [firstLayer, lastLayer] that replica 0's copy `holder` and another replica's `other`
+// both hold; their gradients are summed slice by slice.
+struct ReplicaSlice {
+  StageModel* holder = nullptr;
+  StageModel* other = nullptr;
+  int firstLayer = 0, lastLayer = 0;
+  // Floats of the slice, and where it begins in each copy's parameters (or gradients).
+  std::size_t size() const {
+    return holder->layerOffset(lastLayer + 1) - holder->layerOffset(firstLayer);
+  }
+  std::size_t holderOffset() const { return holder->layerOffset(firstLayer); }
+  std::size_t otherOffset() const { return other->layerOffset(firstLayer); }
+};
+
 // What every rank thread shares: the transport, the abort flag, finished steps. In an MPI run
 // (runtime/mpi) each process has its own, holding its one rank.
 struct ExecShared {
@@ -70,6 +84,10 @@ struct ExecShared {
   // replicated stage whose replica 0 is in `stages` and every other replica (one pair for
   // Chimera's twins, D − 1 for --dp D): the holder of replica 0 sums the gradients for all.
   std::vector<std::pair<StageModel*, StageModel*>> twinsHeldBy(const RankStages& stages) const;
+  // The same by layers, for replicas cut each their own way (--own-cuts, HetPipe): for every
+  // stage of replica 0 in `stages`, each run of its layers another replica's stage copy also
+  // holds. With one cut each slice is a whole stage and its twin.
+  std::vector<ReplicaSlice> replicaSlicesHeldBy(const RankStages& stages) const;
 };
 
 struct CpuRunResult;

@@ -50,19 +50,20 @@ bool ThreadTransport::barrier(int) {
 
 Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) {
   (void)rank;
-  // Replicas of a stage hold the same weights: exchange (sum) their gradients, as an all-reduce
-  // between the copies would. The holder of replica 0 sums every copy into its own, in replica
-  // order, then hands the sum to each (only once all are summed: more than two replicas).
-  const auto pairs = s_.twinsHeldBy(stages);
-  for (const auto& [model, twin] : pairs) {
-    auto g0 = model->gradients();
-    auto g1 = twin->gradients();
-    model->device().axpy(1.0f, g1.data(), g0.data(), static_cast<long>(g0.size()));
+  // Replicas of a layer hold the same weights: exchange (sum) their gradients, as an all-reduce
+  // between the copies would. The holder of replica 0's copy sums every copy into its own, in
+  // replica order, then hands the sum to each (only once all are summed: more than two
+  // replicas). By layers, so that replicas cut their own way (--own-cuts) sum the same layers.
+  const auto slices = s_.replicaSlicesHeldBy(stages);
+  for (const ReplicaSlice& slice : slices) {
+    const float* other = slice.other->gradients().data() + slice.otherOffset();
+    float* mine = slice.holder->gradients().data() + slice.holderOffset();
+    slice.holder->device().axpy(1.0f, other, mine, static_cast<long>(slice.size()));
   }
-  for (const auto& [model, twin] : pairs) {
-    auto g0 = model->gradients();
-    model->device().copy(twin->gradients().data(), g0.data(), g0.size_bytes());
-  }
+  for (const ReplicaSlice& slice : slices)
+    slice.holder->device().copy(slice.other->gradients().data() + slice.otherOffset(),
+                                slice.holder->gradients().data() + slice.holderOffset(),
+                                slice.size() * sizeof(float));
   return {};
 }
 

@@ -245,31 +245,39 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
     std::vector<float> other;
     MPI_Request recv = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
   };
+  // By layers: each run of layers a stage copy here shares with a copy of the other replica
+  // (one per stage with one cut; --own-cuts may split a stage's layers over several twins).
+  // Tagged with the run's first layer, which only that pair of copies shares.
   std::vector<Exchange> exchanges;
-  exchanges.reserve(stages.size());
   for (const auto& [id, model] : stages) {
     const auto [replica, stage] = id;
     const int twinReplica = 1 - replica;
     if (twinReplica < 0 || twinReplica >= plan.numReplicas()) continue;
-    const int twinRank = plan.placement[twinReplica][stage].rank;
-    if (twinRank == rank) {
-      // Both copies on this process: add in place, once (from replica 0).
-      if (replica != 0) continue;
-      auto twin = stages.find({1, stage});
-      if (twin == stages.end()) continue;
-      auto g0 = model->gradients();
-      auto g1 = twin->second->gradients();
-      for (std::size_t i = 0; i < g0.size(); ++i)
-        g0[i] = g1[i] = g0[i] + g1[i];
-      continue;
+    for (std::size_t t = 0; t < plan.placement[twinReplica].size(); ++t) {
+      const StagePlacement& twin = plan.placement[twinReplica][t];
+      const int first = std::max(twin.firstLayer, model->firstLayer());
+      const int last = std::min(twin.lastLayer, model->lastLayer());
+      if (first > last) continue;
+      const std::size_t begin = model->layerOffset(first), end = model->layerOffset(last + 1);
+      std::span<float> mine = model->gradients().subspan(begin, end - begin);
+      if (twin.rank == rank) {
+        // Both copies on this process: add in place, once (from replica 0).
+        if (replica != 0) continue;
+        auto other = stages.find({1, static_cast<int>(t)});
+        if (other == stages.end()) continue;
+        float* theirs = other->second->gradients().data() + other->second->layerOffset(first);
+        for (std::size_t i = 0; i < mine.size(); ++i)
+          mine[i] = theirs[i] = mine[i] + theirs[i];
+        continue;
+      }
+      Exchange& e = exchanges.emplace_back();
+      e.grads = mine;
+      e.replica = replica;
+      e.other.resize(mine.size());
+      const int count = static_cast<int>(mine.size());
+      MPI_Irecv(e.other.data(), count, MPI_FLOAT, twin.rank, first, grads_, &e.recv);
+      MPI_Isend(e.grads.data(), count, MPI_FLOAT, twin.rank, first, grads_, &e.send);
     }
-    Exchange& e = exchanges.emplace_back();
-    e.grads = model->gradients();
-    e.replica = replica;
-    e.other.resize(e.grads.size());
-    const int count = static_cast<int>(e.grads.size());
-    MPI_Irecv(e.other.data(), count, MPI_FLOAT, twinRank, stage, grads_, &e.recv);
-    MPI_Isend(e.grads.data(), count, MPI_FLOAT, twinRank, stage, grads_, &e.send);
   }
   for (auto& e : exchanges) {
     if (!wait(e.recv) || !wait(e.send)) {

@@ -73,11 +73,13 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                  name +
                  " backend's model has no experts or embedding tables yet (simulate it: "
                  "--backend sim)"};
-  // Each stage's gradients are averaged with its twins' in the other replicas: one cut.
-  if (ownCuts(plan))
+  // The host sums each layer's gradients over the replicas however they are cut; the cuda
+  // backend sums each stage with its twin stage's: one cut.
+  if (ownCuts(plan) && backend != Backend::Cpu)
     return Error{"--own-cuts: the " + name +
                  " backend averages each stage's gradients with the other replicas' same stage, "
-                 "which needs one cut for every replica (simulate it: --backend sim)"};
+                 "which needs one cut for every replica (run --backend cpu, or simulate it: "
+                 "--backend sim)"};
   // DawnPiper's operator cut: a block of the model is one piece of code, not K.
   if (plan.operatorsPerLayer > 1)
     return Error{"--operators " + std::to_string(plan.operatorsPerLayer) + ": the " + name +

@@ -86,7 +86,8 @@ constexpr PlanKnob kKnobs[] = {
      .label = "own cut per replica",
      .help = "HetPipe (with --dp): each replica's layers cut for its own ranks' speeds and "
              "memory (--rank-speed over all D x P ranks), not the first replica's cut; "
-             "--boundaries gives the first replica's (sim backend)",
+             "--boundaries gives the first replica's; the cpu backend sums each layer's "
+             "gradients over the replicas",
      .field = field<&PlanSpec::ownCuts>(),
      .format = F::Flag,
      .written = [](const PlanSpec& s) { return s.ownCuts; },

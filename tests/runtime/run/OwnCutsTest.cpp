@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/BackendRefusals.h"
 #include "runtime/run/RunConfig.h"
 #include "runtime/run/RunPlan.h"
@@ -82,13 +83,39 @@ TEST(OwnCuts, NeedsReplicasAndIsRefusedWhereTwinStagesAverageGradients) {
   EXPECT_EQ(refused.error().rfind("--own-cuts", 0), 0u) << refused.error();
   auto own = buildPlan(mirroredReplicas(true));
   ASSERT_TRUE(own.ok()) << own.error();
-  const Status cpu = checkPlanFeatures(Backend::Cpu, false, own->plan, nullptr);
-  ASSERT_FALSE(cpu.ok());
-  EXPECT_EQ(cpu.error().rfind("--own-cuts", 0), 0u) << cpu.error();
-  // One cut for every replica (the default) still trains.
-  auto shared = buildPlan(mirroredReplicas(false));
-  ASSERT_TRUE(shared.ok()) << shared.error();
-  EXPECT_TRUE(checkPlanFeatures(Backend::Cpu, false, shared->plan, nullptr).ok());
+  // The cpu backend sums gradients layer by layer; the cuda backend stage by stage.
+  EXPECT_TRUE(checkPlanFeatures(Backend::Cpu, false, own->plan, nullptr).ok());
+  const Status procs = checkPlanFeatures(Backend::Cpu, true, own->plan, nullptr);
+  EXPECT_TRUE(procs.ok()) << procs.error();
+  const Status cuda = checkPlanFeatures(Backend::Cuda, false, own->plan, nullptr);
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.error().rfind("--own-cuts", 0), 0u) << cuda.error();
+}
+
+// Each replica's cut is its own, but the model is the same: summing each layer's gradients over
+// the replicas trains exactly what one cut for both trains (same losses, same weights).
+TEST(OwnCuts, ReplicasCutTheirOwnWayTrainTheSameModelOnCpuThreads) {
+  const auto train = [](bool ownCuts) {
+    PlanSpec spec = mirroredReplicas(ownCuts);
+    spec.steps = 3;
+    auto built = buildPlan(spec);
+    EXPECT_TRUE(built.ok()) << built.error();
+    CpuRunOptions options;
+    options.model.hidden = 8;
+    options.model.seq = 2;
+    options.model.microbatchSize = 2;
+    options.optimizer.kind = OptimizerKind::Adam;
+    options.optimizer.lr = 0.01f;
+    auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
+    EXPECT_TRUE(run.ok()) << run.error();
+    return std::move(*run);
+  };
+  const CpuRunResult shared = train(false), own = train(true);
+  ASSERT_EQ(own.stepLoss.size(), 3u);
+  EXPECT_EQ(own.stepLoss, shared.stepLoss);
+  EXPECT_LT(own.stepLoss.back(), own.stepLoss.front());
+  ASSERT_EQ(own.finalParams.size(), shared.finalParams.size());
+  EXPECT_EQ(own.finalParams, shared.finalParams);
 }
 
 }  // namespace
