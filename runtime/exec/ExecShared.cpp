@@ -23,6 +23,10 @@ void ExecShared::wakeThreadWaiters() {
   for (auto& m : mailboxes)
     m->wakeAll();
   if (barrier) barrier->wakeAll();
+  {
+    std::lock_guard lock(mutex);  // a waiter between its check and its wait still wakes
+  }
+  waveReady.notify_all();
 }
 
 std::vector<std::pair<StageModel*, StageModel*>> ExecShared::twinsHeldBy(

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/exec/Mailbox.h"
@@ -64,6 +65,11 @@ struct ExecShared {
   std::map<int, int> ranksDone;                       // step -> ranks that handed it over
   std::map<int, std::vector<double>> losses;          // step -> per-micro-batch losses
   std::vector<std::vector<std::int64_t>> linkFreeNs;  // [src][dst] emulated link busy-until
+  // Wave-synchronous replicas (HetPipe): per (replica, step, layer) the gradients a replica
+  // published, with how many other replicas still have to take them (RankWorkerWave.cpp).
+  using WaveKey = std::tuple<int, int, int>;
+  std::map<WaveKey, std::pair<std::vector<float>, int>> waveGradients;
+  std::condition_variable waveReady;
   // Replicated stages (bidirectional plans): every copy, for the gradient exchange.
   std::map<std::pair<int, int>, StageModel*> stageModels;  // (replica, stage) -> model
   // Called on the rank's thread after it handed a step over (MPI: ship it to rank 0); an error
@@ -78,6 +84,10 @@ struct ExecShared {
         .count();
   }
   void fail(const std::string& message);
+  // HetPipe's gradients between replicas: publish a layer's for `readers` other replicas; take
+  // them, waiting until they are published (an error once the run aborts).
+  void publishWaveGradients(const WaveKey& key, std::vector<float> grads, int readers);
+  [[nodiscard]] Result<std::vector<float>> takeWaveGradients(const WaveKey& key);
   // Wakes every rank thread waiting on a mailbox or the step barrier (after abort was set).
   void wakeThreadWaiters();
   // Replicated plans: (replica 0's copy held in `stages`, another replica's copy) for every

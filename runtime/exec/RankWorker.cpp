@@ -205,8 +205,9 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
 
 Status RankWorker::optimizer(const Action& a) {
   const Plan& plan = *s_.plan;
-  const bool replicated = plan.numReplicas() > 1;
-  if (plan.optimizerSync == OptimizerSync::Barrier || replicated)
+  const bool wave = plan.waveStaleness >= 0;
+  const bool replicated = plan.numReplicas() > 1 && !wave;
+  if ((plan.optimizerSync == OptimizerSync::Barrier && !wave) || replicated)
     if (!s_.transport->barrier(rank_)) return Error{"aborted"};
   if (replicated) {
     // Replicas of a stage hold the same weights: exchange (sum) their gradients.
@@ -220,8 +221,9 @@ Status RankWorker::optimizer(const Action& a) {
   const std::int64_t start = stamp();
   // On the host the losses are read now; on a device only once the step is known to be done.
   const std::vector<double> losses = clock_ ? std::vector<double>{} : stepLosses(a.step, false);
+  if (wave) PS_TRY(waveOptimizerStep(a));
   for (auto& [id, model] : stages_) {
-    model->optimizerStep();
+    if (!wave) model->optimizerStep();  // the wave step ran it after adding the gradients
     if (plan.versioning == WeightVersioning::DoubleBuffered) published_[id] = model->snapshot();
   }
   record(OpKind::OPT, a, start, stamp());

@@ -30,6 +30,9 @@ class RankWorker {
   Status forward(const Action& a, StageModel& model);
   Status backwardInput(const Action& a, StageModel& model, bool full);
   Status optimizer(const Action& a);
+  // HetPipe (Plan::waveStaleness): the update from this replica's own gradients, plus the other
+  // replicas' of D steps before (RankWorkerWave.cpp).
+  [[nodiscard]] Status waveOptimizerStep(const Action& a);
   // Hands an inference step (forward-only plans have no OPT) over once its last op ran.
   Status endInferenceStep(int step);
   // BPipe: after F, the micro-batch's stash goes to its holder's memory (OFFLOAD); before its

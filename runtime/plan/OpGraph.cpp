@@ -113,7 +113,23 @@ struct DepContext {
   std::vector<std::vector<int>> predsOf, succsOf;  // per stage
   bool barrier = false;
   KeyedLists rankStepGrads;  // per (rank, step) without a barrier
+  // Wave-synchronous plans: per rank, the other replicas' ranks holding a stage it holds.
+  std::vector<std::vector<int>> twinRanks = {};
 };
+
+std::vector<std::vector<int>> twinRanksOf(const Plan& p) {
+  std::vector<std::vector<int>> twins(static_cast<std::size_t>(p.numRanks));
+  for (int k = 0; k < p.numReplicas(); ++k)
+    for (std::size_t s = 0; s < p.placement[k].size(); ++s)
+      for (int other = 0; other < p.numReplicas(); ++other) {
+        const int mine = p.placement[k][s].rank, theirs = p.placement[other][s].rank;
+        auto& list = twins[static_cast<std::size_t>(mine)];
+        if (other != k && theirs != mine &&
+            std::find(list.begin(), list.end(), theirs) == list.end())
+          list.push_back(theirs);
+      }
+  return twins;
+}
 
 // Compute node `node`'s data and order dependencies (the plan's extra edges aside).
 void appendComputeDeps(const DepContext& c, std::size_t node, std::vector<std::int32_t>& deps) {
@@ -151,6 +167,12 @@ void appendComputeDeps(const DepContext& c, std::size_t node, std::vector<std::i
         const auto grads =
             c.rankStepGrads.of(static_cast<std::size_t>(c.g.rank[node]) * c.p.steps + k);
         deps.insert(deps.end(), grads.begin(), grads.end());
+        if (c.p.waveStaleness >= 0 && k - c.p.waveStaleness >= 0)
+          for (int twin : c.twinRanks[static_cast<std::size_t>(c.g.rank[node])]) {
+            const auto theirs = c.rankStepGrads.of(static_cast<std::size_t>(twin) * c.p.steps +
+                                                   (k - c.p.waveStaleness));
+            deps.insert(deps.end(), theirs.begin(), theirs.end());
+          }
       }
       break;
     default:
@@ -170,8 +192,12 @@ Result<OpGraph> buildOpGraph(const Plan& p) {
   bool anyOpt = false;
   for (auto id : optOf)
     anyOpt |= id >= 0;
-  DepContext c{p, g, index, {}, {}, anyOpt && p.optimizerSync == OptimizerSync::Barrier, {}};
-  const bool perRank = anyOpt && p.optimizerSync == OptimizerSync::None;
+  // Wave-synchronous replicas (HetPipe) have no barrier: each OPT waits for its own rank's
+  // gradients and for its twins' of the step whose updates it adds (twinOptDeps).
+  const bool wave = p.waveStaleness >= 0;
+  DepContext c{p, g, index, {}, {}, anyOpt && p.optimizerSync == OptimizerSync::Barrier && !wave,
+               {}};
+  const bool perRank = anyOpt && (p.optimizerSync == OptimizerSync::None || wave);
   // Barrier nodes, one per step, when the optimizer waits for every rank.
   if (c.barrier)
     for (int k = 0; k < p.steps; ++k) {
@@ -191,6 +217,7 @@ Result<OpGraph> buildOpGraph(const Plan& p) {
         gatherByKey(static_cast<std::size_t>(p.numRanks) * p.steps, nCompute, [&](std::size_t j) {
           return isGradOp(g.actions[j].kind) ? g.rank[j] * p.steps + g.actions[j].step : -1;
         });
+  if (wave) c.twinRanks = twinRanksOf(p);
   auto extra = resolveExtraEdges(p, index);
   if (!extra) return std::move(extra).takeError();
   std::size_t nextExtra = 0;

@@ -132,6 +132,12 @@ struct Plan {
   // soon as every holder has finished its backward, beside compute, instead of all at once
   // before the optimizer step (the papers' eager gradient synchronisation).
   bool eagerGradientSync = false;
+  // HetPipe's wave-synchronous parallel (--staleness D with --dp): each replica (a virtual
+  // worker) updates its weights from its own gradients at its step's end and exchanges the
+  // update with the other replicas beside compute; its optimizer step k adds the others' updates
+  // of step k − D, so it starts step k + 1 from every replica's updates up to step k − D and its
+  // own since. −1: off (the replicas all-reduce their gradients before every optimizer step).
+  int waveStaleness = -1;
 
   std::vector<std::vector<StagePlacement>> placement;  // [replica][stage]
   std::vector<std::vector<int>> stagePreds;            // [stage]; empty = chain

@@ -80,6 +80,11 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                  " backend averages each stage's gradients with the other replicas' same stage, "
                  "which needs one cut for every replica (run --backend cpu, or simulate it: "
                  "--backend sim)"};
+  // HetPipe's updates between replicas go through the rank threads' shared memory.
+  if (plan.waveStaleness >= 0 && (backend != Backend::Cpu || processes))
+    return Error{"--staleness: the " + name +
+                 " backend exchanges the replicas' updates between rank threads only (run "
+                 "--backend cpu without --procs, or --backend sim)"};
   // DawnPiper's operator cut: a block of the model is one piece of code, not K.
   if (plan.operatorsPerLayer > 1)
     return Error{"--operators " + std::to_string(plan.operatorsPerLayer) + ": the " + name +

@@ -182,6 +182,25 @@ Status syncEagerly(const PlanSpec& spec, Plan& plan) {
   return {};
 }
 
+// --staleness D: HetPipe's virtual workers are --dp replicas of a synchronous pipeline, each
+// exchanging its own updates (not with eager sync, which exchanges gradients within the step).
+Status syncInWaves(const PlanSpec& spec, Plan& plan) {
+  const std::string flag = "--staleness " + std::to_string(spec.staleness) + ": ";
+  if (spec.dataParallel < 2 || plan.numReplicas() < 2)
+    return Error{flag +
+                 "HetPipe's virtual workers are data-parallel replicas of the pipeline; "
+                 "give --dp 2 or more"};
+  if (spec.eagerSync)
+    return Error{flag +
+                 "not with --eager-sync (the replicas exchange updates, D steps late, "
+                 "instead of each step's gradients)"};
+  if (plan.forwardOnly || plan.versioning != WeightVersioning::Synchronous)
+    return Error{flag + "needs a synchronous training schedule (" + plan.schedule +
+                 " has no optimizer step per replica step)"};
+  plan.waveStaleness = spec.staleness;
+  return {};
+}
+
 struct FinishedPlan {
   Plan plan;
   OpGraph graph;
@@ -199,6 +218,7 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
     if (!plan) return std::move(plan).takeError();
   }
   if (spec.eagerSync) PS_TRY(syncEagerly(spec, *plan));
+  if (spec.staleness > 0) PS_TRY(syncInWaves(spec, *plan));
   if (spec.frozenUs > 0)
     PS_TRY(fillFrozenWork(*plan, cost,
                           spec.fill == "before" ? FillPlacement::Before : FillPlacement::Bubbles));

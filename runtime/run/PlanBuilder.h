@@ -97,6 +97,9 @@ struct PlanSpec {
   // Chimera / BitPipe (replicated plans): exchange each stage's gradients with its twins as soon
   // as both are done with its backward, beside compute, not all at once before the optimizer.
   bool eagerSync = false;
+  // HetPipe's wave-synchronous parallel (with --dp): each replica steps on its own updates and
+  // adds the others' D steps late (Plan::waveStaleness); 0 = the all-reduce every step.
+  int staleness = 0;
   // DawnPiper: cut between operators rather than layers, each layer as this many operators of
   // equal share (--boundaries then counts operators; sim backend).
   int operators = 1;

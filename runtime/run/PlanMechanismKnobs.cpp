@@ -29,6 +29,17 @@ constexpr PlanKnob kMechanismKnobs[] = {
      .format = F::Flag,
      .written = [](const PlanSpec& s) { return s.eagerSync; },
      .panel = {.label = "Eager gradient sync"}},
+    {.key = "staleness",
+     .flag = "--staleness",
+     .label = "wave staleness",
+     .help = "HetPipe's wave-synchronous parallel (with --dp): each replica updates its weights "
+             "from its own gradients and sends the update to the others beside compute; its "
+             "step k adds theirs of step k - D (0 = all-reduce every step)",
+     .field = field<&PlanSpec::staleness>(),
+     .min = 0,
+     .max = 64,
+     .written = [](const PlanSpec& s) { return s.staleness > 0; },
+     .panel = {.label = "Wave staleness"}},
 };
 
 }  // namespace

@@ -14,8 +14,9 @@ EagerSync::EagerSync(const Plan& plan, const CostModel& cost)
                            static_cast<std::size_t>(plan.numReplicas()) *
                            static_cast<std::size_t>(plan.numStages),
                        0),
-      updateNs_(static_cast<std::size_t>(plan.numRanks) * static_cast<std::size_t>(plan.steps),
-                -1) {
+      updateNs_(static_cast<std::size_t>(plan.numRanks) * static_cast<std::size_t>(plan.steps), -1),
+      lag_(std::max(0, plan.waveStaleness)),
+      laneFree_(static_cast<std::size_t>(plan.numRanks), 0) {
   // Each exchange over its pair's own link: eager exchanges start one by one, not all at once.
   for (int r = 0; r < plan.numRanks; ++r)
     forEachExchange(plan, cost, r, [&](const GradientExchange& e) {
@@ -39,7 +40,7 @@ void EagerSync::onBackwardEnd(const Action& a, std::int64_t end) {
   last = std::max(last, end);
 }
 
-std::int64_t EagerSync::optDuration(int rank, int step, std::int64_t start, std::int64_t updateNs) {
+std::int64_t EagerSync::exchange(int rank, int step) {
   // Every exchange of the rank, ready once both holders of the stage are done with it.
   std::vector<std::pair<std::int64_t, const Exchange*>> ready;
   for (const Exchange& e : exchanges_[rank])
@@ -48,19 +49,29 @@ std::int64_t EagerSync::optDuration(int rank, int step, std::int64_t start, std:
                        &e);
   std::sort(ready.begin(), ready.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::int64_t lane = 0;
+  std::int64_t& lane = laneFree_[static_cast<std::size_t>(rank)];
+  std::int64_t last = 0;
   for (const auto& [at, e] : ready) {
     const std::int64_t begin = std::max(lane, at);
-    lane = begin + e->ns;
+    lane = last = begin + e->ns;
     log_.push_back({begin, lane, static_cast<std::int64_t>(e->what.bytes), rank, e->what.stage,
                     step, e->what.twin});
   }
-  updateNs_[static_cast<std::size_t>(rank) * static_cast<std::size_t>(plan_.steps) +
-            static_cast<std::size_t>(step)] = updateNs;
-  return std::max(lane, start) - start + updateNs;
+  return last;
 }
 
-void EagerSync::finish(SimResult& out) const {
+std::int64_t EagerSync::optDuration(int rank, int step, std::int64_t start, std::int64_t updateNs) {
+  const std::int64_t exchanged = step - lag_ >= 0 ? exchange(rank, step - lag_) : 0;
+  updateNs_[static_cast<std::size_t>(rank) * static_cast<std::size_t>(plan_.steps) +
+            static_cast<std::size_t>(step)] = updateNs;
+  return std::max(exchanged, start) - start + updateNs;
+}
+
+void EagerSync::finish(SimResult& out) {
+  // The updates of the last `lag` steps still reach the other replicas, after every step.
+  for (int rank = 0; rank < plan_.numRanks; ++rank)
+    for (int step = std::max(0, plan_.steps - lag_); step < plan_.steps; ++step)
+      exchange(rank, step);
   for (SimRecord& r : out.records)
     if (r.kind == OpKind::OPT && r.step >= 0 && r.step < plan_.steps) {
       const std::int64_t update =

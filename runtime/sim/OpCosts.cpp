@@ -41,7 +41,7 @@ OpCosts::OpCosts(const Plan& plan, const CostModel& cost) : plan_(plan), cost_(c
   freeLinks_ = allLinksFree(cost);
   defaultLatency_ = roundNs(cost.defaultLink.latencyNs);
   // Eager sync exchanges stage by stage beside compute; the OPT then waits only for what is left.
-  if (plan.eagerGradientSync && plan.numReplicas() > 1)
+  if ((plan.eagerGradientSync || plan.waveStaleness >= 0) && plan.numReplicas() > 1)
     eager_ = std::make_shared<EagerSync>(plan, cost);
   allReduceNs_ = eager_ ? 0 : replicaAllReduceNs(plan, cost);
 }

@@ -49,7 +49,7 @@ class OpCosts {
     return eager_ ? placedEager(a, rank, start, d) : d;
   }
   // The end of a run: eager gradient sync's AR records (nothing without it).
-  void finish(SimResult& out) const {
+  void finish(SimResult& out) {
     if (eager_) eager_->finish(out);
   }
   // Bytes a transfer carries: activations leave the producing stage, gradients flow back into

@@ -19,7 +19,7 @@ const StagePlacement& placementOf(const Plan& plan, int stage, int microbatch) {
 // each becomes an AR record over the exchange, then the OPT over the rest.
 void splitAllReduce(const Plan& plan, const CostModel& cost, SimResult& result) {
   // Eager sync wrote its own AR records, one per exchange (EagerSync.h).
-  if (plan.numReplicas() < 2 || plan.eagerGradientSync) return;
+  if (plan.numReplicas() < 2 || plan.eagerGradientSync || plan.waveStaleness >= 0) return;
   const std::int64_t ar = sim::replicaAllReduceNs(plan, cost);
   const std::size_t n = result.records.size();
   for (std::size_t i = 0; i < n; ++i) {

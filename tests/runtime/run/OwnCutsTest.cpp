@@ -112,7 +112,9 @@ TEST(OwnCuts, ReplicasCutTheirOwnWayTrainTheSameModelOnCpuThreads) {
   };
   const CpuRunResult shared = train(false), own = train(true);
   ASSERT_EQ(own.stepLoss.size(), 3u);
-  EXPECT_EQ(own.stepLoss, shared.stepLoss);
+  ASSERT_EQ(shared.stepLoss.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k)  // a mean over micro-batches in the order they came
+    EXPECT_NEAR(own.stepLoss[k], shared.stepLoss[k], 1e-12 * shared.stepLoss[k]);
   EXPECT_LT(own.stepLoss.back(), own.stepLoss.front());
   ASSERT_EQ(own.finalParams.size(), shared.finalParams.size());
   EXPECT_EQ(own.finalParams, shared.finalParams);
