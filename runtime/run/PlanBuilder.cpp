@@ -357,6 +357,7 @@ std::string planRunName(const Plan& plan) {
   std::string name = plan.schedule + " p=" + std::to_string(plan.numRanks / groups) + " m=" + m;
   if (plan.chunks > 1) name += " v=" + std::to_string(plan.chunks);
   if (groups > 1) name += " dp=" + std::to_string(groups);
+  if (plan.waveStaleness >= 0) name += " staleness=" + std::to_string(plan.waveStaleness);
   if (plan.steps > 1) name += " steps=" + std::to_string(plan.steps);
   return name;
 }
