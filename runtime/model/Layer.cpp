@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "runtime/model/MlpBlock.h"
+#include "runtime/model/MoeBlock.h"
 #include "runtime/model/Rng.h"
 #include "runtime/model/TransformerBlock.h"
 
@@ -36,6 +37,7 @@ void Layer::initParams(float* params, std::uint64_t seed) const {
 
 std::unique_ptr<Layer> makeLayer(const ModelConfig& config) {
   if (config.block == BlockType::Transformer) return std::make_unique<TransformerBlock>(config);
+  if (config.block == BlockType::Moe) return std::make_unique<MoeBlock>(config);
   return std::make_unique<MlpBlock>(config);
 }
 

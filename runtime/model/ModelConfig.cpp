@@ -1,8 +1,15 @@
 #include "runtime/model/ModelConfig.h"
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace ps::runtime {
+
+int ModelConfig::expertCapacity() const {
+  const double tokens = capacityFactor * topK * rows() / std::max(1, experts);
+  return std::clamp(static_cast<int>(std::ceil(tokens - 1e-9)), 1, rows());
+}
 
 Status validate(const ModelConfig& c) {
   const auto positive = [](int v, const char* name) -> Status {
@@ -18,6 +25,16 @@ Status validate(const ModelConfig& c) {
   if (c.block == BlockType::Spiking && (c.timeSteps < 1 || c.timeSteps > 64))
     return Error{"model time steps must be 1..64 (spiking block), got " +
                  std::to_string(c.timeSteps)};
+  if (c.block == BlockType::Moe) {
+    if (c.experts < 2 || c.experts > 64)
+      return Error{"model experts must be 2..64 (moe block), got " + std::to_string(c.experts)};
+    if (c.topK < 1 || c.topK > c.experts)
+      return Error{"model top-k must be 1.." + std::to_string(c.experts) + " (moe block), got " +
+                   std::to_string(c.topK)};
+    if (!(c.capacityFactor > 0) || c.capacityFactor > 64)
+      return Error{"model capacity factor must be in (0, 64] (moe block), got " +
+                   std::to_string(c.capacityFactor)};
+  }
   if (c.block == BlockType::Transformer && c.hidden % c.heads != 0) {
     return Error{"model hidden size " + std::to_string(c.hidden) + " is not divisible by " +
                  std::to_string(c.heads) + " heads"};
@@ -33,6 +50,8 @@ std::string_view blockTypeName(BlockType type) {
       return "transformer";
     case BlockType::Spiking:
       return "snn";
+    case BlockType::Moe:
+      return "moe";
   }
   return "mlp";
 }
@@ -41,7 +60,8 @@ Result<BlockType> parseBlockType(std::string_view name) {
   if (name == "mlp") return BlockType::Mlp;
   if (name == "transformer") return BlockType::Transformer;
   if (name == "snn") return BlockType::Spiking;
-  return Error{"unknown model '" + std::string(name) + "' (expected mlp, transformer or snn)"};
+  if (name == "moe") return BlockType::Moe;
+  return Error{"unknown model '" + std::string(name) + "' (expected mlp, transformer, snn or moe)"};
 }
 
 }  // namespace ps::runtime

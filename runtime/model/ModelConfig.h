@@ -17,29 +17,39 @@ enum class BlockType {
   // for `timeSteps` steps in place of GELU, their firing rate as the activation and a surrogate
   // gradient through time (kernels/cpu/Lif.h). SpikePipe's spiking network.
   Spiking,
+  // y = x + Σ_{j ∈ top-k} p_j(x) · E_j(x): a mixture of `experts` MLP experts (each its own
+  // LN(x) → W1 → GELU → W2), a linear router over x with a softmax, each token sent to its top-k
+  // experts, at most `capacity` tokens of a micro-batch per expert (the rest of an expert's
+  // tokens dropped: only the residual and the other experts carry them). Piper's MoE layer.
+  Moe,
 };
 
 struct ModelConfig {
   BlockType block = BlockType::Mlp;
   int layers = 4;
-  int hidden = 16;         // H
-  int seq = 8;             // S tokens per sequence
-  int microbatchSize = 2;  // B sequences per micro-batch
-  int heads = 2;           // attention heads (transformer); must divide hidden
-  int ffnMultiplier = 4;   // MLP inner width = ffnMultiplier·H
-  int timeSteps = 4;       // spiking: the LIF neurons' time steps per forward (1..64)
+  int hidden = 16;               // H
+  int seq = 8;                   // S tokens per sequence
+  int microbatchSize = 2;        // B sequences per micro-batch
+  int heads = 2;                 // attention heads (transformer); must divide hidden
+  int ffnMultiplier = 4;         // MLP inner width = ffnMultiplier·H
+  int timeSteps = 4;             // spiking: the LIF neurons' time steps per forward (1..64)
+  int experts = 4;               // moe: experts per layer (2..64)
+  int topK = 2;                  // moe: experts each token goes to (1..experts)
+  double capacityFactor = 1.25;  // moe: capacity = ⌈factor · k · rows / experts⌉ tokens
   std::uint64_t seed = 42;
 
   int rows() const { return microbatchSize * seq; }  // tokens per micro-batch
   int ffnHidden() const { return ffnMultiplier * hidden; }
   // Floats in one micro-batch's activation (or its gradient) between two layers: B·S·H.
   long activationElems() const { return static_cast<long>(rows()) * hidden; }
+  // moe: the most tokens of one micro-batch an expert takes.
+  int expertCapacity() const;
 };
 
 // Positive sizes, heads dividing hidden; the message names the field.
 [[nodiscard]] Status validate(const ModelConfig& config);
 
-// "mlp" | "transformer" | "snn".
+// "mlp" | "transformer" | "snn" | "moe".
 std::string_view blockTypeName(BlockType type);
 [[nodiscard]] Result<BlockType> parseBlockType(std::string_view name);
 

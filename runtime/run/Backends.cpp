@@ -141,6 +141,10 @@ BackendInfo cudaRow() {
   row.execute = runOnCuda;
   // The GPUs' memory and a deadlock-free channel order, before the file is opened.
   row.checkBeforeOpen = [](const Plan& plan, const CpuRunOptions& options) -> Status {
+    if (options.model.block == BlockType::Moe)
+      return Error{
+          "--model moe: the cuda backend has no routing kernels (the router picks each token's "
+          "experts on the host); run --backend cpu"};
     if (auto fits = checkCudaPlan(plan, options); !fits) return Error{fits.error()};
     return {};
   };

@@ -115,6 +115,20 @@ TEST(CpuExecutor, ASpikingModelTrainsPipelinedAsUnpipelined) {
   }
 }
 
+// The mixture-of-experts block (top-2 of 4 experts, capacity 1.25: some tokens dropped) trains
+// pipelined as unpipelined, with the backward split too, and its loss falls.
+TEST(CpuExecutor, AMixtureOfExpertsModelTrainsPipelinedAsUnpipelined) {
+  CpuRunOptions options;
+  options.model = smallModel(BlockType::Moe);
+  options.optimizer.kind = OptimizerKind::Adam;
+  options.optimizer.lr = 0.01f;
+  for (const Case& c : {Case{"gpipe", 2, 4, 1}, Case{"zb-h1", 2, 4, 1}, Case{"1f1b", 2, 4, 1, 2}}) {
+    const std::vector<double> losses = expectTheUnpipelinedModel(c, 6, 2, options, true);
+    ASSERT_FALSE(losses.empty()) << c.schedule;
+    EXPECT_LT(losses.back(), losses.front()) << c.schedule;
+  }
+}
+
 TEST(CpuExecutor, RecordsOpsMemoryAndLossPerStep) {
   test::TempDir dir;
   const std::string path = dir.file("cpu.sqlite");

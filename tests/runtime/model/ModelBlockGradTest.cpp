@@ -1,4 +1,4 @@
-// Whole-block finite-difference checks for both block types: the input gradient from I and the
+// Whole-block finite-difference checks for the block types: the input gradient from I and the
 // weight gradients from W (run after I, as a zero-bubble schedule would), through the Layer API.
 #include <gtest/gtest.h>
 
@@ -23,6 +23,11 @@ ModelConfig smallConfig(BlockType block) {
   c.heads = 2;
   c.ffnMultiplier = 2;
   c.seed = 7;
+  // Mixture of experts: every token to all 3 experts, none dropped, so that the loss is smooth
+  // in the weights (a top-k or capacity decision flipped by the finite difference is a jump).
+  c.experts = 3;
+  c.topK = 3;
+  c.capacityFactor = 1;
   return c;
 }
 
@@ -92,7 +97,7 @@ TEST_P(BlockGradTest, WeightGradientsMatchFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, BlockGradTest,
-                         ::testing::Values(BlockType::Mlp, BlockType::Transformer),
+                         ::testing::Values(BlockType::Mlp, BlockType::Transformer, BlockType::Moe),
                          [](const auto& p) { return std::string(blockTypeName(p.param)); });
 
 }  // namespace
