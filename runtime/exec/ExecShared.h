@@ -38,6 +38,16 @@ struct ReplicaSlice {
   }
   std::size_t holderOffset() const { return holder->layerOffset(firstLayer); }
   std::size_t otherOffset() const { return other->layerOffset(firstLayer); }
+  // Calls visit(holderOffset, otherOffset, count) for each run of floats the copies hold alike:
+  // the whole slice, or each layer's replicated part where a layer keeps some of its own (a
+  // shard of MoE experts).
+  template <class Visit>
+  void forEachShared(Visit visit) const {
+    const std::size_t shared = holder->replicatedPerLayer(), per = holder->paramsPerLayer();
+    if (shared == per) return visit(holderOffset(), otherOffset(), size());
+    for (int l = firstLayer; l <= lastLayer; ++l)
+      visit(holder->layerOffset(l), other->layerOffset(l), shared);
+  }
 };
 
 // What every rank thread shares: the transport, the abort flag, finished steps. In an MPI run

@@ -14,6 +14,9 @@ struct MessageKey {
   int microbatch = 0;
   int step = 0;
   int fromStage = 0;  // the producing stage (a stage DAG may deliver several inputs)
+  // A MoE layer's all-to-all between a stage's replicas (fromStage = stage): layer · 4 + phase;
+  // −1 for the pipeline's activations and gradients.
+  int expertTag = -1;
   auto operator<=>(const MessageKey&) const = default;
 };
 

@@ -24,6 +24,8 @@ Status RankWorker::createStages() {
     for (int st = 0; st < plan.numStages; ++st) {
       const StagePlacement& place = plan.placement[r][st];
       if (place.rank != rank_) continue;
+      ModelConfig stageConfig = config;
+      shareOutExperts(stageConfig, r);
       StageOptions options;
       options.firstLayer = place.firstLayer;
       options.lastLayer = place.lastLayer;
@@ -33,8 +35,9 @@ Status RankWorker::createStages() {
       options.inference = plan.forwardOnly;
       options.source = plan.predecessors(st).empty();
       options.tokens = s_.options->tokens;
-      auto model = StageModel::create(config, options);
+      auto model = StageModel::create(stageConfig, options);
       if (!model) return Error{"rank " + std::to_string(rank_) + ": " + model.error()};
+      attachExperts(r, st, **model);
       if (plan.versioning == WeightVersioning::DoubleBuffered)
         published_[{r, st}] = (*model)->snapshot();
       s_.stageModels[{r, st}] = model->get();

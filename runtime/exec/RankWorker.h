@@ -17,7 +17,8 @@ namespace ps::runtime {
 
 class RankWorker {
  public:
-  RankWorker(ExecShared& shared, int rank) : s_(shared), rank_(rank) {}
+  RankWorker(ExecShared& shared, int rank);
+  ~RankWorker();
   // Builds this rank's stage models (called before any thread starts).
   Status createStages();
   // The thread body: runs the program; reports failure through ExecShared::fail.
@@ -30,6 +31,13 @@ class RankWorker {
   Status forward(const Action& a, StageModel& model);
   Status backwardInput(const Action& a, StageModel& model, bool full);
   Status optimizer(const Action& a);
+  // Piper's expert parallelism: a stage copy's MoE all-to-all with the same stage's copies in
+  // the other replicas, over the transport, recorded as A2A ops (RankWorkerExperts.cpp).
+  class StageExperts;
+  friend class StageExperts;
+  std::map<std::pair<int, int>, std::unique_ptr<StageExperts>> experts_;  // (replica, stage)
+  void shareOutExperts(ModelConfig& config, int replica) const;
+  void attachExperts(int replica, int stage, StageModel& model);
   // HetPipe (Plan::waveStaleness): the update from this replica's own gradients, plus the other
   // replicas' of D steps before (RankWorkerWave.cpp).
   [[nodiscard]] Status waveOptimizerStep(const Action& a);

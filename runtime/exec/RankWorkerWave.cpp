@@ -41,7 +41,8 @@ Status RankWorker::waveOptimizerStep(const Action& a) {
     const int replica = id.first;
     std::span<float> grads = model->gradients();
     const std::vector<float> own(grads.begin(), grads.end());
-    const std::size_t perLayer = model->layerOffset(model->firstLayer() + 1);
+    // What the replicas' copies of a layer hold alike (not a shard of MoE experts).
+    const std::size_t perLayer = model->replicatedPerLayer();
     for (int layer = model->firstLayer(); layer <= model->lastLayer(); ++layer) {
       const auto at = static_cast<long>(model->layerOffset(layer));
       s_.publishWaveGradients({replica, a.step, layer},

@@ -55,15 +55,16 @@ Status ThreadTransport::sumReplicaGradients(int rank, const RankStages& stages) 
   // replica order, then hands the sum to each (only once all are summed: more than two
   // replicas). By layers, so that replicas cut their own way (--own-cuts) sum the same layers.
   const auto slices = s_.replicaSlicesHeldBy(stages);
-  for (const ReplicaSlice& slice : slices) {
-    const float* other = slice.other->gradients().data() + slice.otherOffset();
-    float* mine = slice.holder->gradients().data() + slice.holderOffset();
-    slice.holder->device().axpy(1.0f, other, mine, static_cast<long>(slice.size()));
-  }
   for (const ReplicaSlice& slice : slices)
-    slice.holder->device().copy(slice.other->gradients().data() + slice.otherOffset(),
-                                slice.holder->gradients().data() + slice.holderOffset(),
-                                slice.size() * sizeof(float));
+    slice.forEachShared([&](std::size_t at, std::size_t otherAt, std::size_t count) {
+      slice.holder->device().axpy(1.0f, slice.other->gradients().data() + otherAt,
+                                  slice.holder->gradients().data() + at, static_cast<long>(count));
+    });
+  for (const ReplicaSlice& slice : slices)
+    slice.forEachShared([&](std::size_t at, std::size_t otherAt, std::size_t count) {
+      slice.holder->device().copy(slice.other->gradients().data() + otherAt,
+                                  slice.holder->gradients().data() + at, count * sizeof(float));
+    });
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/model/ExpertExchange.h"
 #include "runtime/model/MemoryCounter.h"
 #include "runtime/model/Tensor.h"
 
@@ -50,6 +51,10 @@ class ActivationStash {
   // attention is masked. Null for the model's uniform micro-batches. Not owned.
   void setTokens(const TokenContext* tokens) { tokens_ = tokens; }
   const TokenContext* tokens() const { return tokens_; }
+  // A layer of MoE experts sharded over replicas: how it reaches the other shards (null: all its
+  // experts are here).
+  void setExperts(const ExpertContext& experts) { experts_ = experts; }
+  const ExpertContext& experts() const { return experts_; }
   // A counted scratch tensor that is not kept in the stash.
   Tensor scratch(std::size_t elems) const { return Tensor(counter_, elems); }
 
@@ -57,6 +62,7 @@ class ActivationStash {
   std::shared_ptr<MemoryCounter> counter_;
   std::vector<Tensor> slots_;
   const TokenContext* tokens_ = nullptr;
+  ExpertContext experts_;
 };
 
 }  // namespace ps::runtime

@@ -29,7 +29,7 @@ void Layer::initParams(float* params, std::uint64_t seed) const {
     if (name.ends_with(".w2") || name.ends_with(".wo")) {
       sd /= std::sqrt(2.0f * static_cast<float>(config_.layers));
     }
-    Rng rng(Rng::key(seed, i));
+    Rng rng(Rng::key(seed, s.seedIndex));
     for (std::size_t k = 0; k < s.size; ++k)
       p[k] = sd * rng.normal();
   }

@@ -34,6 +34,10 @@ class Layer {
                              float* dIn) const = 0;
   virtual void backwardWeight(ActivationStash& stash, float* grads) const = 0;
 
+  // Leading parameters every replica's copy of this layer holds alike (their gradients are
+  // summed over the replicas); the rest are the copy's own (a shard of MoE experts).
+  virtual std::size_t replicatedParamCount() const { return paramCount(); }
+
   // Bytes a micro-batch's stash holds after F, and at most between I and W.
   virtual std::int64_t forwardStashBytes() const = 0;
   virtual std::int64_t backwardStashBytes() const = 0;

@@ -31,6 +31,11 @@ Status validate(const ModelConfig& c) {
     if (c.topK < 1 || c.topK > c.experts)
       return Error{"model top-k must be 1.." + std::to_string(c.experts) + " (moe block), got " +
                    std::to_string(c.topK)};
+    if (c.expertShards < 1 || c.experts % c.expertShards != 0 || c.expertShard < 0 ||
+        c.expertShard >= c.expertShards)
+      return Error{"model experts (" + std::to_string(c.experts) +
+                   ") do not share out evenly over " + std::to_string(c.expertShards) +
+                   " expert-parallel replicas"};
     if (!(c.capacityFactor > 0) || c.capacityFactor > 64)
       return Error{"model capacity factor must be in (0, 64] (moe block), got " +
                    std::to_string(c.capacityFactor)};

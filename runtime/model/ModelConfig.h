@@ -36,6 +36,11 @@ struct ModelConfig {
   int experts = 4;               // moe: experts per layer (2..64)
   int topK = 2;                  // moe: experts each token goes to (1..experts)
   double capacityFactor = 1.25;  // moe: capacity = ⌈factor · k · rows / experts⌉ tokens
+  // moe, expert parallelism (Piper): the experts are shared out over `expertShards` copies of
+  // each layer (the --dp replicas), experts/expertShards each, this copy holding shard
+  // `expertShard`; tokens reach the other shards' experts through an ExpertExchange.
+  int expertShards = 1;
+  int expertShard = 0;
   std::uint64_t seed = 42;
 
   int rows() const { return microbatchSize * seq; }  // tokens per micro-batch

@@ -143,6 +143,12 @@ class StageModel {
   std::optional<int> versionUsed(MicrobatchKey key) const;
 
   const std::shared_ptr<MemoryCounter>& memory() const { return memory_; }
+  // Expert parallelism (ModelConfig::expertShards > 1): how this copy's MoE layers reach the
+  // other replicas' experts (set before the first F; not owned).
+  void setExpertExchange(ExpertExchange* exchange) { experts_ = exchange; }
+  // Leading floats of each layer's parameters that every replica's copy holds alike.
+  std::size_t replicatedPerLayer() const { return block_->replicatedParamCount(); }
+  std::size_t paramsPerLayer() const { return block_->paramCount(); }
 
  private:
   enum class Phase { Forwarded, Dropped, InputDone };
@@ -185,6 +191,7 @@ class StageModel {
   std::unique_ptr<HostBatches> targets_;
   mutable std::map<MicrobatchKey, double> losses_;
   mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
+  ExpertExchange* experts_ = nullptr;
 };
 
 }  // namespace ps::runtime

@@ -48,8 +48,10 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   InFlight f;
   f.version = std::move(version);
   f.stashes.reserve(last_ - first_ + 1);
-  for (int i = first_; i <= last_; ++i)
+  for (int i = first_; i <= last_; ++i) {
     f.stashes.emplace_back(memory_);
+    if (experts_) f.stashes.back().setExperts({experts_, key, i});
+  }
   if (tokens_) PS_TRY(tokens_->attach(key, f.stashes, f.tokens, describe(key, first_, last_, "F")));
   Tensor input;
   if (isFirst() && in == nullptr) {  // the first stage makes its own input: the same on every rank

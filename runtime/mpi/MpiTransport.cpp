@@ -258,25 +258,36 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
       const int first = std::max(twin.firstLayer, model->firstLayer());
       const int last = std::min(twin.lastLayer, model->lastLayer());
       if (first > last) continue;
-      const std::size_t begin = model->layerOffset(first), end = model->layerOffset(last + 1);
-      std::span<float> mine = model->gradients().subspan(begin, end - begin);
-      if (twin.rank == rank) {
-        // Both copies on this process: add in place, once (from replica 0).
-        if (replica != 0) continue;
-        auto other = stages.find({1, static_cast<int>(t)});
-        if (other == stages.end()) continue;
-        float* theirs = other->second->gradients().data() + other->second->layerOffset(first);
-        for (std::size_t i = 0; i < mine.size(); ++i)
-          mine[i] = theirs[i] = mine[i] + theirs[i];
-        continue;
+      // The floats both copies hold: the whole run, or each layer's replicated part where a
+      // layer keeps some of its own (a shard of MoE experts), tagged with its layer.
+      std::vector<std::pair<int, int>> runs;  // (first layer, last layer) of each exchange
+      const bool whole = model->replicatedPerLayer() == model->paramsPerLayer();
+      if (whole) runs.emplace_back(first, last);
+      for (int l = first; !whole && l <= last; ++l)
+        runs.emplace_back(l, l);
+      for (const auto& [from, to] : runs) {
+        const std::size_t begin = model->layerOffset(from);
+        const std::size_t count =
+            whole ? model->layerOffset(to + 1) - begin : model->replicatedPerLayer();
+        std::span<float> mine = model->gradients().subspan(begin, count);
+        if (twin.rank == rank) {
+          // Both copies on this process: add in place, once (from replica 0).
+          if (replica != 0) continue;
+          auto other = stages.find({1, static_cast<int>(t)});
+          if (other == stages.end()) continue;
+          float* theirs = other->second->gradients().data() + other->second->layerOffset(from);
+          for (std::size_t i = 0; i < mine.size(); ++i)
+            mine[i] = theirs[i] = mine[i] + theirs[i];
+          continue;
+        }
+        Exchange& e = exchanges.emplace_back();
+        e.grads = mine;
+        e.replica = replica;
+        e.other.resize(mine.size());
+        const int n = static_cast<int>(mine.size());
+        MPI_Irecv(e.other.data(), n, MPI_FLOAT, twin.rank, from, grads_, &e.recv);
+        MPI_Isend(e.grads.data(), n, MPI_FLOAT, twin.rank, from, grads_, &e.send);
       }
-      Exchange& e = exchanges.emplace_back();
-      e.grads = mine;
-      e.replica = replica;
-      e.other.resize(mine.size());
-      const int count = static_cast<int>(mine.size());
-      MPI_Irecv(e.other.data(), count, MPI_FLOAT, twin.rank, first, grads_, &e.recv);
-      MPI_Isend(e.grads.data(), count, MPI_FLOAT, twin.rank, first, grads_, &e.send);
     }
   }
   for (auto& e : exchanges) {

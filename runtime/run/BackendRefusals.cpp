@@ -68,7 +68,8 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
     return Error{"--stage-graph: the " + name +
                  " backend runs chains of stages only; stage DAGs run on rank threads (--backend "
                  "cpu without --procs) or in the simulator"};
-  if (plan.expertAllToAll.bytes > 0 || plan.embeddingFetch.bytes > 0)
+  // Piper's all-to-all carries the cpu backend's MoE tokens (checkModelFeatures says which model).
+  if ((plan.expertAllToAll.bytes > 0 && backend != Backend::Cpu) || plan.embeddingFetch.bytes > 0)
     return Error{std::string(plan.expertAllToAll.bytes > 0 ? "--a2a-mb" : "--fetch-mb") + ": the " +
                  name +
                  " backend's model has no experts or embedding tables yet (simulate it: "
@@ -96,6 +97,27 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                  "without --procs, or --backend sim)"};
   // What the backend refuses of its own (cuda: more than two replicas).
   if (row.refusePlan) PS_TRY(row.refusePlan(plan, processes));
+  return {};
+}
+
+Status checkModelFeatures(const Plan& plan, const ModelConfig& model) {
+  if (plan.expertAllToAll.bytes <= 0) return {};
+  const std::string flag = "--a2a-mb: ";
+  if (model.block != BlockType::Moe)
+    return Error{flag +
+                 "the cpu backend's all-to-all sends a mixture-of-experts model's tokens "
+                 "to their experts (--model moe), not the " +
+                 std::string(blockTypeName(model.block)) + " model's"};
+  if (model.experts % plan.numReplicas() != 0)
+    return Error{flag + "the " + std::to_string(model.experts) +
+                 " experts do not share out evenly over the " + std::to_string(plan.numReplicas()) +
+                 " replicas"};
+  if (plan.recompute)
+    return Error{flag + "not with --recompute (recomputing a forward would send its tokens again)"};
+  if (ownCuts(plan))
+    return Error{flag +
+                 "not with --own-cuts (an expert's copies are in the same stage of every "
+                 "replica)"};
   return {};
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "runtime/model/ModelConfig.h"
 #include "runtime/model/TokenLayout.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/run/Backend.h"
@@ -16,5 +17,8 @@ namespace ps::runtime {
 // micro-batch layouts (tokenLayoutsOf), null when every micro-batch has the model's shape.
 [[nodiscard]] Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
                                        const std::shared_ptr<const TokenLayouts>& tokens);
+// What the plan asks of the trained model: Piper's all-to-all (--a2a-mb) shares a MoE model's
+// experts out over the replicas (--model moe, experts divisible by them, no recompute, one cut).
+[[nodiscard]] Status checkModelFeatures(const Plan& plan, const ModelConfig& model);
 
 }  // namespace ps::runtime

@@ -253,6 +253,7 @@ Result<std::shared_ptr<const TokenLayouts>> checkModelRequest(Backend backend, b
   // What this backend never runs comes first: a device would not change it.
   PS_TRY(checkPlanFeatures(backend, processes, built.plan, *tokens));
   PS_TRY(checkModelOptions(backend, options));
+  PS_TRY(checkModelFeatures(built.plan, model));
   PS_TRY(backendAvailable(backend));
   return std::move(*tokens);
 }

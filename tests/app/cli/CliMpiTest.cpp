@@ -159,6 +159,29 @@ TEST(CliMpi, ReplicasWithTheirOwnCutsOverProcessesGiveTheThreadedLoss) {
   EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
 }
 
+// Piper's experts shared out over the replicas (--model moe with --a2a-mb): the tokens cross
+// between processes and the run lands on the threads' losses.
+TEST(CliMpi, ExpertsSharedOutOverProcessesGiveTheThreadedLoss) {
+  const auto mpirun = findOnPath("mpirun");
+  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
+  TempDir dir;
+  const std::vector<std::string> plan = {
+      "--schedule",     "gpipe", "--stages",    "2",   "--dp",     "2",
+      "--microbatches", "4",     "--steps",     "2",   "--layers", "4",
+      "--a2a-mb",       "1",     "--link-gbps", "100", "--model",  "moe"};
+  const std::string threadsDb = dir.file("threads.sqlite");
+  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  const std::string procsDb = dir.file("procs.sqlite");
+  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
+  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
+    GTEST_SKIP() << "pipescope-cli was built without MPI";
+  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
+  EXPECT_THAT(procs.out, HasSubstr("cpu moe"));
+  const double threadsLoss = reportedLoss(threadsDb);
+  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
+}
+
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
   if (!findOnPath("mpirun")) GTEST_SKIP() << "mpirun is not installed";
   MpiEnvironment env;

@@ -1,0 +1,106 @@
+// Piper's expert parallelism on the cpu backend (issue 35 item 4): with --model moe, --dp R and
+// an all-to-all (--a2a-mb), each replica's copy of a stage holds experts/R of each MoE layer's
+// experts and the tokens reach the others' through the transport. The model is the same as with
+// every expert in one place: the run lands on the unpipelined model's losses and weights, and
+// each F and I of a stage records its all-to-alls.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "runtime/exec/CpuExecutor.h"
+#include "runtime/model/ReferenceTrainer.h"
+#include "runtime/run/BackendRefusals.h"
+#include "runtime/run/PlanBuilder.h"
+#include "tests/runtime/ExecutorTestUtil.h"
+
+namespace ps::runtime {
+namespace {
+
+using ::testing::HasSubstr;
+
+PlanSpec piper(const std::string& schedule, int dp) {
+  PlanSpec spec;
+  spec.schedule = schedule;
+  spec.stages = 2;
+  spec.microbatches = 4 * dp;
+  spec.dataParallel = dp;
+  spec.layers = 4;
+  spec.steps = 3;
+  spec.a2aMb = 1;
+  spec.uniform.linkGbps = 100;
+  return spec;
+}
+
+CpuRunOptions moeOptions() {
+  CpuRunOptions options;
+  options.model.block = BlockType::Moe;
+  options.model.hidden = 8;
+  options.model.seq = 4;
+  options.model.microbatchSize = 2;
+  options.model.ffnMultiplier = 2;
+  options.model.seed = 7;
+  options.optimizer.kind = OptimizerKind::Adam;
+  options.optimizer.lr = 0.01f;
+  return options;
+}
+
+struct EpCase {
+  std::string schedule;
+  int dp;
+};
+
+class ExpertParallel : public ::testing::TestWithParam<EpCase> {};
+
+TEST_P(ExpertParallel, ShardedExpertsTrainTheUnpipelinedModel) {
+  const auto [schedule, dp] = GetParam();
+  auto built = buildPlan(piper(schedule, dp));
+  ASSERT_TRUE(built.ok()) << built.error();
+  const CpuRunOptions options = moeOptions();
+  ModelConfig whole = options.model;
+  whole.layers = built->plan.numLayers;
+  const Status features = checkModelFeatures(built->plan, whole);
+  ASSERT_TRUE(features.ok()) << features.error();
+  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
+  ASSERT_TRUE(run.ok()) << run.error();
+  ASSERT_EQ(run->status, trace::RunStatus::Complete) << run->message;
+  auto ref = referenceTrain(whole, built->plan.numMicrobatches(), 3, options.optimizer);
+  ASSERT_TRUE(ref.ok()) << ref.error();
+  ASSERT_EQ(run->stepLoss.size(), 3u);
+  for (std::size_t k = 0; k < 3; ++k)
+    EXPECT_NEAR(run->stepLoss[k], ref->losses[k], 1e-5 * std::fabs(ref->losses[k])) << k;
+  // Replica 0's weights: the router and its own experts (half of each layer's, or a third).
+  EXPECT_LT(run->finalParams.size(), ref->params.size());
+  EXPECT_LT(run->stepLoss.back(), run->stepLoss.front());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, ExpertParallel,
+                         ::testing::Values(EpCase{"gpipe", 2}, EpCase{"1f1b", 2},
+                                           EpCase{"zb-h1", 2}),
+                         [](const auto& c) {
+                           std::string n = c.param.schedule + "_dp" + std::to_string(c.param.dp);
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(ExpertParallelPlans, TheAllToAllNeedsAMixtureOfExpertsThatSharesOut) {
+  auto built = buildPlan(piper("gpipe", 2));
+  ASSERT_TRUE(built.ok()) << built.error();
+  ModelConfig mlp;
+  Status refused = checkModelFeatures(built->plan, mlp);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error(), HasSubstr("--a2a-mb: the cpu backend's all-to-all"));
+  ModelConfig moe;
+  moe.block = BlockType::Moe;
+  moe.experts = 3;
+  refused = checkModelFeatures(built->plan, moe);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.error(), HasSubstr("3 experts do not share out evenly over the 2"));
+  const Status cpu = checkPlanFeatures(Backend::Cpu, false, built->plan, nullptr);
+  EXPECT_TRUE(cpu.ok()) << cpu.error();
+  EXPECT_FALSE(checkPlanFeatures(Backend::Cuda, false, built->plan, nullptr).ok());
+}
+
+}  // namespace
+}  // namespace ps::runtime
