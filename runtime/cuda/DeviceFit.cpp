@@ -56,6 +56,8 @@ std::vector<std::int64_t> estimateRankBytes(const Plan& plan, const ModelConfig&
       if (plan.versioning == WeightVersioning::DoubleBuffered ||
           plan.versioning == WeightVersioning::Predicted)
         out[p.rank] += layers * paramBytes;
+      if (plan.versioning == WeightVersioning::Reconstructed)  // the average and a rebuilt copy
+        out[p.rank] += 2 * layers * paramBytes;
     }
   for (int rank = 0; rank < plan.numRanks; ++rank) {
     // Walk the program: a micro-batch holds its stash from F until its W (or B).

@@ -33,6 +33,9 @@ struct CpuRunOptions {
   // Micro-batches of their own shapes (--seq-lengths, --token-slices): StageOptions::tokens.
   std::shared_ptr<const TokenLayouts> tokens;
   OptimizerConfig optimizer;
+  // LayerPipe2 (--weight-versions ema): β of the moving average of each stage's updates that a
+  // backward rebuilds its forward's weights from.
+  float weightAverageBeta = 0.9f;
   std::optional<double> linkGbps;  // emulated bandwidth; none = as fast as memory
   double linkLatencyUs = 0;
   // cpu backend, --rank-speed: per rank, how many times its measured compute each compute op

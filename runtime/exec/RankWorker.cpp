@@ -38,6 +38,8 @@ Status RankWorker::createStages() {
       auto model = StageModel::create(stageConfig, options);
       if (!model) return Error{"rank " + std::to_string(rank_) + ": " + model.error()};
       attachExperts(r, st, **model);
+      if (plan.versioning == WeightVersioning::Reconstructed)
+        (*model)->averageUpdates(s_.options->weightAverageBeta);
       if (plan.versioning == WeightVersioning::DoubleBuffered)
         published_[{r, st}] = (*model)->snapshot();
       s_.stageModels[{r, st}] = model->get();
@@ -195,6 +197,9 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
     const std::int64_t start = stamp();
     float* dOutPtr = dOut.empty() ? nullptr : dOut.data();
     float* dInPtr = dIn.empty() ? nullptr : dIn.data();
+    // LayerPipe2: the backward runs on its forward's weights, rebuilt from the average update.
+    if (s_.plan->versioning == WeightVersioning::Reconstructed)
+      PS_TRY(model.rebuildForwardWeights(key));
     PS_TRY(full ? model.backward(key, dOutPtr, dInPtr) : model.backwardInput(key, dOutPtr, dInPtr));
     record(kind, a, start, stamp());
   }

@@ -153,9 +153,40 @@ void StageModel::zeroGradients() {
 
 void StageModel::optimizerStep() {
   if (!optimizer_) return;  // inference: nothing to update
+  std::vector<float> before;
+  if (!updateAverage_.empty()) before = copyParameters();
   optimizer_->step(params_.data(), grads_.data());
   zeroGradients();
   ++version_;
+  if (updateAverage_.empty()) return;
+  const std::vector<float> after = copyParameters();
+  std::vector<float> average(after.size());
+  device().download(average.data(), updateAverage_.data(), average.size() * sizeof(float));
+  for (std::size_t i = 0; i < average.size(); ++i)
+    average[i] = averageBeta_ * average[i] + (1.0f - averageBeta_) * (after[i] - before[i]);
+  device().upload(updateAverage_.data(), average.data(), average.size() * sizeof(float));
+}
+
+void StageModel::averageUpdates(float beta) {
+  averageBeta_ = beta;
+  if (updateAverage_.empty()) updateAverage_ = Tensor(memory_, params_.size());  // zeroed
+}
+
+Status StageModel::rebuildForwardWeights(MicrobatchKey key) {
+  auto it = inFlight_.find(key);
+  if (it == inFlight_.end() || updateAverage_.empty()) return {};
+  const int updates = version_ - it->second.forwardVersion;
+  if (updates <= 0) return {};
+  std::vector<float> weights = copyParameters();
+  std::vector<float> average(weights.size());
+  device().download(average.data(), updateAverage_.data(), average.size() * sizeof(float));
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    weights[i] -= static_cast<float>(updates) * average[i];
+  Tensor rebuilt(memory_, weights.size());
+  device().upload(rebuilt.data(), weights.data(), weights.size() * sizeof(float));
+  it->second.version =
+      std::make_shared<const ParamVersion>(it->second.forwardVersion, std::move(rebuilt));
+  return {};
 }
 
 std::vector<float> StageModel::copyParameters() const {

@@ -138,6 +138,12 @@ class StageModel {
   // XPipe: the weights predicted for `updates` optimizer steps from now (Optimizer::predict),
   // tagged with version() + updates.
   std::shared_ptr<const ParamVersion> predictedSnapshot(int updates) const;
+  // LayerPipe2: keep a moving average ē of the optimizer's updates (ē = β·ē + (1 − β)·u after
+  // each step; one copy of the weights, counted), from now on.
+  void averageUpdates(float beta);
+  // LayerPipe2: the weights key's forward ran on, rebuilt as W − k·ē for the k updates since,
+  // for its backward (a counted copy until its W; nothing when k = 0).
+  [[nodiscard]] Status rebuildForwardWeights(MicrobatchKey key);
   // The version an in-flight micro-batch runs with: the ParamVersion's number, −1 for the live
   // weights (whatever they are when each pass runs); nullopt if it is not in flight.
   std::optional<int> versionUsed(MicrobatchKey key) const;
@@ -158,6 +164,7 @@ class StageModel {
     Tensor dLoss;  // last stage: ∂loss/∂output, from F until I
     Phase phase = Phase::Forwarded;
     std::vector<TokenContext> tokens;  // per layer, under StageOptions::tokens
+    int forwardVersion = 0;            // version() when F ran
   };
 
   StageModel(const ModelConfig& config, const StageOptions& options);
@@ -192,6 +199,8 @@ class StageModel {
   mutable std::map<MicrobatchKey, double> losses_;
   mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
   ExpertExchange* experts_ = nullptr;
+  Tensor updateAverage_;  // LayerPipe2's ē; empty unless averageUpdates() was called
+  float averageBeta_ = 0;
 };
 
 }  // namespace ps::runtime

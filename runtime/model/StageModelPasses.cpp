@@ -47,6 +47,7 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   }
   InFlight f;
   f.version = std::move(version);
+  f.forwardVersion = version_;
   f.stashes.reserve(last_ - first_ + 1);
   for (int i = first_; i <= last_; ++i) {
     f.stashes.emplace_back(memory_);

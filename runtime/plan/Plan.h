@@ -62,6 +62,10 @@ enum class WeightVersioning {
   // XPipe: no stash; F runs on weights predicted, from the optimizer's moments, for the update
   // its backward will see (one transient copy per stage), the backward on the live weights.
   Predicted,
+  // LayerPipe2: no stash; F runs on the live weights and each backward on the weights its
+  // forward saw, reconstructed from the live ones and a moving average of the stage's updates
+  // (W − k·ē after k updates): one averaged copy per stage instead of a version per micro-batch.
+  Reconstructed,
 };
 
 enum class OptimizerSync {

@@ -123,8 +123,10 @@ Status applyWeightVersions(const PlanSpec& spec, Plan& plan) {
     plan.versioning = WeightVersioning::Latest;
   else if (spec.weightVersions == "predict")
     plan.versioning = WeightVersioning::Predicted;
+  else if (spec.weightVersions == "ema")
+    plan.versioning = WeightVersioning::Reconstructed;
   else
-    return Error{flag + "expected stash, latest or predict"};
+    return Error{flag + "expected stash, latest, predict or ema"};
   return {};
 }
 

@@ -18,10 +18,14 @@ MemoryTracker::MemoryTracker(const Plan& plan, const CostModel& cost)
     for (int s = 0; s < static_cast<int>(replica.size()); ++s) {
       const auto params = static_cast<double>(params_[s]);
       std::int64_t bytes = toBytes(params * cost.stateBytesPerParamByte);
-      // 2BW's second version; XPipe's predicted copy (made for each F, one at a time).
+      // 2BW's second version; XPipe's predicted copy (made for each F, one at a time);
+      // LayerPipe2's moving average and the copy rebuilt from it (for each backward, one at a
+      // time).
       if (plan.versioning == WeightVersioning::DoubleBuffered ||
           plan.versioning == WeightVersioning::Predicted)
         overflowed_ |= __builtin_add_overflow(bytes, params_[s], &bytes);
+      if (plan.versioning == WeightVersioning::Reconstructed)
+        overflowed_ |= __builtin_add_overflow(bytes, 2 * params_[s], &bytes);
       overflowed_ |= __builtin_add_overflow(base_[replica[s].rank], bytes, &base_[replica[s].rank]);
     }
   perOp_.resize(static_cast<std::size_t>(plan.numStages) * kKinds);
