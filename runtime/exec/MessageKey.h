@@ -15,8 +15,10 @@ struct MessageKey {
   int step = 0;
   int fromStage = 0;  // the producing stage (a stage DAG may deliver several inputs)
   // A MoE layer's all-to-all between a stage's replicas (fromStage = stage): layer · 4 + phase;
-  // −1 for the pipeline's activations and gradients.
+  // kEmbeddingTag − sender rank for NestPipe's embedding rows to stage 0 and their gradients
+  // back (stage = fromStage = 0); −1 for the pipeline's activations and gradients.
   int expertTag = -1;
+  static constexpr int kEmbeddingTag = -2;
   auto operator<=>(const MessageKey&) const = default;
 };
 

@@ -20,6 +20,7 @@ Status RankWorker::createStages() {
   s_.rankMemory[rank_] = memory_;
   ModelConfig config = s_.options->model;
   config.layers = plan.numLayers;
+  config.embeddingRows = embeddingRowsFor(plan, config);
   for (int r = 0; r < plan.numReplicas(); ++r)
     for (int st = 0; st < plan.numStages; ++st) {
       const StagePlacement& place = plan.placement[r][st];
@@ -48,6 +49,7 @@ Status RankWorker::createStages() {
   for (const ActivationMove& m : plan.activationMoves)
     if (plan.rankOf(m.stage, m.microbatch) == rank_) holderOf_[{m.stage, m.microbatch}] = m.holder;
   PS_TRY(createFrozenEncoder(config));
+  PS_TRY(createEmbedding(config));
   if (plan.versioning == WeightVersioning::Predicted) {
     std::map<std::tuple<int, int, int>, int> optsAtForward;
     int opts = 0;
@@ -122,6 +124,11 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
   auto frozen = frozenInput(a);
   if (!frozen) return std::move(frozen).takeError();
   Tensor in = std::move(*frozen);
+  if (embedding_ && a.stage == 0) {  // NestPipe: the table's rows for the tokens
+    auto rows = embeddingInput(a, model);
+    if (!rows) return std::move(rows).takeError();
+    in = std::move(*rows);
+  }
   if (!model.isFirst() && messages.receive) {
     const ActionMessage& m = *messages.receive;
     auto got = receive(m.key, m.peer, m.kind, a);
@@ -190,7 +197,8 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
     PS_TRY(receiveAndAdd(messages.moreReceives, dOut, a));  // a DAG's fork: gradients add up
   }
   Tensor dIn;
-  if (!model.isFirst()) dIn = model.newBoundaryTensor(key);
+  // NestPipe: the first stage's input gradient goes back to the embedding table's rows.
+  if (!model.isFirst() || (embedding_ && a.stage == 0)) dIn = model.newBoundaryTensor(key);
   {
     const OpKind kind = full ? OpKind::B : OpKind::I;
     ScopedRange range(clock_, kind, a);
@@ -204,6 +212,10 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
     record(kind, a, start, stamp());
   }
   dOut.reset();
+  if (embedding_ && a.stage == 0) {
+    scatterEmbeddingGradients(a, dIn);
+    dIn.reset();
+  }
   sampleMemory(a.step);
   if (!dIn.empty()) deliverCopies(messages.moreSends, dIn, model, a);
   if (messages.send && !dIn.empty())
@@ -234,6 +246,7 @@ Status RankWorker::optimizer(const Action& a) {
     if (!wave) model->optimizerStep();  // the wave step ran it after adding the gradients
     if (plan.versioning == WeightVersioning::DoubleBuffered) published_[id] = model->snapshot();
   }
+  PS_TRY(updateEmbedding(a));  // NestPipe: this rank's rows, then the next step's to stage 0
   record(OpKind::OPT, a, start, stamp());
   sampleMemory(a.step);
   if (!clock_) return handOver(a.step, losses);
@@ -307,6 +320,7 @@ void RankWorker::run() {
   lastMemory_ = memory_->bytesInUse();
   pending_[0].memory.push_back({rank_, clock_ ? clock_->mark() : 0, lastMemory_});
   const std::vector<Action>& program = s_.plan->programs[rank_];
+  sendEmbeddingRows(0);  // NestPipe: the first step's rows to stage 0
   for (std::size_t i = 0; i < program.size(); ++i) {
     const Action& a = program[i];
     if (s_.abort) return salvageDeferred();

@@ -12,8 +12,14 @@
 
 #include "runtime/exec/ActionMessages.h"
 #include "runtime/exec/ExecShared.h"
+#include "runtime/model/EmbeddingTable.h"
+#include "runtime/model/SyntheticData.h"
 
 namespace ps::runtime {
+
+// The embedding table's rows a run trains: the model's, or a default when the plan fetches
+// embeddings (--fetch-mb) and the model names none; 0 = none.
+int embeddingRowsFor(const Plan& plan, const ModelConfig& model);
 
 class RankWorker {
  public:
@@ -38,6 +44,18 @@ class RankWorker {
   std::map<std::pair<int, int>, std::unique_ptr<StageExperts>> experts_;  // (replica, stage)
   void shareOutExperts(ModelConfig& config, int replica) const;
   void attachExperts(int replica, int stage, StageModel& model);
+  // NestPipe's embedding table, sharded over the ranks (RankWorkerEmbedding.cpp): each rank
+  // sends stage 0 its rows for a step's tokens once the previous step's update is done; F of
+  // stage 0 assembles its input from them, its backward sends each shard its rows' gradients,
+  // which the shard adds at its OPT before updating its rows.
+  std::unique_ptr<EmbeddingTable> embedding_;
+  std::unique_ptr<SyntheticData> embeddingData_;
+  [[nodiscard]] Status createEmbedding(const ModelConfig& config);
+  void sendEmbeddingRows(int step);
+  [[nodiscard]] Result<Tensor> embeddingInput(const Action& a, const StageModel& model);
+  void scatterEmbeddingGradients(const Action& a, const Tensor& dInput);
+  [[nodiscard]] Status updateEmbedding(const Action& opt);
+  std::vector<int> tokenIds(int step, int microbatch) const;
   // HetPipe (Plan::waveStaleness): the update from this replica's own gradients, plus the other
   // replicas' of D steps before (RankWorkerWave.cpp).
   [[nodiscard]] Status waveOptimizerStep(const Action& a);

@@ -40,7 +40,7 @@ Result<Tensor> ThreadTransport::receive(const MessageKey& key, int fromRank, int
   // The bytes now live on this rank: copy into this rank's counted memory, as a real receive
   // buffer would hold them.
   Tensor local(memory, tensor->size());
-  std::memcpy(local.data(), tensor->data(), tensor->bytes());
+  if (tensor->size() > 0) std::memcpy(local.data(), tensor->data(), tensor->bytes());
   return local;
 }
 

@@ -25,6 +25,9 @@ Status validate(const ModelConfig& c) {
   if (c.block == BlockType::Spiking && (c.timeSteps < 1 || c.timeSteps > 64))
     return Error{"model time steps must be 1..64 (spiking block), got " +
                  std::to_string(c.timeSteps)};
+  if (c.embeddingRows < 0 || c.embeddingRows > (1 << 24))
+    return Error{"model embedding rows must be 0..16777216, got " +
+                 std::to_string(c.embeddingRows)};
   if (c.block == BlockType::Moe) {
     if (c.experts < 2 || c.experts > 64)
       return Error{"model experts must be 2..64 (moe block), got " + std::to_string(c.experts)};

@@ -41,6 +41,10 @@ struct ModelConfig {
   // `expertShard`; tokens reach the other shards' experts through an ExpertExchange.
   int expertShards = 1;
   int expertShard = 0;
+  // NestPipe's embedding table: > 0 gives every token an id in [0, embeddingRows) and makes the
+  // first stage's input the table's rows for them (EmbeddingTable, sharded over the ranks);
+  // each id's synthetic features, which the targets come from, are a function of the id alone.
+  int embeddingRows = 0;
   std::uint64_t seed = 42;
 
   int rows() const { return microbatchSize * seq; }  // tokens per micro-batch

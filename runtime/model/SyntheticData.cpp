@@ -12,7 +12,29 @@ void SyntheticData::input(MicrobatchKey key, float* out) const {
   inputRange(key, out, 0, config_.activationElems());
 }
 
+void SyntheticData::tokenIds(MicrobatchKey key, int* out) const {
+  Rng rng(Rng::key(config_.seed, 0x1d500000ULL + static_cast<std::uint64_t>(key.step),
+                   static_cast<std::uint64_t>(key.microbatch)));
+  const auto rows = static_cast<std::uint64_t>(std::max(1, config_.embeddingRows));
+  for (int t = 0; t < config_.rows(); ++t)
+    out[t] = static_cast<int>(rng.next() % rows);
+}
+
 void SyntheticData::inputRange(MicrobatchKey key, float* out, long begin, long end) const {
+  if (config_.embeddingRows > 0) {  // each token's features drawn from its id
+    const long H = config_.hidden;
+    std::vector<int> ids(static_cast<std::size_t>(config_.rows()));
+    tokenIds(key, ids.data());
+    std::vector<float> row(static_cast<std::size_t>(H) + 1);
+    for (long t = begin / H; t * H < end; ++t) {
+      Rng rng(Rng::key(config_.seed, 0xe1d00000ULL, static_cast<std::uint64_t>(ids[t])));
+      for (long j = 0; j < H; j += 2)
+        rng.normalPair(row[j], row[j + 1]);
+      for (long j = std::max(begin - t * H, 0L); j < H && t * H + j < end; ++j)
+        out[t * H + j - begin] = row[j];
+    }
+    return;
+  }
   // The step and micro-batch are offset so that (step, mb) = (0, 0) is not the bare seed's stream.
   Rng rng(Rng::key(config_.seed, 0x5eed0000ULL + static_cast<std::uint64_t>(key.step),
                    static_cast<std::uint64_t>(key.microbatch)));

@@ -18,8 +18,12 @@ class SyntheticData {
  public:
   explicit SyntheticData(const ModelConfig& config) : config_(config) {}
 
-  // out: config.activationElems() floats.
+  // out: config.activationElems() floats. With an embedding table (ModelConfig::embeddingRows)
+  // each token's features are its id's: N(0, 1) values drawn from the id.
   void input(MicrobatchKey key, float* out) const;
+  // With an embedding table: the micro-batch's token ids, config.rows() of them, uniform over
+  // the table's rows.
+  void tokenIds(MicrobatchKey key, int* out) const;
   void target(MicrobatchKey key, float* out) const;
 
   // Pieces of the same numbers, for making one micro-batch on several threads (HostBatches):

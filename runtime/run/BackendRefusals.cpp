@@ -68,8 +68,9 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
     return Error{"--stage-graph: the " + name +
                  " backend runs chains of stages only; stage DAGs run on rank threads (--backend "
                  "cpu without --procs) or in the simulator"};
-  // Piper's all-to-all carries the cpu backend's MoE tokens (checkModelFeatures says which model).
-  if ((plan.expertAllToAll.bytes > 0 && backend != Backend::Cpu) || plan.embeddingFetch.bytes > 0)
+  // Piper's all-to-all carries the cpu backend's MoE tokens (checkModelFeatures says which
+  // model); NestPipe's fetch its embedding table's rows.
+  if ((plan.expertAllToAll.bytes > 0 || plan.embeddingFetch.bytes > 0) && backend != Backend::Cpu)
     return Error{std::string(plan.expertAllToAll.bytes > 0 ? "--a2a-mb" : "--fetch-mb") + ": the " +
                  name +
                  " backend's model has no experts or embedding tables yet (simulate it: "
@@ -101,6 +102,22 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
 }
 
 Status checkModelFeatures(const Plan& plan, const ModelConfig& model) {
+  if (plan.embeddingFetch.bytes > 0) {
+    const std::string flag = "--fetch-mb: ";
+    if (plan.numReplicas() > 1)
+      return Error{flag +
+                   "the cpu backend shards its embedding table over one pipeline's ranks "
+                   "(not with --dp or bidirectional schedules)"};
+    for (const MicrobatchSpec& mb : plan.microbatches)
+      if (mb.sliceOf >= 0 || mb.costScale != 1.0)
+        return Error{flag +
+                     "every micro-batch's tokens look up the table: not with "
+                     "--token-slices or --seq-lengths"};
+    if (!plan.stagePreds.empty() || hasFrozenFill(plan))
+      return Error{flag +
+                   "the embedding rows feed the first stage of a chain (not with "
+                   "--stage-graph or --frozen-us)"};
+  }
   if (plan.expertAllToAll.bytes <= 0) return {};
   const std::string flag = "--a2a-mb: ";
   if (model.block != BlockType::Moe)

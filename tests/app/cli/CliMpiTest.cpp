@@ -182,6 +182,27 @@ TEST(CliMpi, ExpertsSharedOutOverProcessesGiveTheThreadedLoss) {
   EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
 }
 
+// NestPipe's embedding table sharded over the processes (--fetch-mb): the rows reach stage 0 and
+// their gradients go back between processes, landing on the threads' losses.
+TEST(CliMpi, AnEmbeddingTableShardedOverProcessesGivesTheThreadedLoss) {
+  const auto mpirun = findOnPath("mpirun");
+  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
+  TempDir dir;
+  const std::vector<std::string> plan = {"--schedule",     "1f1b", "--stages",    "4",
+                                         "--microbatches", "4",    "--steps",     "2",
+                                         "--fetch-mb",     "1",    "--link-gbps", "100"};
+  const std::string threadsDb = dir.file("threads.sqlite");
+  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  const std::string procsDb = dir.file("procs.sqlite");
+  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
+  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
+    GTEST_SKIP() << "pipescope-cli was built without MPI";
+  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
+  const double threadsLoss = reportedLoss(threadsDb);
+  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
+}
+
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
   if (!findOnPath("mpirun")) GTEST_SKIP() << "mpirun is not installed";
   MpiEnvironment env;

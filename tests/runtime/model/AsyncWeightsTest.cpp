@@ -43,7 +43,7 @@ TEST(AsyncWeights, OnlyPipeDreamsStashIsReplaced) {
               HasSubstr("--weight-versions latest: replaces PipeDream's weight stash"));
   spec.schedule = "pipedream";
   spec.weightVersions = "newest";
-  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("expected stash, latest or predict"));
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("expected stash, latest, predict or ema"));
   spec.weightVersions = "predict";
   auto built = buildPlan(spec);
   ASSERT_TRUE(built.ok()) << built.error();
