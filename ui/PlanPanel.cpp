@@ -85,8 +85,8 @@ void PlanPanel::buildKnobs() {
   form_->addRow(layersHint_);
   form_->addRow("Steps", steps_);
   form_->addRow("Backend", backend_ = panelwidgets::backendCombo(this));
-  form_->addRow("Model", model_ = combo(this, "modelCombo", {"transformer", "mlp", "snn", "moe"},
-                                        tips::kModel));
+  form_->addRow("Model", model_ = combo(this, "modelCombo",
+                                        {"transformer", "mlp", "snn", "moe", "gnn"}, tips::kModel));
   form_->addRow("Hidden size", hidden_ = spin(this, "hiddenSpin", 8, 4096, tips::kHidden));
   linkGbps_ = dspin(this, "linkSpin", 10000, 2, " Gb/s", tips::kLinkGbps);
   linkGbps_->setSpecialValueText("free");

@@ -23,7 +23,8 @@ inline constexpr const char* kSteps =
 inline constexpr const char* kModel =
     "The model the cpu and cuda backends train, one block per layer: transformer blocks, MLP "
     "blocks, spiking blocks (snn: leaky integrate-and-fire neurons in place of GELU), or "
-    "mixture-of-experts blocks (moe: a router sends each token to 2 of 4 MLP experts; cpu).";
+    "mixture-of-experts blocks (moe: a router sends each token to 2 of 4 MLP experts; cpu), or "
+    "graph blocks (gnn: each micro-batch a chunk of a graph, averaging over neighbours; cpu).";
 inline constexpr const char* kHidden = "Hidden size H of the trained model (cpu, cuda).";
 inline constexpr const char* kOptimizer =
     "Optimizer of the trained model (cpu, cuda); its learning rate is kept from the run shown.";

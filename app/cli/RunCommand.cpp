@@ -243,8 +243,10 @@ Action addRunCommand(CLI::App& app) {
   cmd->add_option(
          "--model", opt->model,
          "Block type: mlp, transformer, snn (leaky integrate-and-fire neurons in place of GELU) "
-         "or moe (top-2 of 4 MLP experts under a router, capacity 1.25; host only)")
-      ->check(CLI::IsMember({"mlp", "transformer", "snn", "moe"}));
+         "moe (top-2 of 4 MLP experts under a router, capacity 1.25; host only) or gnn (a "
+         "micro-batch is a chunk of a power-law graph, neighbours in other chunks read from "
+         "historical embeddings; host only)")
+      ->check(CLI::IsMember({"mlp", "transformer", "snn", "moe", "gnn"}));
   cmd->add_option("--hidden", opt->hidden, "Hidden size H")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--seq", opt->seq, "Sequence length S")->check(CLI::Range(1, 1 << 16));
   cmd->add_option("--mb-size", opt->mbSize, "Sequences per micro-batch B")

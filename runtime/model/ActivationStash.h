@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/model/ExpertExchange.h"
+#include "runtime/model/GraphContext.h"
 #include "runtime/model/MemoryCounter.h"
 #include "runtime/model/Tensor.h"
 
@@ -55,6 +56,9 @@ class ActivationStash {
   // experts are here).
   void setExperts(const ExpertContext& experts) { experts_ = experts; }
   const ExpertContext& experts() const { return experts_; }
+  // A GNN layer: its graph, chunk and historical embeddings (none: the layer sees no edges).
+  void setGraph(const GraphContext& graph) { graph_ = graph; }
+  const GraphContext& graph() const { return graph_; }
   // A counted scratch tensor that is not kept in the stash.
   Tensor scratch(std::size_t elems) const { return Tensor(counter_, elems); }
 
@@ -63,6 +67,7 @@ class ActivationStash {
   std::vector<Tensor> slots_;
   const TokenContext* tokens_ = nullptr;
   ExpertContext experts_;
+  GraphContext graph_;
 };
 
 }  // namespace ps::runtime

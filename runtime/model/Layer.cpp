@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "runtime/model/GnnBlock.h"
 #include "runtime/model/MlpBlock.h"
 #include "runtime/model/MoeBlock.h"
 #include "runtime/model/Rng.h"
@@ -38,6 +39,7 @@ void Layer::initParams(float* params, std::uint64_t seed) const {
 std::unique_ptr<Layer> makeLayer(const ModelConfig& config) {
   if (config.block == BlockType::Transformer) return std::make_unique<TransformerBlock>(config);
   if (config.block == BlockType::Moe) return std::make_unique<MoeBlock>(config);
+  if (config.block == BlockType::Gnn) return std::make_unique<GnnBlock>(config);
   return std::make_unique<MlpBlock>(config);
 }
 

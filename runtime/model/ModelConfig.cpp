@@ -60,6 +60,8 @@ std::string_view blockTypeName(BlockType type) {
       return "snn";
     case BlockType::Moe:
       return "moe";
+    case BlockType::Gnn:
+      return "gnn";
   }
   return "mlp";
 }
@@ -69,7 +71,9 @@ Result<BlockType> parseBlockType(std::string_view name) {
   if (name == "transformer") return BlockType::Transformer;
   if (name == "snn") return BlockType::Spiking;
   if (name == "moe") return BlockType::Moe;
-  return Error{"unknown model '" + std::string(name) + "' (expected mlp, transformer, snn or moe)"};
+  if (name == "gnn") return BlockType::Gnn;
+  return Error{"unknown model '" + std::string(name) +
+               "' (expected mlp, transformer, snn, moe or gnn)"};
 }
 
 }  // namespace ps::runtime

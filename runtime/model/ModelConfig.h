@@ -22,6 +22,10 @@ enum class BlockType {
   // experts, at most `capacity` tokens of a micro-batch per expert (the rest of an expert's
   // tokens dropped: only the residual and the other experts carry them). Piper's MoE layer.
   Moe,
+  // y = x + W2·GELU(W1·LN(ā) + b1) + b2 with ā_v the mean of x over v and its graph neighbours
+  // (ChunkGraph): a micro-batch is a chunk of the graph's nodes, a neighbour in another chunk
+  // read from the layer's historical embeddings (no gradient through it). GNNPipe's GNN.
+  Gnn,
 };
 
 struct ModelConfig {
@@ -45,6 +49,7 @@ struct ModelConfig {
   // first stage's input the table's rows for them (EmbeddingTable, sharded over the ranks);
   // each id's synthetic features, which the targets come from, are a function of the id alone.
   int embeddingRows = 0;
+  int graphLinks = 3;  // gnn: edges each new node of the power-law graph adds
   std::uint64_t seed = 42;
 
   int rows() const { return microbatchSize * seq; }  // tokens per micro-batch

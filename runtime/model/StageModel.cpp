@@ -67,6 +67,14 @@ StageModel::StageModel(const ModelConfig& config, const StageOptions& options)
   }
   device().upload(params_.data(), initial.data(), initial.size() * sizeof(float));
   if (!inference_) optimizer_ = Optimizer::create(options.optimizer, params_.size(), memory_);
+  // GNNPipe: one chunk of the graph a micro-batch, the same graph on every stage.
+  if (config_.block == BlockType::Gnn) {
+    const int nodes = config_.rows() * std::max(1, microbatchesPerStep_);
+    graph_ = std::make_shared<const ChunkGraph>(
+        makePowerLawGraph(nodes, config_.rows(), config_.graphLinks, config_.seed));
+    for (int layer = first_; layer <= last_; ++layer)
+      history_.emplace_back(memory_, static_cast<std::size_t>(nodes) * config_.hidden);
+  }
   // On a GPU the host's synthetic data would set the first and last stages' pace: made ahead.
   if (!device().isHost() && !tokens_) {
     const int threads = HostBatches::defaultThreads();

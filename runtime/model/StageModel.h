@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "runtime/model/ActivationStash.h"
+#include "runtime/model/ChunkGraph.h"
 #include "runtime/model/HostBatches.h"
 #include "runtime/model/Layer.h"
 #include "runtime/model/LossHead.h"
@@ -199,6 +200,10 @@ class StageModel {
   mutable std::map<MicrobatchKey, double> losses_;
   mutable std::map<MicrobatchKey, Tensor> pendingLosses_;  // one double each, on the device
   ExpertExchange* experts_ = nullptr;
+  // GNNPipe: the graph (its chunks are the step's micro-batches) and, per layer, every node's
+  // latest input to it (the historical embeddings; counted).
+  std::shared_ptr<const ChunkGraph> graph_;
+  std::vector<Tensor> history_;
   Tensor updateAverage_;  // LayerPipe2's ē; empty unless averageUpdates() was called
   float averageBeta_ = 0;
 };

@@ -52,6 +52,8 @@ Status StageModel::forward(MicrobatchKey key, const float* in, float* out,
   for (int i = first_; i <= last_; ++i) {
     f.stashes.emplace_back(memory_);
     if (experts_) f.stashes.back().setExperts({experts_, key, i});
+    if (graph_)
+      f.stashes.back().setGraph({graph_.get(), history_[i - first_].data(), key.microbatch});
   }
   if (tokens_) PS_TRY(tokens_->attach(key, f.stashes, f.tokens, describe(key, first_, last_, "F")));
   Tensor input;

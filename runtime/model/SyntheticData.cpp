@@ -21,10 +21,17 @@ void SyntheticData::tokenIds(MicrobatchKey key, int* out) const {
 }
 
 void SyntheticData::inputRange(MicrobatchKey key, float* out, long begin, long end) const {
-  if (config_.embeddingRows > 0) {  // each token's features drawn from its id
+  // Each token's features drawn from its id: an embedding row's, or a graph node's (the chunk's
+  // nodes, the same every step).
+  const bool gnn = config_.block == BlockType::Gnn;
+  if (config_.embeddingRows > 0 || gnn) {
     const long H = config_.hidden;
     std::vector<int> ids(static_cast<std::size_t>(config_.rows()));
-    tokenIds(key, ids.data());
+    if (gnn)
+      for (int t = 0; t < config_.rows(); ++t)
+        ids[static_cast<std::size_t>(t)] = key.microbatch * config_.rows() + t;
+    else
+      tokenIds(key, ids.data());
     std::vector<float> row(static_cast<std::size_t>(H) + 1);
     for (long t = begin / H; t * H < end; ++t) {
       Rng rng(Rng::key(config_.seed, 0xe1d00000ULL, static_cast<std::uint64_t>(ids[t])));

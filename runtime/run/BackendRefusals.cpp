@@ -102,6 +102,17 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
 }
 
 Status checkModelFeatures(const Plan& plan, const ModelConfig& model) {
+  if (model.block == BlockType::Gnn) {
+    if (plan.numReplicas() > 1)
+      return Error{
+          "--model gnn: the graph's chunks are one pipeline's micro-batches, each stage "
+          "holding every node's history (not with --dp or bidirectional schedules)"};
+    for (const MicrobatchSpec& mb : plan.microbatches)
+      if (mb.sliceOf >= 0 || mb.costScale != 1.0)
+        return Error{
+            "--model gnn: every chunk has the same nodes count (not with --token-slices "
+            "or --seq-lengths)"};
+  }
   if (plan.embeddingFetch.bytes > 0) {
     const std::string flag = "--fetch-mb: ";
     if (plan.numReplicas() > 1)

@@ -141,10 +141,10 @@ BackendInfo cudaRow() {
   row.execute = runOnCuda;
   // The GPUs' memory and a deadlock-free channel order, before the file is opened.
   row.checkBeforeOpen = [](const Plan& plan, const CpuRunOptions& options) -> Status {
-    if (options.model.block == BlockType::Moe)
-      return Error{
-          "--model moe: the cuda backend has no routing kernels (the router picks each token's "
-          "experts on the host); run --backend cpu"};
+    if (options.model.block == BlockType::Moe || options.model.block == BlockType::Gnn)
+      return Error{"--model " + std::string(blockTypeName(options.model.block)) +
+                   ": the cuda backend has no routing or neighbour kernels (the block reads its "
+                   "tokens' experts or neighbours on the host); run --backend cpu"};
     if (auto fits = checkCudaPlan(plan, options); !fits) return Error{fits.error()};
     return {};
   };

@@ -51,19 +51,19 @@ TEST(PlanPanelBackends, EveryModelBackendsEntryNamesTheFeatureItRefuses) {
   r.spec.schedule = "1f1b";
   r.spec.stages = 2;
   r.spec.microbatches = 2;
-  r.spec.fetchMb = 1;  // NestPipe's embedding fetch: no model backend trains it yet
-  r.spec.uniform.linkGbps = 100;
+  r.spec.layers = 4;
+  r.spec.operators = 2;  // DawnPiper's operator cut: no model backend cuts a block inside
   r.backend = runtime::Backend::Sim;
   panel.showRequest(r);
   for (const runtime::BackendInfo& row : runtime::backends()) {
     const std::string text = items->item(static_cast<int>(row.id))->text().toStdString();
     if (row.trainsModel)
-      EXPECT_EQ(text, std::string(row.name) + " — not with --fetch-mb");
+      EXPECT_EQ(text, std::string(row.name) + " — not with --operators 2");
     else
       EXPECT_EQ(text, std::string(row.name));
   }
   // Without it, the cpu entry is plain again.
-  r.spec.fetchMb = 0;
+  r.spec.operators = 1;
   panel.showRequest(r);
   EXPECT_EQ(items->item(static_cast<int>(runtime::Backend::Cpu))->text().toStdString(), "cpu");
 }

@@ -203,6 +203,28 @@ TEST(CliMpi, AnEmbeddingTableShardedOverProcessesGivesTheThreadedLoss) {
   EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
 }
 
+// GNNPipe's graph model over processes: every process builds the same graph from the seed and
+// each stage keeps its layers' history; the losses are the threads'.
+TEST(CliMpi, AGraphModelOverProcessesGivesTheThreadedLoss) {
+  const auto mpirun = findOnPath("mpirun");
+  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
+  TempDir dir;
+  const std::vector<std::string> plan = {"--schedule",     "1f1b", "--stages", "4",
+                                         "--microbatches", "4",    "--layers", "8",
+                                         "--steps",        "2",    "--model",  "gnn"};
+  const std::string threadsDb = dir.file("threads.sqlite");
+  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
+  ASSERT_EQ(threads.exit_code, 0) << threads.err;
+  const std::string procsDb = dir.file("procs.sqlite");
+  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
+  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
+    GTEST_SKIP() << "pipescope-cli was built without MPI";
+  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
+  EXPECT_THAT(procs.out, HasSubstr("cpu gnn"));
+  const double threadsLoss = reportedLoss(threadsDb);
+  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
+}
+
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
   if (!findOnPath("mpirun")) GTEST_SKIP() << "mpirun is not installed";
   MpiEnvironment env;

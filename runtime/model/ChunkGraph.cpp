@@ -1,0 +1,46 @@
+#include "runtime/model/ChunkGraph.h"
+
+#include <algorithm>
+#include <set>
+
+#include "runtime/model/Rng.h"
+
+namespace ps::runtime {
+
+std::int64_t ChunkGraph::crossChunkEdges() const {
+  std::int64_t cross = 0;
+  for (int v = 0; v < nodes; ++v)
+    for (int i = offsets[v]; i < offsets[v + 1]; ++i)
+      cross += chunkOf(neighbours[i]) != chunkOf(v) ? 1 : 0;
+  return cross;
+}
+
+ChunkGraph makePowerLawGraph(int nodes, int chunkSize, int links, std::uint64_t seed) {
+  std::vector<std::set<int>> adjacent(static_cast<std::size_t>(nodes));
+  std::vector<int> ends;  // every edge's two ends: a node appears as often as its degree
+  Rng rng(Rng::key(seed, 0x9a9b0000ULL));
+  for (int v = 1; v < nodes; ++v) {
+    const int want = std::min(links, v);
+    for (int tries = 0; static_cast<int>(adjacent[v].size()) < want && tries < 8 * want; ++tries) {
+      // Half the picks by degree (the power law), half uniform (every node reachable).
+      const bool byDegree = !ends.empty() && rng.next() % 2 == 0;
+      const int u = byDegree ? ends[rng.next() % ends.size()] : static_cast<int>(rng.next() % v);
+      if (u == v || adjacent[v].count(u)) continue;
+      adjacent[v].insert(u);
+      adjacent[u].insert(v);
+      ends.push_back(u);
+      ends.push_back(v);
+    }
+  }
+  ChunkGraph g;
+  g.nodes = nodes;
+  g.chunkSize = std::max(1, chunkSize);
+  g.offsets.assign(static_cast<std::size_t>(nodes) + 1, 0);
+  for (int v = 0; v < nodes; ++v) {
+    g.offsets[v + 1] = g.offsets[v] + static_cast<int>(adjacent[v].size());
+    g.neighbours.insert(g.neighbours.end(), adjacent[v].begin(), adjacent[v].end());
+  }
+  return g;
+}
+
+}  // namespace ps::runtime
