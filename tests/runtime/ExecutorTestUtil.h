@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "runtime/exec/CpuExecutor.h"
+#include "runtime/model/ReferenceTrainer.h"
+#include "runtime/run/BackendRefusals.h"
 #include "runtime/run/PlanBuilder.h"
 
 namespace ps::test {
@@ -62,6 +64,31 @@ inline std::vector<double> smallModelLosses(const runtime::PlanSpec& spec, runti
   EXPECT_TRUE(run.ok()) << run.error();
   if (!run.ok()) return {};
   return {run->stepLoss.begin(), run->stepLoss.end()};
+}
+
+// `built` trained on cpu threads with `options` (the plan's model features checked first) next to
+// the unpipelined model of the same config over the plan's micro-batches and steps, every step's
+// loss expected within 1e-5 of it. False (the failure reported) when either run fails.
+inline bool trainAgainstReference(const runtime::BuiltPlan& built,
+                                  const runtime::CpuRunOptions& options, runtime::CpuRunResult& run,
+                                  runtime::ReferenceRun& ref) {
+  runtime::ModelConfig whole = options.model;
+  whole.layers = built.plan.numLayers;
+  const ps::Status features = runtime::checkModelFeatures(built.plan, whole);
+  EXPECT_TRUE(features.ok()) << features.error();
+  auto trained = runtime::runOnCpuThreads(built.plan, built.graph, options, nullptr);
+  EXPECT_TRUE(trained.ok()) << trained.error();
+  auto reference = runtime::referenceTrain(whole, built.plan.numMicrobatches(), built.plan.steps,
+                                           options.optimizer);
+  EXPECT_TRUE(reference.ok()) << reference.error();
+  if (!features.ok() || !trained.ok() || !reference.ok()) return false;
+  run = std::move(*trained);
+  ref = std::move(*reference);
+  EXPECT_EQ(run.status, trace::RunStatus::Complete) << run.message;
+  EXPECT_EQ(run.stepLoss.size(), ref.losses.size());
+  for (std::size_t k = 0; k < run.stepLoss.size() && k < ref.losses.size(); ++k)
+    EXPECT_NEAR(run.stepLoss[k], ref.losses[k], 1e-5 * std::fabs(ref.losses[k])) << "step " << k;
+  return run.stepLoss.size() == ref.losses.size() && !run.stepLoss.empty();
 }
 
 }  // namespace ps::test

@@ -138,15 +138,20 @@ TEST(CliMpi, TwoReplicasOverProcessesGiveTheThreadedLossAndThreeAreRefused) {
   EXPECT_FALSE(std::filesystem::exists(refusedDb));
 }
 
-// HetPipe's virtual workers cut their own way (--own-cuts): the processes exchange each run of
-// layers two stage copies share, and land on the threads' losses.
-TEST(CliMpi, ReplicasWithTheirOwnCutsOverProcessesGiveTheThreadedLoss) {
+// Issue 35's systems that train over processes as over threads, each run both ways with the
+// same plan: the processes land on the threads' losses.
+struct ProcsCase {
+  std::string name;
+  std::vector<std::string> plan;
+};
+
+class CliMpiSystems : public ::testing::TestWithParam<ProcsCase> {};
+
+TEST_P(CliMpiSystems, OverProcessesTheyGiveTheThreadedLoss) {
   const auto mpirun = findOnPath("mpirun");
   if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
   TempDir dir;
-  const std::vector<std::string> plan = {
-      "--schedule", "1f1b", "--stages", "2", "--dp",         "2",       "--microbatches", "4",
-      "--steps",    "2",    "--layers", "8", "--rank-speed", "1,3,3,1", "--own-cuts"};
+  const std::vector<std::string>& plan = GetParam().plan;
   const std::string threadsDb = dir.file("threads.sqlite");
   const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
   ASSERT_EQ(threads.exit_code, 0) << threads.err;
@@ -159,71 +164,28 @@ TEST(CliMpi, ReplicasWithTheirOwnCutsOverProcessesGiveTheThreadedLoss) {
   EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
 }
 
-// Piper's experts shared out over the replicas (--model moe with --a2a-mb): the tokens cross
-// between processes and the run lands on the threads' losses.
-TEST(CliMpi, ExpertsSharedOutOverProcessesGiveTheThreadedLoss) {
-  const auto mpirun = findOnPath("mpirun");
-  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
-  TempDir dir;
-  const std::vector<std::string> plan = {
-      "--schedule",     "gpipe", "--stages",    "2",   "--dp",     "2",
-      "--microbatches", "4",     "--steps",     "2",   "--layers", "4",
-      "--a2a-mb",       "1",     "--link-gbps", "100", "--model",  "moe"};
-  const std::string threadsDb = dir.file("threads.sqlite");
-  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
-  ASSERT_EQ(threads.exit_code, 0) << threads.err;
-  const std::string procsDb = dir.file("procs.sqlite");
-  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
-  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
-    GTEST_SKIP() << "pipescope-cli was built without MPI";
-  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
-  EXPECT_THAT(procs.out, HasSubstr("cpu moe"));
-  const double threadsLoss = reportedLoss(threadsDb);
-  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
-}
-
-// NestPipe's embedding table sharded over the processes (--fetch-mb): the rows reach stage 0 and
-// their gradients go back between processes, landing on the threads' losses.
-TEST(CliMpi, AnEmbeddingTableShardedOverProcessesGivesTheThreadedLoss) {
-  const auto mpirun = findOnPath("mpirun");
-  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
-  TempDir dir;
-  const std::vector<std::string> plan = {"--schedule",     "1f1b", "--stages",    "4",
-                                         "--microbatches", "4",    "--steps",     "2",
-                                         "--fetch-mb",     "1",    "--link-gbps", "100"};
-  const std::string threadsDb = dir.file("threads.sqlite");
-  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
-  ASSERT_EQ(threads.exit_code, 0) << threads.err;
-  const std::string procsDb = dir.file("procs.sqlite");
-  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
-  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
-    GTEST_SKIP() << "pipescope-cli was built without MPI";
-  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
-  const double threadsLoss = reportedLoss(threadsDb);
-  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
-}
-
-// GNNPipe's graph model over processes: every process builds the same graph from the seed and
-// each stage keeps its layers' history; the losses are the threads'.
-TEST(CliMpi, AGraphModelOverProcessesGivesTheThreadedLoss) {
-  const auto mpirun = findOnPath("mpirun");
-  if (!mpirun) GTEST_SKIP() << "mpirun is not installed";
-  TempDir dir;
-  const std::vector<std::string> plan = {"--schedule",     "1f1b", "--stages", "4",
-                                         "--microbatches", "4",    "--layers", "8",
-                                         "--steps",        "2",    "--model",  "gnn"};
-  const std::string threadsDb = dir.file("threads.sqlite");
-  const auto threads = test::runCommand(runArgs(threadsDb, false, plan));
-  ASSERT_EQ(threads.exit_code, 0) << threads.err;
-  const std::string procsDb = dir.file("procs.sqlite");
-  const auto procs = underMpirun(*mpirun, 4, runArgs(procsDb, true, plan));
-  if (procs.exit_code != 0 && procs.err.find("built without MPI") != std::string::npos)
-    GTEST_SKIP() << "pipescope-cli was built without MPI";
-  ASSERT_EQ(procs.exit_code, 0) << procs.out << procs.err;
-  EXPECT_THAT(procs.out, HasSubstr("cpu gnn"));
-  const double threadsLoss = reportedLoss(threadsDb);
-  EXPECT_LE(std::abs(reportedLoss(procsDb) - threadsLoss), 1e-5 * std::abs(threadsLoss));
-}
+INSTANTIATE_TEST_SUITE_P(
+    Issue35, CliMpiSystems,
+    ::testing::Values(
+        // HetPipe's virtual workers cut their own way: each run of layers two stage copies
+        // share is exchanged.
+        ProcsCase{"OwnCuts",
+                  {"--schedule", "1f1b", "--stages", "2", "--dp", "2", "--microbatches", "4",
+                   "--steps", "2", "--layers", "8", "--rank-speed", "1,3,3,1", "--own-cuts"}},
+        // Piper's experts shared out over the replicas: the tokens cross between processes.
+        ProcsCase{
+            "ShardedExperts",
+            {"--schedule", "gpipe", "--stages", "2", "--dp", "2", "--microbatches", "4", "--steps",
+             "2", "--layers", "4", "--a2a-mb", "1", "--link-gbps", "100", "--model", "moe"}},
+        // NestPipe's embedding table: the rows reach stage 0 and their gradients go back.
+        ProcsCase{"EmbeddingTable",
+                  {"--schedule", "1f1b", "--stages", "4", "--microbatches", "4", "--steps", "2",
+                   "--fetch-mb", "1", "--link-gbps", "100"}},
+        // GNNPipe's graph model: every process builds the same graph from the seed.
+        ProcsCase{"GraphModel",
+                  {"--schedule", "1f1b", "--stages", "4", "--microbatches", "4", "--layers", "8",
+                   "--steps", "2", "--model", "gnn"}}),
+    [](const auto& named) { return named.param.name; });
 
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
   if (!findOnPath("mpirun")) GTEST_SKIP() << "mpirun is not installed";

@@ -57,22 +57,13 @@ TEST_P(ExpertParallel, ShardedExpertsTrainTheUnpipelinedModel) {
   const auto [schedule, dp] = GetParam();
   auto built = buildPlan(piper(schedule, dp));
   ASSERT_TRUE(built.ok()) << built.error();
-  const CpuRunOptions options = moeOptions();
-  ModelConfig whole = options.model;
-  whole.layers = built->plan.numLayers;
-  const Status features = checkModelFeatures(built->plan, whole);
-  ASSERT_TRUE(features.ok()) << features.error();
-  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
-  ASSERT_TRUE(run.ok()) << run.error();
-  ASSERT_EQ(run->status, trace::RunStatus::Complete) << run->message;
-  auto ref = referenceTrain(whole, built->plan.numMicrobatches(), 3, options.optimizer);
-  ASSERT_TRUE(ref.ok()) << ref.error();
-  ASSERT_EQ(run->stepLoss.size(), 3u);
-  for (std::size_t k = 0; k < 3; ++k)
-    EXPECT_NEAR(run->stepLoss[k], ref->losses[k], 1e-5 * std::fabs(ref->losses[k])) << k;
+  CpuRunResult run;
+  ReferenceRun ref;
+  ASSERT_TRUE(test::trainAgainstReference(*built, moeOptions(), run, ref));
+  ASSERT_EQ(run.stepLoss.size(), 3u);
   // Replica 0's weights: the router and its own experts (half of each layer's, or a third).
-  EXPECT_LT(run->finalParams.size(), ref->params.size());
-  EXPECT_LT(run->stepLoss.back(), run->stepLoss.front());
+  EXPECT_LT(run.finalParams.size(), ref.params.size());
+  EXPECT_LT(run.stepLoss.back(), run.stepLoss.front());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, ExpertParallel,
