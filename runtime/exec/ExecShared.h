@@ -32,21 +32,14 @@ struct ReplicaSlice {
   StageModel* holder = nullptr;
   StageModel* other = nullptr;
   int firstLayer = 0, lastLayer = 0;
-  // Floats of the slice, and where it begins in each copy's parameters (or gradients).
-  std::size_t size() const {
-    return holder->layerOffset(lastLayer + 1) - holder->layerOffset(firstLayer);
-  }
-  std::size_t holderOffset() const { return holder->layerOffset(firstLayer); }
-  std::size_t otherOffset() const { return other->layerOffset(firstLayer); }
-  // Calls visit(holderOffset, otherOffset, count) for each run of floats the copies hold alike:
-  // the whole slice, or each layer's replicated part where a layer keeps some of its own (a
-  // shard of MoE experts).
+  // Calls visit(holderOffset, otherOffset, count) for each run of floats the copies hold alike
+  // (StageModel::forEachReplicatedRun).
   template <class Visit>
   void forEachShared(Visit visit) const {
-    const std::size_t shared = holder->replicatedPerLayer(), per = holder->paramsPerLayer();
-    if (shared == per) return visit(holderOffset(), otherOffset(), size());
-    for (int l = firstLayer; l <= lastLayer; ++l)
-      visit(holder->layerOffset(l), other->layerOffset(l), shared);
+    holder->forEachReplicatedRun(firstLayer, lastLayer,
+                                 [&](int layer, std::size_t at, std::size_t count) {
+                                   visit(at, other->layerOffset(layer), count);
+                                 });
   }
 };
 

@@ -6,8 +6,6 @@
 // them, its backward returns each shard its rows' gradients, and the shard updates its rows at
 // its OPT. Same weights and losses as the whole table in one place (the reference trainer).
 
-#include <cstring>
-
 #include "runtime/exec/RankWorker.h"
 
 namespace ps::runtime {
@@ -20,12 +18,6 @@ constexpr int kDefaultEmbeddingRows = 1024;
 // them apart by source; a thread's mailbox by key).
 MessageKey embeddingKey(bool gradient, int microbatch, int step, int sender) {
   return {gradient, 0, 0, microbatch, step, 0, MessageKey::kEmbeddingTag - sender};
-}
-
-Tensor hostTensor(const std::shared_ptr<MemoryCounter>& memory, const std::vector<float>& v) {
-  Tensor t(memory, v.size());
-  if (!v.empty()) std::memcpy(t.data(), v.data(), v.size() * sizeof(float));
-  return t;
 }
 
 }  // namespace
@@ -58,7 +50,7 @@ void RankWorker::sendEmbeddingRows(int step) {
     const int to = plan.rankOf(0, m);
     if (to == rank_) continue;
     const Action a{OpKind::A2A, 0, m, step};
-    Tensor rows = hostTensor(memory_, embedding_->gather(tokenIds(step, m)));
+    Tensor rows = Tensor::fromHost(memory_, embedding_->gather(tokenIds(step, m)));
     const std::int64_t bytes = rows.bytes();
     const TransferStamps t =
         s_.transport->send(embeddingKey(false, m, step, rank_), rank_, to, std::move(rows));
@@ -95,7 +87,7 @@ void RankWorker::scatterEmbeddingGradients(const Action& a, const Tensor& dInput
   embedding_->addGradients(ids, parts[static_cast<std::size_t>(rank_)].data());
   for (int r = 0; r < shards; ++r) {
     if (r == rank_) continue;
-    Tensor t = hostTensor(memory_, parts[static_cast<std::size_t>(r)]);
+    Tensor t = Tensor::fromHost(memory_, parts[static_cast<std::size_t>(r)]);
     s_.transport->send(embeddingKey(true, a.microbatch, a.step, rank_), rank_, r, std::move(t));
   }
 }

@@ -4,7 +4,6 @@
 // replicas run the same program, so the copies of a stage reach each exchange of the same
 // micro-batch (the i-th of each replica) in the same order.
 
-#include <cstring>
 #include <string>
 
 #include "kernels/ComputeDevice.h"
@@ -31,9 +30,7 @@ class RankWorker::StageExperts final : public ExpertExchange {
     int peer = -1;
     for (int o = 0; o < replicas; ++o) {
       if (o == replica_) continue;
-      const auto& part = parts[static_cast<std::size_t>(o)];
-      Tensor t(w_.memory_, part.size());
-      std::memcpy(t.data(), part.data(), part.size() * sizeof(float));
+      Tensor t = Tensor::fromHost(w_.memory_, parts[static_cast<std::size_t>(o)]);
       bytes += t.bytes();
       peer = plan.placement[o][stage_].rank;
       w_.s_.transport->send(keyOf(replica_, key.microbatch, key.step, layer, phase), w_.rank_, peer,

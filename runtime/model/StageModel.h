@@ -155,7 +155,17 @@ class StageModel {
   void setExpertExchange(ExpertExchange* exchange) { experts_ = exchange; }
   // Leading floats of each layer's parameters that every replica's copy holds alike.
   std::size_t replicatedPerLayer() const { return block_->replicatedParamCount(); }
-  std::size_t paramsPerLayer() const { return block_->paramCount(); }
+  // Calls visit(layer, offset, count) for each run of the floats of layers [first, last] that
+  // every replica's copy holds alike: one run over them all, or each layer's replicated part
+  // where a layer keeps some of its own (a shard of MoE experts).
+  template <class Visit>
+  void forEachReplicatedRun(int first, int last, Visit visit) const {
+    const std::size_t shared = replicatedPerLayer();
+    if (shared == block_->paramCount())
+      return visit(first, layerOffset(first), layerOffset(last + 1) - layerOffset(first));
+    for (int layer = first; layer <= last; ++layer)
+      visit(layer, layerOffset(layer), shared);
+  }
 
  private:
   enum class Phase { Forwarded, Dropped, InputDone };

@@ -60,6 +60,12 @@ Tensor Tensor::clone() const {
   return copy;
 }
 
+Tensor Tensor::fromHost(std::shared_ptr<MemoryCounter> counter, const std::vector<float>& host) {
+  Tensor t(std::move(counter), host.size());
+  if (!host.empty()) t.device().upload(t.data(), host.data(), host.size() * sizeof(float));
+  return t;
+}
+
 void Tensor::reset() {
   if (data_) {
     if (counter_) counter_->released(bytes());

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "kernels/ComputeDevice.h"
 #include "runtime/model/MemoryCounter.h"
@@ -34,6 +35,8 @@ class Tensor {
 
   // A counted copy with the same counter, on the same device.
   Tensor clone() const;
+  // A counted tensor holding `host` (uploaded to the counter's device).
+  static Tensor fromHost(std::shared_ptr<MemoryCounter> counter, const std::vector<float>& host);
   // Frees the buffer now.
   void reset();
 

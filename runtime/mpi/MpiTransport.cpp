@@ -247,7 +247,6 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
   };
   // By layers: each run of layers a stage copy here shares with a copy of the other replica
   // (one per stage with one cut; --own-cuts may split a stage's layers over several twins).
-  // Tagged with the run's first layer, which only that pair of copies shares.
   std::vector<Exchange> exchanges;
   for (const auto& [id, model] : stages) {
     const auto [replica, stage] = id;
@@ -258,27 +257,19 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
       const int first = std::max(twin.firstLayer, model->firstLayer());
       const int last = std::min(twin.lastLayer, model->lastLayer());
       if (first > last) continue;
-      // The floats both copies hold: the whole run, or each layer's replicated part where a
-      // layer keeps some of its own (a shard of MoE experts), tagged with its layer.
-      std::vector<std::pair<int, int>> runs;  // (first layer, last layer) of each exchange
-      const bool whole = model->replicatedPerLayer() == model->paramsPerLayer();
-      if (whole) runs.emplace_back(first, last);
-      for (int l = first; !whole && l <= last; ++l)
-        runs.emplace_back(l, l);
-      for (const auto& [from, to] : runs) {
-        const std::size_t begin = model->layerOffset(from);
-        const std::size_t count =
-            whole ? model->layerOffset(to + 1) - begin : model->replicatedPerLayer();
+      // The floats both copies hold, each run tagged with its first layer (which only this pair
+      // of copies shares).
+      model->forEachReplicatedRun(first, last, [&](int from, std::size_t begin, std::size_t count) {
         std::span<float> mine = model->gradients().subspan(begin, count);
         if (twin.rank == rank) {
           // Both copies on this process: add in place, once (from replica 0).
-          if (replica != 0) continue;
+          if (replica != 0) return;
           auto other = stages.find({1, static_cast<int>(t)});
-          if (other == stages.end()) continue;
+          if (other == stages.end()) return;
           float* theirs = other->second->gradients().data() + other->second->layerOffset(from);
           for (std::size_t i = 0; i < mine.size(); ++i)
             mine[i] = theirs[i] = mine[i] + theirs[i];
-          continue;
+          return;
         }
         Exchange& e = exchanges.emplace_back();
         e.grads = mine;
@@ -287,7 +278,7 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
         const int n = static_cast<int>(mine.size());
         MPI_Irecv(e.other.data(), n, MPI_FLOAT, twin.rank, from, grads_, &e.recv);
         MPI_Isend(e.grads.data(), n, MPI_FLOAT, twin.rank, from, grads_, &e.send);
-      }
+      });
     }
   }
   for (auto& e : exchanges) {

@@ -41,6 +41,13 @@ Status checkTokenLayouts(const BackendInfo& backend, const Plan& plan, bool froz
   return {};
 }
 
+// TeraPipe's slices or DynaPipe's groups: micro-batches not of the model's one shape.
+bool reshapesMicrobatches(const Plan& plan) {
+  for (const MicrobatchSpec& mb : plan.microbatches)
+    if (mb.sliceOf >= 0 || mb.costScale != 1.0) return true;
+  return false;
+}
+
 // HetPipe's replicas each with its own cut (--own-cuts).
 bool ownCuts(const Plan& plan) {
   for (const auto& replica : plan.placement)
@@ -107,11 +114,10 @@ Status checkModelFeatures(const Plan& plan, const ModelConfig& model) {
       return Error{
           "--model gnn: the graph's chunks are one pipeline's micro-batches, each stage "
           "holding every node's history (not with --dp or bidirectional schedules)"};
-    for (const MicrobatchSpec& mb : plan.microbatches)
-      if (mb.sliceOf >= 0 || mb.costScale != 1.0)
-        return Error{
-            "--model gnn: every chunk has the same nodes count (not with --token-slices "
-            "or --seq-lengths)"};
+    if (reshapesMicrobatches(plan))
+      return Error{
+          "--model gnn: every chunk has the same nodes count (not with --token-slices "
+          "or --seq-lengths)"};
   }
   if (plan.embeddingFetch.bytes > 0) {
     const std::string flag = "--fetch-mb: ";
@@ -119,11 +125,10 @@ Status checkModelFeatures(const Plan& plan, const ModelConfig& model) {
       return Error{flag +
                    "the cpu backend shards its embedding table over one pipeline's ranks "
                    "(not with --dp or bidirectional schedules)"};
-    for (const MicrobatchSpec& mb : plan.microbatches)
-      if (mb.sliceOf >= 0 || mb.costScale != 1.0)
-        return Error{flag +
-                     "every micro-batch's tokens look up the table: not with "
-                     "--token-slices or --seq-lengths"};
+    if (reshapesMicrobatches(plan))
+      return Error{flag +
+                   "every micro-batch's tokens look up the table: not with "
+                   "--token-slices or --seq-lengths"};
     if (!plan.stagePreds.empty() || hasFrozenFill(plan))
       return Error{flag +
                    "the embedding rows feed the first stage of a chain (not with "
