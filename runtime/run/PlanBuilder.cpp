@@ -8,6 +8,7 @@
 #include "runtime/plan/Validator.h"
 #include "runtime/run/DeviceFlags.h"
 #include "runtime/run/DeviceMapping.h"
+#include "runtime/run/GraphHalo.h"
 #include "runtime/run/MappingSearch.h"
 #include "runtime/run/PlanConfigJson.h"
 #include "runtime/run/PlanSize.h"
@@ -318,6 +319,7 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec, const std::atomic<bool>* cance
   // Inference keeps the weights only: no gradients, no optimizer state.
   if (spec.forwardOnly) cost->stateBytesPerParamByte = 1.0;
   PS_TRY(addCommLaneWork(spec, *plan, *cost));
+  PS_TRY(applyGraphNodes(spec, *plan, *cost, built.notes));
   PS_TRY(checkFrozenFlags(spec));
   cost->frozenFwdNs = spec.frozenUs * 1e3;
   // The config keeps the model's layers (a rerun cuts them into operators again).

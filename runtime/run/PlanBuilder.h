@@ -103,6 +103,9 @@ struct PlanSpec {
   // DawnPiper: cut between operators rather than layers, each layer as this many operators of
   // equal share (--boundaries then counts operators; sim backend).
   int operators = 1;
+  // GNNPipe: the nodes of the cpu backend's power-law graph (GraphHalo), the micro-batches its
+  // chunks; with --dp the replicas' all-to-all is the halo exchange read off it (0 = no graph).
+  int graphNodes = 0;
   // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
   // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
   std::string topology;

@@ -40,6 +40,17 @@ constexpr PlanKnob kMechanismKnobs[] = {
      .max = 64,
      .written = [](const PlanSpec& s) { return s.staleness > 0; },
      .panel = {.label = "Wave staleness"}},
+    {.key = "graph_nodes",
+     .flag = "--graph-nodes",
+     .label = "graph nodes",
+     .help = "GNNPipe: a power-law graph of N nodes (the cpu backend's gnn graph), its chunks the "
+             "micro-batches; with --dp the all-to-all is each part's halo exchange at every "
+             "layer, bytes read off the graph (--act-mb: a chunk's embeddings)",
+     .field = field<&PlanSpec::graphNodes>(),
+     .min = 0,
+     .max = 1 << 20,
+     .written = [](const PlanSpec& s) { return s.graphNodes > 0; },
+     .panel = {.label = "Graph nodes", .none = "none"}},
 };
 
 }  // namespace

@@ -142,8 +142,9 @@ Status addCommLaneWork(const PlanSpec& spec, Plan& plan, const CostModel& cost) 
     return Error{"--a2a-mb " + formatNumber(spec.a2aMb) + ": expected 0..1e6 MiB"};
   if (!(spec.fetchMb >= 0 && spec.fetchMb <= 1e6))
     return Error{"--fetch-mb " + formatNumber(spec.fetchMb) + ": expected 0..1e6 MiB"};
-  if (!spec.a2a.empty() && spec.a2aMb == 0)
-    return Error{"--a2a " + spec.a2a + ": places the expert all-to-all (give --a2a-mb too)"};
+  if (!spec.a2a.empty() && spec.a2aMb == 0 && spec.graphNodes == 0)
+    return Error{"--a2a " + spec.a2a +
+                 ": places the expert all-to-all (give --a2a-mb, or --graph-nodes with --dp)"};
   if (!spec.fetch.empty() && spec.fetchMb == 0)
     return Error{"--fetch " + spec.fetch + ": places the embedding fetch (give --fetch-mb too)"};
   if (spec.a2aMb > 0) {
