@@ -64,7 +64,18 @@ Status applyGraphNodes(const PlanSpec& spec, Plan& plan, const CostModel& cost,
   const int layers = static_cast<int>(cost.layers.size());
   const std::int64_t chunkBytes = first.outputBytes > 0 ? first.outputBytes : first.actBytes;
   if (chunkBytes <= 0) return Error{flag + "a chunk's embeddings have no size (give --act-mb)"};
-  auto halo = graphHalo(plan, spec.graphNodes);
+  const bool graphParallel = plan.numReplicas() >= 2;
+  if (graphParallel && spec.dataParallel < 2)
+    return Error{flag + "the graph's parts are --dp replicas, not " + plan.schedule +
+                 "'s pipeline directions"};
+  // One pipeline: the halo graph parallelism over as many devices would exchange, to compare.
+  Plan split = plan;
+  if (!graphParallel) {
+    for (int mb = 0; mb < split.numMicrobatches(); ++mb)
+      split.microbatches[mb].replica = mb * plan.numRanks / split.numMicrobatches();
+    split.placement.resize(static_cast<std::size_t>(plan.numRanks), plan.placement.front());
+  }
+  auto halo = graphHalo(split, spec.graphNodes);
   if (!halo) return std::move(halo).takeError();
   // --act-mb is one micro-batch's (chunk's) embeddings: N / M nodes.
   const std::int64_t bytesPerNode =
@@ -73,8 +84,7 @@ Status applyGraphNodes(const PlanSpec& spec, Plan& plan, const CostModel& cost,
                             std::to_string(halo->edges) + " edges, " +
                             std::to_string(plan.numMicrobatches()) + " chunks of " +
                             std::to_string(spec.graphNodes / plan.numMicrobatches()) + " nodes; ";
-  if (halo->parts >= 2) {
-    if (spec.dataParallel < 2) return Error{flag + "the graph's parts are --dp replicas"};
+  if (graphParallel) {
     const bool serial = spec.a2a == "serial";
     if (!spec.a2a.empty() && spec.a2a != "overlap" && !serial)
       return Error{"--a2a " + spec.a2a + ": expected overlap or serial"};
@@ -85,14 +95,7 @@ Status applyGraphNodes(const PlanSpec& spec, Plan& plan, const CostModel& cost,
                     " per micro-batch after each F and B");
     return {};
   }
-  // One pipeline: what graph parallelism over as many devices would exchange, for comparison.
-  Plan parts = plan;
-  for (int mb = 0; mb < parts.numMicrobatches(); ++mb)
-    parts.microbatches[mb].replica = mb * plan.numRanks / parts.numMicrobatches();
-  parts.placement.resize(static_cast<std::size_t>(plan.numRanks), plan.placement.front());
-  auto split = graphHalo(parts, spec.graphNodes);
-  if (!split) return std::move(split).takeError();
-  const std::int64_t perLayer = split->haloNodesPerPart * split->parts * bytesPerNode;
+  const std::int64_t perLayer = halo->haloNodesPerPart * halo->parts * bytesPerNode;
   notes.push_back(graph +
                   "the chunks read cross-chunk neighbours from the stages' historical "
                   "embeddings; graph parallelism over " +

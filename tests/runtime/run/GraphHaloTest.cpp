@@ -94,6 +94,12 @@ TEST(GraphHalo, BadInputIsNamed) {
   auto both = buildPlan(byHand);
   ASSERT_FALSE(both.ok());
   EXPECT_THAT(both.error(), HasSubstr("drop --a2a-mb 16"));
+  PlanSpec directions = graphParallel(4096, 1, 8);
+  directions.schedule = "chimera";
+  directions.stages = 4;
+  auto bidirectional = buildPlan(directions);
+  ASSERT_FALSE(bidirectional.ok());
+  EXPECT_THAT(bidirectional.error(), HasSubstr("not chimera's pipeline directions"));
   PlanSpec pipeline = graphParallel(4096, 1, 8);
   pipeline.stages = 3;
   auto one = buildPlan(pipeline);
