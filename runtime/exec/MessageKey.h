@@ -16,9 +16,12 @@ struct MessageKey {
   int fromStage = 0;  // the producing stage (a stage DAG may deliver several inputs)
   // A MoE layer's all-to-all between a stage's replicas (fromStage = stage): layer · 4 + phase;
   // kEmbeddingTag − sender rank for NestPipe's embedding rows to stage 0 and their gradients
-  // back (stage = fromStage = 0); −1 for the pipeline's activations and gradients.
+  // back (stage = fromStage = 0); kHistoryRefreshTag for GNNPipe's full-graph refresh from
+  // stage fromStage to stage (marked backward, a direction no chain's gradient takes); −1 for
+  // the pipeline's activations and gradients.
   int expertTag = -1;
   static constexpr int kEmbeddingTag = -2;
+  static constexpr int kHistoryRefreshTag = -(1 << 30);
   auto operator<=>(const MessageKey&) const = default;
 };
 

@@ -21,6 +21,7 @@ Status RankWorker::createStages() {
   ModelConfig config = s_.options->model;
   config.layers = plan.numLayers;
   config.embeddingRows = embeddingRowsFor(plan, config);
+  config.historyRefresh = plan.historyRefresh;
   for (int r = 0; r < plan.numReplicas(); ++r)
     for (int st = 0; st < plan.numStages; ++st) {
       const StagePlacement& place = plan.placement[r][st];
@@ -327,7 +328,9 @@ void RankWorker::run() {
     Status status;
     try {
       if (s_.options->beforeAction) s_.options->beforeAction(rank_, a);
-      status = execute(a);
+      // GNNPipe's staleness bound: the graph's history made current before the step's first op.
+      if (i == 0 || program[i - 1].step != a.step) status = refreshGraphHistory(a.step);
+      if (status) status = execute(a);
       // An inference step has no OPT to end it: it ends with the rank's last op of the step.
       if (status && s_.plan->forwardOnly &&
           (i + 1 == program.size() || program[i + 1].step != a.step))

@@ -56,6 +56,10 @@ class RankWorker {
   void scatterEmbeddingGradients(const Action& a, const Tensor& dInput);
   [[nodiscard]] Status updateEmbedding(const Action& opt);
   std::vector<int> tokenIds(int step, int microbatch) const;
+  // GNNPipe's staleness bound (Plan::historyRefresh, RankWorkerGraph.cpp): before every K-th
+  // step each stage refreshes its layers' history over the whole graph, taking every node's
+  // input from the stage before and sending its output to the stage after.
+  [[nodiscard]] Status refreshGraphHistory(int step);
   // HetPipe (Plan::waveStaleness): the update from this replica's own gradients, plus the other
   // replicas' of D steps before (RankWorkerWave.cpp).
   [[nodiscard]] Status waveOptimizerStep(const Action& a);

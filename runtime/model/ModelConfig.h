@@ -50,6 +50,9 @@ struct ModelConfig {
   // each id's synthetic features, which the targets come from, are a function of the id alone.
   int embeddingRows = 0;
   int graphLinks = 3;  // gnn: edges each new node of the power-law graph adds
+  // gnn: a full-graph refresh of the historical embeddings before every K-th step (0: never;
+  // StageModel::refreshHistory, Plan::historyRefresh).
+  int historyRefresh = 0;
   std::uint64_t seed = 42;
 
   int rows() const { return microbatchSize * seq; }  // tokens per micro-batch

@@ -33,6 +33,8 @@ Result<ReferenceRun> referenceTrain(const ModelConfig& config, int microbatches,
 
   ReferenceRun run;
   for (int step = 0; step < steps; ++step) {
+    if (config.historyRefresh > 0 && step % config.historyRefresh == 0)
+      PS_TRY(model.refreshHistory(step, nullptr, nullptr));
     for (int mb = 0; mb < microbatches; ++mb) {
       const MicrobatchKey key{step, mb};
       if (!table) {

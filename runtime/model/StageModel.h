@@ -110,6 +110,15 @@ class StageModel {
   [[nodiscard]] Result<std::int64_t> moveActivations(MicrobatchKey key,
                                                      const std::shared_ptr<MemoryCounter>& to);
   int inFlight() const { return static_cast<int>(inFlight_.size()); }
+  // GNNPipe's history refresh (Plan::historyRefresh), a forward-only pass over the whole graph
+  // on the live weights: layer after layer, every node's input is written to the layer's history
+  // before any chunk's output is computed, so each layer aggregates current neighbours only.
+  // `in` is every node's input to the stage (nodes × H, chunk after chunk; the first stage makes
+  // its own from the step's data when null); `out`, if any, gets every node's output.
+  [[nodiscard]] Status refreshHistory(int step, const float* in, float* out);
+  bool hasGraph() const { return graph_ != nullptr; }
+  // Floats in every node's embedding (refreshHistory's input and output).
+  long graphElems() const;
 
   // --- loss (last stage): computed by forward on the device, read back on first ask. Under
   // StageOptions::tokens a micro-batch's loss is scaled by its share of the step's real tokens

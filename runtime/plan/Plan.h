@@ -142,6 +142,12 @@ struct Plan {
   // of step k − D, so it starts step k + 1 from every replica's updates up to step k − D and its
   // own since. −1: off (the replicas all-reduce their gradients before every optimizer step).
   int waveStaleness = -1;
+  // GNNPipe's staleness bound (--history-refresh K, a gnn model on the cpu backend): before every
+  // K-th step a forward-only pass over the whole graph, stage after stage, makes every layer's
+  // historical embeddings current, so that step's forwards read no neighbour older than its
+  // weights (K = 1: staleness 0, the full graph's forward); 0: never (a neighbour in a later
+  // chunk is read from the last step's forward).
+  int historyRefresh = 0;
 
   std::vector<std::vector<StagePlacement>> placement;  // [replica][stage]
   std::vector<std::vector<int>> stagePreds;            // [stage]; empty = chain

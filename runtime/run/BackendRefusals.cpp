@@ -109,6 +109,13 @@ Status checkPlanFeatures(Backend backend, bool processes, const Plan& plan,
 }
 
 Status checkModelFeatures(const Plan& plan, const ModelConfig& model) {
+  if (plan.historyRefresh > 0 && model.block != BlockType::Gnn)
+    return Error{"--history-refresh " + std::to_string(plan.historyRefresh) +
+                 ": refreshes a graph model's historical embeddings (--model gnn, not " +
+                 std::string(blockTypeName(model.block)) + ")"};
+  if (plan.historyRefresh > 0 && !plan.stagePreds.empty())
+    return Error{"--history-refresh " + std::to_string(plan.historyRefresh) +
+                 ": the refresh passes the graph down a chain of stages (not --stage-graph)"};
   if (model.block == BlockType::Gnn) {
     if (plan.numReplicas() > 1)
       return Error{

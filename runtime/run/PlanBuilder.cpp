@@ -220,6 +220,13 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
   }
   if (spec.eagerSync) PS_TRY(syncEagerly(spec, *plan));
   if (spec.staleness > 0) PS_TRY(syncInWaves(spec, *plan));
+  if (spec.historyRefresh > 0) {
+    if (plan->forwardOnly || plan->versioning != WeightVersioning::Synchronous)
+      return Error{"--history-refresh " + std::to_string(spec.historyRefresh) +
+                   ": the refresh runs between steps of a synchronous training schedule (not " +
+                   plan->schedule + ")"};
+    plan->historyRefresh = spec.historyRefresh;
+  }
   if (spec.frozenUs > 0)
     PS_TRY(fillFrozenWork(*plan, cost,
                           spec.fill == "before" ? FillPlacement::Before : FillPlacement::Bubbles));
@@ -330,6 +337,10 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec, const std::atomic<bool>* cance
   auto finished = finishPlan(spec, *plan, *opCost, *deviceOf);
   if (!finished) return std::move(finished).takeError();
   finished->plan.operatorsPerLayer = spec.operators;
+  if (spec.historyRefresh > 0)
+    built.notes.push_back("--history-refresh " + std::to_string(spec.historyRefresh) +
+                          ": the cpu backend's gnn model refreshes its history before every " +
+                          "such step; the simulator does not time that pass");
   built.configJson = planConfigJson(spec, finished->plan, *cost, *deviceOf);
   built.plan = std::move(finished->plan);
   built.cost = std::move(*opCost);
@@ -360,6 +371,7 @@ std::string planRunName(const Plan& plan) {
   if (plan.chunks > 1) name += " v=" + std::to_string(plan.chunks);
   if (groups > 1) name += " dp=" + std::to_string(groups);
   if (plan.waveStaleness >= 0) name += " staleness=" + std::to_string(plan.waveStaleness);
+  if (plan.historyRefresh > 0) name += " refresh=" + std::to_string(plan.historyRefresh);
   if (plan.steps > 1) name += " steps=" + std::to_string(plan.steps);
   return name;
 }

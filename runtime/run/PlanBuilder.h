@@ -106,6 +106,9 @@ struct PlanSpec {
   // GNNPipe: the nodes of the cpu backend's power-law graph (GraphHalo), the micro-batches its
   // chunks; with --dp the replicas' all-to-all is the halo exchange read off it (0 = no graph).
   int graphNodes = 0;
+  // GNNPipe's staleness bound: a full-graph refresh of the historical embeddings before every
+  // K-th step (Plan::historyRefresh; cpu backend, --model gnn); 0 = never.
+  int historyRefresh = 0;
   // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
   // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
   std::string topology;

@@ -51,6 +51,17 @@ constexpr PlanKnob kMechanismKnobs[] = {
      .max = 1 << 20,
      .written = [](const PlanSpec& s) { return s.graphNodes > 0; },
      .panel = {.label = "Graph nodes", .none = "none"}},
+    {.key = "history_refresh",
+     .flag = "--history-refresh",
+     .label = "history refresh",
+     .help = "GNNPipe's staleness bound (--model gnn, cpu backend): before every K-th step a "
+             "forward pass over the whole graph makes each layer's historical embeddings current "
+             "(1: staleness 0, the full graph's forward; 0: never)",
+     .field = field<&PlanSpec::historyRefresh>(),
+     .min = 0,
+     .max = 1000,
+     .written = [](const PlanSpec& s) { return s.historyRefresh > 0; },
+     .panel = {.label = "History refresh", .none = "never"}},
 };
 
 }  // namespace

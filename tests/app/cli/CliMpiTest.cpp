@@ -184,7 +184,13 @@ INSTANTIATE_TEST_SUITE_P(
         // GNNPipe's graph model: every process builds the same graph from the seed.
         ProcsCase{"GraphModel",
                   {"--schedule", "1f1b", "--stages", "4", "--microbatches", "4", "--layers", "8",
-                   "--steps", "2", "--model", "gnn"}}),
+                   "--steps", "2", "--model", "gnn"}},
+        // Its staleness bound: the whole graph's history refreshed down the stages each step,
+        // each process holding two of them.
+        ProcsCase{
+            "GraphHistoryRefresh",
+            {"--schedule", "interleaved-1f1b", "--stages", "4", "--chunks", "2", "--microbatches",
+             "4", "--layers", "8", "--steps", "2", "--model", "gnn", "--history-refresh", "1"}}),
     [](const auto& named) { return named.param.name; });
 
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
