@@ -39,6 +39,7 @@ Status RankWorker::refreshGraphHistory(int step) {
       PS_TRY(model->refreshHistory(step, input.empty() ? nullptr : input.data(),
                                    last ? nullptr : output.data()));
       record(OpKind::FILL, fill, start, stamp());
+      pending_[step].ops.back().name = "history refresh";  // what the FILL is, in the trace
     }
     sampleMemory(step);
     if (last) continue;
@@ -51,6 +52,7 @@ Status RankWorker::refreshGraphHistory(int step) {
     const TransferStamps t =
         s_.transport->send(refreshKey(stage + 1, step), rank_, to, std::move(output));
     record(OpKind::SEND_F, {OpKind::SEND_F, stage, -1, step}, t.start, t.end, to, bytes);
+    pending_[step].ops.back().name = "history refresh";
   }
   return {};
 }

@@ -151,7 +151,11 @@ TEST(HistoryRefresh, IsRecordedAsFillWorkAndItsTransfers) {
     const trace::OpColumns& ops = loaded->ranks[rank].lane(trace::Lane::Compute);
     std::vector<int> fillSteps;
     for (std::size_t i = 0; i < ops.size(); ++i)
-      if (ops.kind[i] == OpKind::FILL) fillSteps.push_back(ops.step[i]);
+      if (ops.kind[i] == OpKind::FILL) {
+        fillSteps.push_back(ops.step[i]);
+        const std::string* name = loaded->nameOf(ops.name[i]);
+        EXPECT_TRUE(name && *name == "history refresh");
+      }
     EXPECT_EQ(fillSteps, (std::vector<int>{0, 2})) << "rank " << rank;
   }
   const trace::OpColumns& sends = loaded->ranks[0].lane(trace::Lane::Send);
