@@ -110,12 +110,17 @@ struct ExpertAllToAll {
 // NestPipe: every F of stage 0 needs its micro-batch's embeddings, `bytes` gathered from the
 // other ranks of its pipeline (their shards of the embedding tables), one share each. Overlapped:
 // an inner pipeline on the communication lane fetches up to `ahead` micro-batches ahead of the
-// model pipeline (the j-th F of stage 0 lets the (j + ahead)-th fetch start); serial: each fetch
-// runs on the compute stream right before its F.
+// model pipeline into `ahead` + 1 buffers (the end of the j-th F of stage 0 frees its buffer for
+// the (j + 1 + ahead)-th fetch; ahead 1: dual buffers); serial: each fetch runs on the compute
+// stream right before its F. With `stageNs`, the gather is the last of the paper's inter-batch
+// stages: prefetch from the host's store, host-to-device copy, key routing and lookup run first,
+// each on its own lane of the rank (one micro-batch at a time), so that overlapped fetches of
+// successive micro-batches pipeline.
 struct EmbeddingFetch {
   std::int64_t bytes = 0;  // 0 = none
   bool overlap = true;
   int ahead = 2;
+  std::vector<std::int64_t> stageNs;  // per micro-batch: prefetch, H2D, routing, lookup; or none
   friend bool operator==(const EmbeddingFetch&, const EmbeddingFetch&) = default;
 };
 

@@ -78,6 +78,9 @@ struct PlanSpec {
   double fetchMb = 0;
   std::string fetch;
   int fetchAhead = 2;
+  // NestPipe's inter-batch stages before the gather: "prefetch,h2d,routing,lookup" µs per
+  // micro-batch, each on its own lane (EmbeddingFetch::stageNs); empty = the gather alone.
+  std::string fetchStagesUs;
   // GraphPipe: the stages as a DAG, edges "a>b" (e.g. "0>1,1>4,2>3,3>4": two towers of two
   // stages joined at stage 4); empty = a chain. gpipe or 1f1b, one stage per rank.
   std::string stageGraph;

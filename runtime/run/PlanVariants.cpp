@@ -1,10 +1,15 @@
 #include "runtime/run/PlanVariants.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include "runtime/run/PlanSize.h"
 #include "runtime/schedules/StageGraph.h"
 #include "runtime/schedules/TokenSlices.h"
 #include "runtime/schedules/VariableMicrobatches.h"
 #include "runtime/sim/OpCosts.h"
+#include "runtime/sim/Simulator.h"
 #include "trace/Units.h"
 
 namespace ps::runtime {
@@ -12,6 +17,28 @@ namespace {
 
 TokenSlicing tokenSlicingOf(const PlanSpec& spec) {
   return {spec.seqTokens, spec.attentionShare, spec.microbatchOverhead};
+}
+
+// --fetch-stages-us "p,h,r,l": NestPipe's four stages before the gather, in ns; empty = none.
+Result<std::vector<std::int64_t>> fetchStageTimes(const std::string& text) {
+  std::vector<std::int64_t> ns;
+  if (text.empty()) return ns;
+  const std::string flag = "--fetch-stages-us " + text + ": ";
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    char* end = nullptr;
+    const double us = std::strtod(item.c_str(), &end);
+    if (item.empty() || end != item.c_str() + item.size() || !(us >= 0 && us <= 1e9))
+      return Error{flag + "'" + item + "' is not a time in 0..1e9 µs"};
+    ns.push_back(static_cast<std::int64_t>(std::llround(us * 1e3)));
+    at = comma + 1;
+  }
+  if (ns.size() != static_cast<std::size_t>(kFetchStages))
+    return Error{flag + "expected 4 times (prefetch, host-to-device, key routing, lookup), got " +
+                 std::to_string(ns.size())};
+  return ns;
 }
 
 }  // namespace
@@ -163,7 +190,13 @@ Status addCommLaneWork(const PlanSpec& spec, Plan& plan, const CostModel& cost) 
       return Error{"--fetch-ahead " + std::to_string(spec.fetchAhead) +
                    ": expected 1..1024 micro-batches"};
     if (plan.numRanks < 2) return Error{"--fetch-mb: the embedding shards need 2 or more ranks"};
-    plan.embeddingFetch = {bytes(spec.fetchMb), *overlap, spec.fetchAhead};
+    plan.embeddingFetch = {bytes(spec.fetchMb), *overlap, spec.fetchAhead, {}};
+    auto stages = fetchStageTimes(spec.fetchStagesUs);
+    if (!stages) return std::move(stages).takeError();
+    plan.embeddingFetch.stageNs = std::move(*stages);
+  } else if (!spec.fetchStagesUs.empty()) {
+    return Error{"--fetch-stages-us " + spec.fetchStagesUs +
+                 ": times the embedding fetch's stages (give --fetch-mb too)"};
   }
   if ((spec.a2aMb > 0 || spec.fetchMb > 0) && sim::allLinksFree(cost))
     return Error{std::string(spec.a2aMb > 0 ? "--a2a-mb" : "--fetch-mb") +

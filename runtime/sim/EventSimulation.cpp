@@ -135,12 +135,10 @@ void EventSimulation::tryStart(int r) {
   for (std::size_t i = 0; i < unit; ++i) {
     const auto node = first + static_cast<std::int32_t>(i);
     const Action& a = g_.actions[node];
-    if (!fetchIndexOf_.empty() && fetchIndexOf_[static_cast<std::size_t>(node)] >= 0) {
-      if (p_.embeddingFetch.overlap)  // the inner pipeline moves on
-        issueFetches(r, fetchIndexOf_[static_cast<std::size_t>(node)], t);
-      else  // the stream fetches, then computes
-        t = fetch(node, r, t);
-    }
+    // Serial: the stream fetches, then computes (overlapped fetches move on at F's end).
+    if (!fetchIndexOf_.empty() && fetchIndexOf_[static_cast<std::size_t>(node)] >= 0 &&
+        !p_.embeddingFetch.overlap)
+      t = fetch(node, r, t);
     const std::int64_t d = costs_.placed(a, r, t);
     std::int64_t end = 0;
     if (!addNs(t, d, end)) {
@@ -166,6 +164,10 @@ void EventSimulation::tryStart(int r) {
 void EventSimulation::complete(std::int32_t node, std::int64_t t) {
   const int r = node_[node].rank();
   const Flow flow = node_[node].flow();
+  // The inner pipeline moves on: this F of stage 0 is done with its buffer of embeddings.
+  if (p_.embeddingFetch.overlap && !fetchIndexOf_.empty() &&
+      fetchIndexOf_[static_cast<std::size_t>(node)] >= 0)
+    issueFetches(r, fetchIndexOf_[static_cast<std::size_t>(node)], t);
   // The activations leave as soon as F has made them, before the rank moves on.
   if (!offloadAfter_.empty() && offloadAfter_[static_cast<std::size_t>(node)] >= 0)
     offload(offloadAfter_[static_cast<std::size_t>(node)], t);

@@ -77,9 +77,9 @@ class EventSimulation {
   // The fetch of `node`'s embeddings (an F of stage 0 on rank r), starting at t at the earliest
   // on r's lane: when they have all arrived.
   std::int64_t fetch(std::int32_t node, int r, std::int64_t t);
-  // Overlapped fetches: the next ones rank r may issue now that its `started`-th F of stage 0
-  // starts at t (started = -1: at time 0).
-  void issueFetches(int r, int started, std::int64_t t);
+  // Overlapped fetches: the next ones rank r may issue now that its `done`-th F of stage 0 has
+  // ended at t and freed its buffer (done = -1: at time 0). EmbeddingFetch::ahead + 1 buffers.
+  void issueFetches(int r, int done, std::int64_t t);
   void fetchArrived(std::int32_t node, std::int64_t t);
 
   const Plan& p_;
@@ -113,6 +113,7 @@ class EventSimulation {
   std::vector<std::vector<std::int32_t>> fetchNodes_;  // per rank: its F(0) nodes, in order
   std::vector<std::int32_t> fetchIndexOf_;             // per node: its index there, or -1
   std::vector<std::int32_t> fetchesIssued_;            // per rank
+  std::vector<std::int64_t> fetchStageFree_;           // per rank · kFetchStages + stage
 };
 
 }  // namespace ps::runtime::sim

@@ -32,6 +32,7 @@ void EventSimulation::setUpComm() {
   fetchNodes_.assign(ranks, {});
   fetchIndexOf_.assign(g_.size(), -1);
   fetchesIssued_.assign(ranks, 0);
+  fetchStageFree_.assign(ranks * kFetchStages, 0);
   for (int r = 0; r < p_.numRanks; ++r)
     for (std::size_t h = 0; h < g_.rankSize(r); ++h) {
       const std::int32_t node = g_.rankNode(r, h);
@@ -72,6 +73,16 @@ std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
   const auto& ranks = pipelineRanks_[static_cast<std::size_t>(p_.replicaOf(a.microbatch))];
   const std::int64_t share =
       p_.embeddingFetch.bytes / static_cast<std::int64_t>(std::max<std::size_t>(ranks.size(), 1));
+  // NestPipe's stages before the gather, each a lane of the rank: micro-batch j's lookup can run
+  // while j − 1 is in its gather and j + 1 in its host-to-device copy.
+  const auto& stageNs = p_.embeddingFetch.stageNs;
+  for (std::size_t k = 0; k < stageNs.size() && k < kFetchStages; ++k) {
+    std::int64_t& free = fetchStageFree_[static_cast<std::size_t>(r) * kFetchStages + k];
+    const std::int64_t s = std::max(t, free);
+    t = free = s + stageNs[k];
+    out_.records.push_back({s, t, -1, r, a.stage, a.microbatch, a.step, -1, OpKind::OTHER,
+                            static_cast<std::int8_t>(k)});
+  }
   const std::int64_t start = std::max(t, commFree_[static_cast<std::size_t>(r)]);
   std::int64_t end = start, gathered = 0;
   for (int q : ranks) {
@@ -89,11 +100,12 @@ std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
   return end;
 }
 
-void EventSimulation::issueFetches(int r, int started, std::int64_t t) {
+void EventSimulation::issueFetches(int r, int done, std::int64_t t) {
   const auto& nodes = fetchNodes_[static_cast<std::size_t>(r)];
   auto& issued = fetchesIssued_[static_cast<std::size_t>(r)];
+  // ahead + 1 buffers: with the done-th F's freed, fetches up to done + 1 + ahead may run.
   const auto limit = std::min<std::int64_t>(static_cast<std::int64_t>(nodes.size()),
-                                            std::int64_t{started} + 1 + p_.embeddingFetch.ahead);
+                                            std::int64_t{done} + 2 + p_.embeddingFetch.ahead);
   const auto n = static_cast<std::int32_t>(g_.size());
   const auto firstFetchId = n + 2 * static_cast<std::int32_t>(moves_.size());
   for (; issued < limit; ++issued) {

@@ -47,7 +47,14 @@ trace::OpRecord toOpRecord(const SimRecord& r) {
   op.end_ns = r.end_ns;
   if (r.peer_rank >= 0) op.peer_rank = r.peer_rank;
   if (r.bytes >= 0) op.bytes = r.bytes;
+  if (r.fetchStage >= 0) op.name = std::string(fetchStageName(r.fetchStage));
   return op;
+}
+
+std::string_view fetchStageName(int stage) {
+  static constexpr std::string_view kNames[kFetchStages] = {"prefetch", "H2D", "key routing",
+                                                            "lookup"};
+  return stage >= 0 && stage < kFetchStages ? kNames[stage] : "fetch";
 }
 
 SimRecord sendRecord(const SimResult& result, const SimTransfer& t) {

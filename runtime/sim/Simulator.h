@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "runtime/cost/CostModel.h"
@@ -26,7 +27,14 @@ struct SimRecord {
   std::int64_t start_ns = 0, end_ns = 0, bytes = -1;
   std::int32_t rank = 0, stage = -1, microbatch = -1, step = 0, peer_rank = -1;
   OpKind kind = OpKind::F;
+  // OTHER ops the simulator itself places: which of NestPipe's fetch stages (fetchStageName), or
+  // -1 for none.
+  std::int8_t fetchStage = -1;
 };
+// NestPipe's inter-batch fetch stages before the gather: "prefetch", "H2D", "key routing",
+// "lookup" (EmbeddingFetch::stageNs, in that order).
+std::string_view fetchStageName(int stage);
+inline constexpr int kFetchStages = 4;
 trace::OpRecord toOpRecord(const SimRecord& r);
 
 // One transfer of a stage boundary's data between two ranks: a SEND on the producer's rank over

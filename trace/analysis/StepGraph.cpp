@@ -116,7 +116,10 @@ StepGraph::StepGraph(const RunTrace& run)
     }
     linkBefore_[r] = linkBeforeOf(run.ranks[r].lane(Lane::Send));
   }
-  if (!collectiveEnds_.empty()) computeEnds_.emplace(run, Lane::Compute);
+  if (!collectiveEnds_.empty()) {
+    computeEnds_.emplace(run, Lane::Compute);
+    otherEnds_.emplace(run, Lane::Other);
+  }
   for (std::size_t k = 0; k < extents_.size(); ++k)
     extents_[k].pipelineEnd = pipelineEnd[k] == kMin ? extents_[k].start : pipelineEnd[k];
 }
@@ -235,15 +238,22 @@ std::optional<OpRef> StepGraph::previousOnLink(const OpRef& send) const {
 }
 
 std::optional<OpRef> StepGraph::endedBefore(Lane lane, const OpRef& op) const {
-  const EndOrder* ends = lane == Lane::Collective                ? &collectiveEnds_
-                         : lane == Lane::Compute && computeEnds_ ? &*computeEnds_
-                                                                 : nullptr;
-  if (ends == nullptr || ends->empty() || !op.valid() ||
-      static_cast<std::size_t>(op.rank) >= run_.ranks.size())
-    return std::nullopt;
+  if (!op.valid() || static_cast<std::size_t>(op.rank) >= run_.ranks.size()) return std::nullopt;
   const OpColumns& own = run_.ranks[op.rank].lane(op.lane);
   if (op.index >= own.size()) return std::nullopt;
-  return ends->lastEndedBy(op.rank, own.step[op.index], own.start[op.index]);
+  return endedBy(lane, op.rank, own.step[op.index], own.start[op.index]);
+}
+
+std::optional<OpRef> StepGraph::endedBy(Lane lane, int rank, std::int32_t step,
+                                        std::int64_t t) const {
+  const EndOrder* ends = lane == Lane::Collective                ? &collectiveEnds_
+                         : lane == Lane::Compute && computeEnds_ ? &*computeEnds_
+                         : lane == Lane::Other && otherEnds_     ? &*otherEnds_
+                                                                 : nullptr;
+  if (ends == nullptr || ends->empty() || rank < 0 ||
+      static_cast<std::size_t>(rank) >= run_.ranks.size())
+    return std::nullopt;
+  return ends->lastEndedBy(rank, step, t);
 }
 
 }  // namespace ps::trace
