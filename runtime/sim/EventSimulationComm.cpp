@@ -80,8 +80,10 @@ std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
     std::int64_t& free = fetchStageFree_[static_cast<std::size_t>(r) * kFetchStages + k];
     const std::int64_t s = std::max(t, free);
     t = free = s + stageNs[k];
-    out_.records.push_back({s, t, -1, r, a.stage, a.microbatch, a.step, -1, OpKind::OTHER,
-                            static_cast<std::int8_t>(k)});
+    // On the rank's collective lane beside its gathers (A2A, named after the stage): the
+    // timeline's compute rows are for compute, and the critical path walks collectives.
+    out_.records.push_back(
+        {s, t, -1, r, a.stage, a.microbatch, a.step, -1, OpKind::A2A, static_cast<std::int8_t>(k)});
   }
   const std::int64_t start = std::max(t, commFree_[static_cast<std::size_t>(r)]);
   std::int64_t end = start, gathered = 0;

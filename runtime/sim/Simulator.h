@@ -27,8 +27,7 @@ struct SimRecord {
   std::int64_t start_ns = 0, end_ns = 0, bytes = -1;
   std::int32_t rank = 0, stage = -1, microbatch = -1, step = 0, peer_rank = -1;
   OpKind kind = OpKind::F;
-  // OTHER ops the simulator itself places: which of NestPipe's fetch stages (fetchStageName), or
-  // -1 for none.
+  // An A2A op that is one of NestPipe's fetch stages before its gather (fetchStageName), or -1.
   std::int8_t fetchStage = -1;
 };
 // NestPipe's inter-batch fetch stages before the gather: "prefetch", "H2D", "key routing",

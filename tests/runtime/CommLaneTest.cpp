@@ -90,7 +90,7 @@ TEST(CommLane, NestPipesInnerPipelineFetchesAheadAndBeatsSerialFetches) {
   for (const auto* run : {&overlap, &serial}) {
     std::map<std::pair<int, int>, std::int64_t> fetched;  // (step, micro-batch) -> arrival
     for (const auto& r : ofKind(run->sim, OpKind::A2A))
-      if (r.peer_rank < 0) {
+      if (r.peer_rank < 0 && r.fetchStage < 0) {
         EXPECT_EQ(r.rank, 0);
         fetched[{r.step, r.microbatch}] = r.end_ns;
       }
@@ -108,7 +108,7 @@ TEST(CommLane, NestPipesInnerPipelineFetchesAheadAndBeatsSerialFetches) {
   std::int64_t f0End = -1, prefetch2 = -1;
   for (const auto& r : overlap.sim.records) {
     if (r.kind == OpKind::F && r.stage == 0 && r.microbatch == 0) f0End = r.end_ns;
-    if (r.kind == OpKind::OTHER && r.fetchStage == 0 && r.microbatch == 2) prefetch2 = r.start_ns;
+    if (r.kind == OpKind::A2A && r.fetchStage == 0 && r.microbatch == 2) prefetch2 = r.start_ns;
   }
   ASSERT_GE(f0End, 0);
   EXPECT_GE(prefetch2, f0End);
@@ -122,8 +122,8 @@ TEST(CommLane, TheFetchStagesPipelineAndTheBuffersHideThem) {
   std::map<std::pair<int, int>, std::vector<SimRecord>> chain;  // (step, mb) -> its stages
   std::vector<std::int64_t> laneEnd(kFetchStages, 0);
   for (const auto& r : dual.sim.records)
-    if (r.kind == OpKind::OTHER) {
-      ASSERT_GE(r.fetchStage, 0);
+    if (r.fetchStage >= 0) {
+      EXPECT_EQ(r.kind, OpKind::A2A);
       EXPECT_EQ(r.rank, 0);
       chain[{r.step, r.microbatch}].push_back(r);
     }
@@ -141,7 +141,7 @@ TEST(CommLane, TheFetchStagesPipelineAndTheBuffersHideThem) {
       }
     }
     for (const auto& g : ofKind(dual.sim, OpKind::A2A))
-      if (g.peer_rank < 0 && g.step == id.first && g.microbatch == id.second) {
+      if (g.peer_rank < 0 && g.fetchStage < 0 && g.step == id.first && g.microbatch == id.second) {
         EXPECT_GE(g.start_ns, stages.back().end_ns);
       }
   }

@@ -27,9 +27,8 @@ std::optional<OpRef> later(const RunTrace& run, std::optional<OpRef> a, std::opt
 // link; a collective: the compute and the collective before it on its rank, and for an all-reduce
 // the step's gradients (the optimizer's rule). Every op but a receive may also have waited for a
 // collective of its own rank that ended later still (the all-reduce before an optimizer step,
-// the fetch before a forward, an all-to-all on the stream or holding a producer's output). An
-// op of the Other lane (a fetch's stages before its gather) waited for the one before it or
-// for its rank's compute; a collective may have waited for such an op.
+// the fetch before a forward, an all-to-all on the stream or holding a producer's output). A
+// copy of a collective towards another rank may have waited for that rank's collectives.
 std::optional<OpRef> heldBy(const StepGraph& g, const OpRef& op) {
   const RunTrace& run = g.run();
   std::optional<OpRef> held;
@@ -55,17 +54,14 @@ std::optional<OpRef> heldBy(const StepGraph& g, const OpRef& op) {
               grads && grads->readyNs <= c.start[op.index])
             held = grads->input;
       held = later(run, held, g.endedBefore(Lane::Compute, op));
-      // NestPipe's fetch stages (prefetch ... lookup) before its gather, on its own rank or, for a
-      // shard's copy towards the fetching rank, on that peer.
-      held = later(run, held, g.endedBefore(Lane::Other, op));
+      // A shard's copy towards a fetching rank (NestPipe) starts when that rank's fetch stages
+      // are done: its collectives, on the peer.
       if (c.peer[op.index] >= 0)
-        held = later(run, held,
-                     g.endedBy(Lane::Other, c.peer[op.index], c.step[op.index], c.start[op.index]));
+        held = later(
+            run, held,
+            g.endedBy(Lane::Collective, c.peer[op.index], c.step[op.index], c.start[op.index]));
       break;
     }
-    case Lane::Other:  // a fetch stage: the one before it, or what its rank computed
-      held = later(run, g.endedBefore(Lane::Other, op), g.endedBefore(Lane::Compute, op));
-      break;
     default:
       return std::nullopt;
   }

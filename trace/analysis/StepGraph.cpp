@@ -116,10 +116,7 @@ StepGraph::StepGraph(const RunTrace& run)
     }
     linkBefore_[r] = linkBeforeOf(run.ranks[r].lane(Lane::Send));
   }
-  if (!collectiveEnds_.empty()) {
-    computeEnds_.emplace(run, Lane::Compute);
-    otherEnds_.emplace(run, Lane::Other);
-  }
+  if (!collectiveEnds_.empty()) computeEnds_.emplace(run, Lane::Compute);
   for (std::size_t k = 0; k < extents_.size(); ++k)
     extents_[k].pipelineEnd = pipelineEnd[k] == kMin ? extents_[k].start : pipelineEnd[k];
 }
@@ -248,7 +245,6 @@ std::optional<OpRef> StepGraph::endedBy(Lane lane, int rank, std::int32_t step,
                                         std::int64_t t) const {
   const EndOrder* ends = lane == Lane::Collective                ? &collectiveEnds_
                          : lane == Lane::Compute && computeEnds_ ? &*computeEnds_
-                         : lane == Lane::Other && otherEnds_     ? &*otherEnds_
                                                                  : nullptr;
   if (ends == nullptr || ends->empty() || rank < 0 ||
       static_cast<std::size_t>(rank) >= run_.ranks.size())

@@ -72,7 +72,7 @@ class StepGraph {
   std::optional<OpRef> previousOnRank(const OpRef& op) const;
   // The send before `send` on the same link (lane and peer): a send queues behind it. O(1).
   std::optional<OpRef> previousOnLink(const OpRef& send) const;
-  // The op of `lane` (Compute, Collective or Other) on `op`'s rank and in its step that ended last
+  // The op of `lane` (Compute or Collective) on `op`'s rank and in its step that ended last
   // at or before op's start and began before it (so a chain of such hops always goes back in time);
   // nullopt when none. O(log n).
   std::optional<OpRef> endedBefore(Lane lane, const OpRef& op) const;
@@ -104,7 +104,6 @@ class StepGraph {
   std::vector<std::vector<std::size_t>> linkBefore_;  // per rank, per send (kNone: none)
   EndOrder collectiveEnds_;
   std::optional<EndOrder> computeEnds_;  // only when the run has collectives
-  std::optional<EndOrder> otherEnds_;    // likewise (a fetch's stages before its gather)
 };
 
 }  // namespace ps::trace
