@@ -164,6 +164,8 @@ void EventSimulation::tryStart(int r) {
 void EventSimulation::complete(std::int32_t node, std::int64_t t) {
   const int r = node_[node].rank();
   const Flow flow = node_[node].flow();
+  if (!updatedAt_.empty() && g_.actions[node].kind == OpKind::OPT)
+    rowsUpdated(g_.actions[node].step, t);
   // The inner pipeline moves on: this F of stage 0 is done with its buffer of embeddings.
   if (p_.embeddingFetch.overlap && !fetchIndexOf_.empty() &&
       fetchIndexOf_[static_cast<std::size_t>(node)] >= 0)

@@ -77,6 +77,14 @@ class EventSimulation {
   // The fetch of `node`'s embeddings (an F of stage 0 on rank r), starting at t at the earliest
   // on r's lane: when they have all arrived.
   std::int64_t fetch(std::int32_t node, int r, std::int64_t t);
+  // Its parts: the stages [from, to) from t on (when the last ends), and the gather from t on.
+  std::int64_t fetchStages(std::int32_t node, int r, std::int64_t t, std::size_t from,
+                           std::size_t to);
+  std::int64_t gather(std::int32_t node, int r, std::int64_t t);
+  // An OPT of `step` ended at t: once every rank's has, the embedding rows are updated and the
+  // next step's overlapped fetches waiting for them go on with their lookup.
+  void rowsUpdated(int step, std::int64_t t);
+  static constexpr std::size_t kLookupStage = 3;
   // Overlapped fetches: the next ones rank r may issue now that its `done`-th F of stage 0 has
   // ended at t and freed its buffer (done = -1: at time 0). EmbeddingFetch::ahead + 1 buffers.
   void issueFetches(int r, int done, std::int64_t t);
@@ -114,6 +122,14 @@ class EventSimulation {
   std::vector<std::int32_t> fetchIndexOf_;             // per node: its index there, or -1
   std::vector<std::int32_t> fetchesIssued_;            // per rank
   std::vector<std::int64_t> fetchStageFree_;           // per rank · kFetchStages + stage
+  struct WaitingFetch {
+    std::int32_t node;
+    int rank;
+    std::int64_t routed;  // when its keys were routed
+  };
+  std::vector<std::int64_t> updatedAt_;  // per step: when every rank's OPT ended, or -1
+  std::vector<int> updatesDone_;         // per step: OPTs ended
+  std::vector<std::vector<WaitingFetch>> waitingForRows_;  // per step: fetches of the next
 };
 
 }  // namespace ps::runtime::sim

@@ -33,6 +33,14 @@ void EventSimulation::setUpComm() {
   fetchIndexOf_.assign(g_.size(), -1);
   fetchesIssued_.assign(ranks, 0);
   fetchStageFree_.assign(ranks * kFetchStages, 0);
+  // Synchronous training plans update the rows once a step, every rank at its OPT; other plans
+  // fetch as soon as a buffer is free.
+  if (p_.embeddingFetch.overlap && !p_.forwardOnly &&
+      p_.versioning == WeightVersioning::Synchronous) {
+    updatedAt_.assign(static_cast<std::size_t>(p_.steps), -1);
+    updatesDone_.assign(static_cast<std::size_t>(p_.steps), 0);
+    waitingForRows_.assign(static_cast<std::size_t>(p_.steps), {});
+  }
   for (int r = 0; r < p_.numRanks; ++r)
     for (std::size_t h = 0; h < g_.rankSize(r); ++h) {
       const std::int32_t node = g_.rankNode(r, h);
@@ -68,15 +76,13 @@ std::int64_t EventSimulation::allToAllAfter(std::int32_t node, int r, std::int64
   return end;
 }
 
-std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
+std::int64_t EventSimulation::fetchStages(std::int32_t node, int r, std::int64_t t,
+                                          std::size_t from, std::size_t to) {
   const Action& a = g_.actions[node];
-  const auto& ranks = pipelineRanks_[static_cast<std::size_t>(p_.replicaOf(a.microbatch))];
-  const std::int64_t share =
-      p_.embeddingFetch.bytes / static_cast<std::int64_t>(std::max<std::size_t>(ranks.size(), 1));
   // NestPipe's stages before the gather, each a lane of the rank: micro-batch j's lookup can run
   // while j − 1 is in its gather and j + 1 in its host-to-device copy.
   const auto& stageNs = p_.embeddingFetch.stageNs;
-  for (std::size_t k = 0; k < stageNs.size() && k < kFetchStages; ++k) {
+  for (std::size_t k = from; k < to && k < stageNs.size(); ++k) {
     std::int64_t& free = fetchStageFree_[static_cast<std::size_t>(r) * kFetchStages + k];
     const std::int64_t s = std::max(t, free);
     t = free = s + stageNs[k];
@@ -85,6 +91,18 @@ std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
     out_.records.push_back(
         {s, t, -1, r, a.stage, a.microbatch, a.step, -1, OpKind::A2A, static_cast<std::int8_t>(k)});
   }
+  return t;
+}
+
+std::int64_t EventSimulation::fetch(std::int32_t node, int r, std::int64_t t) {
+  return gather(node, r, fetchStages(node, r, t, 0, kFetchStages));
+}
+
+std::int64_t EventSimulation::gather(std::int32_t node, int r, std::int64_t t) {
+  const Action& a = g_.actions[node];
+  const auto& ranks = pipelineRanks_[static_cast<std::size_t>(p_.replicaOf(a.microbatch))];
+  const std::int64_t share =
+      p_.embeddingFetch.bytes / static_cast<std::int64_t>(std::max<std::size_t>(ranks.size(), 1));
   const std::int64_t start = std::max(t, commFree_[static_cast<std::size_t>(r)]);
   std::int64_t end = start, gathered = 0;
   for (int q : ranks) {
@@ -112,8 +130,31 @@ void EventSimulation::issueFetches(int r, int done, std::int64_t t) {
   const auto firstFetchId = n + 2 * static_cast<std::int32_t>(moves_.size());
   for (; issued < limit; ++issued) {
     const std::int32_t node = nodes[static_cast<std::size_t>(issued)];
-    push(fetch(node, r, t), firstFetchId + node);
+    // Staleness-free (NestPipe's dual-buffer synchronisation): the keys may be prefetched,
+    // copied and routed ahead, but a step's lookup reads the rows the last step updated.
+    const int step = updatedAt_.empty() ? 0 : g_.actions[node].step;
+    const std::int64_t routed = fetchStages(node, r, t, 0, kLookupStage);
+    if (step == 0 || updatedAt_[static_cast<std::size_t>(step - 1)] >= 0) {
+      const std::int64_t rows = step == 0 ? 0 : updatedAt_[static_cast<std::size_t>(step - 1)];
+      push(
+          gather(node, r, fetchStages(node, r, std::max(routed, rows), kLookupStage, kFetchStages)),
+          firstFetchId + node);
+    } else {
+      waitingForRows_[static_cast<std::size_t>(step - 1)].push_back({node, r, routed});
+    }
   }
+}
+
+void EventSimulation::rowsUpdated(int step, std::int64_t t) {
+  if (updatedAt_.empty() || ++updatesDone_[static_cast<std::size_t>(step)] < p_.numRanks) return;
+  updatedAt_[static_cast<std::size_t>(step)] = t;  // events run in time order: the last one
+  const auto firstFetchId =
+      static_cast<std::int32_t>(g_.size()) + 2 * static_cast<std::int32_t>(moves_.size());
+  for (const auto& w : waitingForRows_[static_cast<std::size_t>(step)])
+    push(gather(w.node, w.rank,
+                fetchStages(w.node, w.rank, std::max(w.routed, t), kLookupStage, kFetchStages)),
+         firstFetchId + w.node);
+  waitingForRows_[static_cast<std::size_t>(step)].clear();
 }
 
 void EventSimulation::fetchArrived(std::int32_t node, std::int64_t t) {

@@ -163,6 +163,30 @@ TEST(CommLane, TheFetchStagesPipelineAndTheBuffersHideThem) {
   EXPECT_GT(simulated(test::presetSpec("nestpipe-baseline")).sim.makespan, steps[0]);
 }
 
+// Staleness-free: a step's keys are prefetched, copied and routed while the last step still
+// runs, but its lookups and gathers wait until every rank has updated its rows (its OPT).
+TEST(CommLane, ALaterStepsLookupsWaitForTheRowsTheLastStepUpdated) {
+  PlanSpec spec = test::presetSpec("nestpipe");
+  spec.steps = 3;
+  const auto run = simulated(spec);
+  std::map<int, std::int64_t> updated;  // step -> the last OPT's end
+  for (const auto& r : run.sim.records)
+    if (r.kind == OpKind::OPT) updated[r.step] = std::max(updated[r.step], r.end_ns);
+  ASSERT_EQ(updated.size(), 3u);
+  int ahead = 0, lookups = 0;
+  for (const auto& r : run.sim.records) {
+    if (r.kind != OpKind::A2A || r.rank != 0 || r.step == 0) continue;
+    const std::int64_t rows = updated[r.step - 1];
+    if (r.fetchStage == 0 && r.start_ns < rows) ++ahead;
+    if (r.fetchStage == 3 || (r.fetchStage < 0 && r.peer_rank < 0)) {
+      EXPECT_GE(r.start_ns, rows) << "step " << r.step << " micro-batch " << r.microbatch;
+      lookups += r.fetchStage == 3 ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(lookups, 2 * 8);
+  EXPECT_GT(ahead, 0) << "no prefetch ran beside the step before";
+}
+
 TEST(CommLane, BadFlagsNameTheFlag) {
   PlanSpec spec = test::presetSpec("piper");
   spec.dataParallel = 1;
