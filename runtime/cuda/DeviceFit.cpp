@@ -69,7 +69,9 @@ std::vector<std::int64_t> estimateRankBytes(const Plan& plan, const ModelConfig&
       const StagePlacement& p = plan.placement[replica][a.stage];
       const std::int64_t layers = p.lastLayer - p.firstLayer + 1;
       std::int64_t stash = layers * layer->backwardStashBytes() + 3 * boundary;
-      if (plan.versioning == WeightVersioning::Stashed) stash += layers * paramBytes;
+      if (plan.versioning == WeightVersioning::Stashed ||
+          plan.versioning == WeightVersioning::Blended)
+        stash += layers * paramBytes;
       if (a.kind == OpKind::F) now += stash;
       if (a.kind == OpKind::W || a.kind == OpKind::B) now -= stash;
       peak = std::max(peak, now);

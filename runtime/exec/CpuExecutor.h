@@ -36,6 +36,8 @@ struct CpuRunOptions {
   // LayerPipe2 (--weight-versions ema): β of the moving average of each stage's updates that a
   // backward rebuilds its forward's weights from.
   float weightAverageBeta = 0.9f;
+  // I-TiMePReSt (WeightVersioning::Blended): the stash's weight e^(−decay·d) after d updates.
+  float stashBlendDecay = 1.0f;
   std::optional<double> linkGbps;  // emulated bandwidth; none = as fast as memory
   double linkLatencyUs = 0;
   // cpu backend, --rank-speed: per rank, how many times its measured compute each compute op

@@ -141,7 +141,9 @@ Status RankWorker::forward(const Action& a, StageModel& model) {
   Tensor out;
   if (!model.isLast()) out = model.newBoundaryTensor(key);
   std::shared_ptr<const ParamVersion> version;
-  if (s_.plan->versioning == WeightVersioning::Stashed) version = model.snapshot();
+  if (s_.plan->versioning == WeightVersioning::Stashed ||
+      s_.plan->versioning == WeightVersioning::Blended)
+    version = model.snapshot();
   if (s_.plan->versioning == WeightVersioning::DoubleBuffered)
     version = published_[{replica, a.stage}];
   const bool predicted = s_.plan->versioning == WeightVersioning::Predicted;
@@ -209,6 +211,8 @@ Status RankWorker::backwardInput(const Action& a, StageModel& model, bool full) 
     // LayerPipe2: the backward runs on its forward's weights, rebuilt from the average update.
     if (s_.plan->versioning == WeightVersioning::Reconstructed)
       PS_TRY(model.rebuildForwardWeights(key));
+    if (s_.plan->versioning == WeightVersioning::Blended)
+      PS_TRY(model.blendStashWithLive(key, s_.options->stashBlendDecay));
     PS_TRY(full ? model.backward(key, dOutPtr, dInPtr) : model.backwardInput(key, dOutPtr, dInPtr));
     record(kind, a, start, stamp());
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -194,6 +195,24 @@ Status StageModel::rebuildForwardWeights(MicrobatchKey key) {
   device().upload(rebuilt.data(), weights.data(), weights.size() * sizeof(float));
   it->second.version =
       std::make_shared<const ParamVersion>(it->second.forwardVersion, std::move(rebuilt));
+  return {};
+}
+
+Status StageModel::blendStashWithLive(MicrobatchKey key, float decay) {
+  auto it = inFlight_.find(key);
+  if (it == inFlight_.end() || !it->second.version) return {};
+  const int updates = version_ - it->second.version->version();
+  if (updates <= 0) return {};
+  const float keep = std::exp(-decay * static_cast<float>(updates));
+  std::vector<float> weights = copyParameters();
+  std::vector<float> stashed(weights.size());
+  device().download(stashed.data(), it->second.version->data(), stashed.size() * sizeof(float));
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    weights[i] += keep * (stashed[i] - weights[i]);
+  Tensor blended(memory_, weights.size());
+  device().upload(blended.data(), weights.data(), weights.size() * sizeof(float));
+  it->second.version =
+      std::make_shared<const ParamVersion>(it->second.version->version(), std::move(blended));
   return {};
 }
 

@@ -154,6 +154,10 @@ class StageModel {
   // LayerPipe2: the weights key's forward ran on, rebuilt as W − k·ē for the k updates since,
   // for its backward (a counted copy until its W; nothing when k = 0).
   [[nodiscard]] Status rebuildForwardWeights(MicrobatchKey key);
+  // I-TiMePReSt (WeightVersioning::Blended): the backward of `key` runs on an intermediate of its
+  // forward's stashed weights and the live ones, W + e^(−decay·d)·(W_stash − W) after d updates:
+  // the stale weights count for less the staler they are (decay 0: the stash; large: the live).
+  [[nodiscard]] Status blendStashWithLive(MicrobatchKey key, float decay);
   // The version an in-flight micro-batch runs with: the ParamVersion's number, −1 for the live
   // weights (whatever they are when each pass runs); nullopt if it is not in flight.
   std::optional<int> versionUsed(MicrobatchKey key) const;

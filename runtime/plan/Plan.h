@@ -66,6 +66,10 @@ enum class WeightVersioning {
   // forward saw, reconstructed from the live ones and a moving average of the stage's updates
   // (W − k·ē after k updates): one averaged copy per stage instead of a version per micro-batch.
   Reconstructed,
+  // I-TiMePReSt: PipeDream's stash, but each backward on an intermediate of its forward's
+  // stashed weights and the live ones, the stash weighted e^(−d) after d updates
+  // (StageModel::blendStashWithLive): stale weights count for less the staler they are.
+  Blended,
 };
 
 enum class OptimizerSync {

@@ -14,7 +14,7 @@ namespace {
 constexpr std::array<std::string_view, 2> kPartitions{"time", "memory"};
 constexpr std::array<std::string_view, 2> kSyncs{"barrier", "none"};
 constexpr std::array<std::string_view, 2> kFills{"before", "bubbles"};
-constexpr std::array<std::string_view, 4> kVersions{"stash", "latest", "predict", "ema"};
+constexpr std::array<std::string_view, 5> kVersions{"stash", "latest", "predict", "ema", "blend"};
 constexpr std::array<std::string_view, 2> kLanes{"overlap", "serial"};
 constexpr std::array<std::string_view, 2> kGroupings{"dp", "packed"};
 
@@ -224,11 +224,11 @@ constexpr PlanKnob kKnobs[] = {
     {.key = "weight_versions",
      .flag = "--weight-versions",
      .label = "weight versions",
-     .help = "pipedream: stash (each in-flight micro-batch keeps its forward's "
-             "weights, the default), latest (TiMePReSt, pipelined backprop: no stash), "
-             "predict (XPipe: F on weights predicted from the optimizer's moments) or ema "
-             "(LayerPipe2: each backward on its forward's weights rebuilt from a moving "
-             "average of the updates)",
+     .help = "pipedream: stash (each in-flight micro-batch keeps its forward's weights, the "
+             "default), latest (V-TiMePReSt, pipelined backprop: no stash), predict (XPipe: F "
+             "on weights predicted from the optimizer's moments), ema (LayerPipe2: backwards on "
+             "weights rebuilt from a moving average of the updates) or blend (I-TiMePReSt: "
+             "stash and live weights blended, the stash e^-d after d updates)",
      .field = field<&PlanSpec::weightVersions>(),
      .format = F::Text,
      .choices = kVersions,

@@ -152,8 +152,10 @@ Status applyWeightVersions(const PlanSpec& spec, Plan& plan) {
     plan.versioning = WeightVersioning::Predicted;
   else if (spec.weightVersions == "ema")
     plan.versioning = WeightVersioning::Reconstructed;
+  else if (spec.weightVersions == "blend")
+    plan.versioning = WeightVersioning::Blended;
   else
-    return Error{flag + "expected stash, latest, predict or ema"};
+    return Error{flag + "expected stash, latest, predict, ema or blend"};
   return {};
 }
 

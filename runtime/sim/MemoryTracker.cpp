@@ -68,7 +68,9 @@ MemoryTracker::Change MemoryTracker::changeOf(int stage, OpKind kind, double sca
   const auto scaled = [this, scale](std::int64_t b) {
     return scale == 1.0 ? b : toBytes(static_cast<double>(b) * scale);
   };
-  const std::int64_t stash = plan_.versioning == WeightVersioning::Stashed ? params_[stage] : 0;
+  const bool stashes = plan_.versioning == WeightVersioning::Stashed ||
+                       plan_.versioning == WeightVersioning::Blended;
+  const std::int64_t stash = stashes ? params_[stage] : 0;
   const bool releases = plan_.splitBackward ? kind == OpKind::W : kind == OpKind::B;
   Change c;
   if (plan_.forwardOnly) return c;  // inference: no activation outlives its forward

@@ -43,7 +43,7 @@ TEST(AsyncWeights, OnlyPipeDreamsStashIsReplaced) {
               HasSubstr("--weight-versions latest: replaces PipeDream's weight stash"));
   spec.schedule = "pipedream";
   spec.weightVersions = "newest";
-  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("expected stash, latest, predict or ema"));
+  EXPECT_THAT(buildPlan(spec).error(), HasSubstr("expected stash, latest, predict, ema or blend"));
   spec.weightVersions = "predict";
   auto built = buildPlan(spec);
   ASSERT_TRUE(built.ok()) << built.error();

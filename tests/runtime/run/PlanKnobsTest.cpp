@@ -126,7 +126,7 @@ TEST(PlanKnobs, APresetValueOutsideTheRowsRangeOrWordsNamesTheKey) {
   EXPECT_EQ(parse(R"("attention_share": 1.5)"), "x.json: plan.attention_share: expected at most 1");
   EXPECT_EQ(parse(R"("fetch": "sideways")"), "x.json: plan.fetch: expected overlap or serial");
   EXPECT_EQ(parse(R"("weight_versions": "old")"),
-            "x.json: plan.weight_versions: expected stash, latest, predict or ema");
+            "x.json: plan.weight_versions: expected stash, latest, predict, ema or blend");
   EXPECT_EQ(parse(R"("costs_file": "c.json")").find("plan.costs_file: unknown key"), 8u);
 }
 
