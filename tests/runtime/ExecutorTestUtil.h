@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@
 #include "runtime/model/ReferenceTrainer.h"
 #include "runtime/run/BackendRefusals.h"
 #include "runtime/run/PlanBuilder.h"
+#include "tests/common/TestUtil.h"
+#include "trace/store/TraceReader.h"
+#include "trace/store/TraceStore.h"
+#include "trace/store/TraceWriter.h"
 
 namespace ps::test {
 
@@ -90,6 +95,68 @@ inline bool trainAgainstReference(const runtime::BuiltPlan& built,
   for (std::size_t k = 0; k < run.stepLoss.size() && k < ref.losses.size(); ++k)
     EXPECT_NEAR(run.stepLoss[k], ref.losses[k], 1e-5 * std::fabs(ref.losses[k])) << "step " << k;
   return run.stepLoss.size() == ref.losses.size() && !run.stepLoss.empty();
+}
+
+// A run recorded into a fresh trace file in `dir` and loaded back: `train(writer)` runs it (on any
+// backend) and returns its result. nullopt, the failure reported, when any part fails.
+template <typename Train>
+std::optional<trace::RunTrace> recordedRun(const TempDir& dir, const std::string& source, int ranks,
+                                           Train&& train) {
+  auto store =
+      trace::TraceStore::open(dir.file(source + ".sqlite"), trace::TraceStore::Mode::ReadWrite);
+  EXPECT_TRUE(store.ok()) << store.error();
+  if (!store.ok()) return std::nullopt;
+  trace::RunHeader header;
+  header.info.name = source + " test";
+  header.info.source = source;
+  header.info.num_ranks = ranks;
+  auto writer = trace::TraceWriter::begin(*store, header);
+  EXPECT_TRUE(writer.ok()) << writer.error();
+  if (!writer.ok()) return std::nullopt;
+  auto run = train(&*writer);
+  EXPECT_TRUE(run.ok()) << run.error();
+  if (!run.ok()) return std::nullopt;
+  EXPECT_EQ(run->status, trace::RunStatus::Complete) << run->message;
+  EXPECT_TRUE(writer->finish(run->status).ok());
+  auto loaded = trace::loadRun(*store, writer->runId());
+  EXPECT_TRUE(loaded.ok()) << loaded.error();
+  if (!loaded.ok()) return std::nullopt;
+  return std::move(*loaded);
+}
+
+// PipeDream over `stages` ranks, 4 micro-batches, 6 steps, with `versions` for its weights
+// (--weight-versions), 64 MiB of weights a layer for the simulator's memory.
+inline runtime::PlanSpec asyncPipedream(int stages, const std::string& versions) {
+  runtime::PlanSpec spec;
+  spec.schedule = "pipedream";
+  spec.stages = stages;
+  spec.microbatches = 4;
+  spec.steps = 6;
+  spec.weightVersions = versions;
+  spec.uniform.paramMb = 64;
+  return spec;
+}
+
+// `spec` trained on cpu threads with a tiny MLP (hidden 8, 8 tokens a micro-batch) under SGD at
+// lr 0.2, `options` as `tweak` leaves them: its step losses (empty, the failure reported, on
+// error).
+template <typename Tweak>
+std::vector<double> tinySgdLosses(const runtime::PlanSpec& spec, Tweak&& tweak) {
+  auto built = runtime::buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return {};
+  runtime::CpuRunOptions options;
+  options.model.hidden = 8;
+  options.model.seq = 4;
+  options.model.microbatchSize = 2;
+  options.model.ffnMultiplier = 2;
+  options.optimizer.kind = runtime::OptimizerKind::Sgd;
+  options.optimizer.lr = 0.2f;
+  tweak(options);
+  auto run = runtime::runOnCpuThreads(built->plan, built->graph, options, nullptr);
+  EXPECT_TRUE(run.ok()) << run.error();
+  if (!run.ok()) return {};
+  return {run->stepLoss.begin(), run->stepLoss.end()};
 }
 
 }  // namespace ps::test

@@ -156,20 +156,10 @@ TEST(CudaBackend, RecordsEventTimedOpsMemoryAndLoss) {
   SKIP_WITHOUT_GPU();
   test::TempDir dir;
   const BuiltPlan built = build("1f1b", 4, 8, 1, 2);
-  auto store = trace::TraceStore::open(dir.file("gpu.sqlite"), trace::TraceStore::Mode::ReadWrite);
-  ASSERT_TRUE(store.ok());
-  trace::RunHeader header;
-  header.info.name = "cuda test";
-  header.info.source = "cuda";
-  header.info.num_ranks = 4;
-  auto writer = trace::TraceWriter::begin(*store, header);
-  ASSERT_TRUE(writer.ok());
-  auto run = runOnCuda(built.plan, built.graph, options(BlockType::Transformer), &*writer);
-  ASSERT_TRUE(run.ok()) << run.error();
-  ASSERT_EQ(run->status, trace::RunStatus::Complete) << run->message;
-  ASSERT_TRUE(writer->finish(run->status).ok());
-  auto loaded = trace::loadRun(*store, writer->runId());
-  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const auto loaded = test::recordedRun(dir, "cuda", 4, [&](trace::TraceWriter* writer) {
+    return runOnCuda(built.plan, built.graph, options(BlockType::Transformer), writer);
+  });
+  ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->ranks[0].lane(trace::Lane::Compute).size(), 2u * 17u);  // 8 F, 8 B, OPT
   EXPECT_EQ(loaded->ranks[0].lane(trace::Lane::Send).size(), 2u * 8u);
   const auto a = trace::analyzeRun(*loaded);

@@ -13,11 +13,7 @@
 #include "runtime/model/StageModel.h"
 #include "runtime/run/BackendRefusals.h"
 #include "runtime/run/PlanBuilder.h"
-#include "tests/common/TestUtil.h"
 #include "tests/runtime/ExecutorTestUtil.h"
-#include "trace/store/TraceReader.h"
-#include "trace/store/TraceStore.h"
-#include "trace/store/TraceWriter.h"
 
 namespace ps::runtime {
 namespace {
@@ -132,19 +128,10 @@ TEST(HistoryRefresh, IsRecordedAsFillWorkAndItsTransfers) {
   ASSERT_TRUE(built.ok());
   EXPECT_THAT(built->configJson, HasSubstr("\"history_refresh\":2"));
   test::TempDir dir;
-  auto store = trace::TraceStore::open(dir.file("gnn.sqlite"), trace::TraceStore::Mode::ReadWrite);
-  ASSERT_TRUE(store.ok());
-  trace::RunHeader header;
-  header.info.name = "refresh";
-  header.info.source = "cpu";
-  header.info.num_ranks = 2;
-  auto writer = trace::TraceWriter::begin(*store, header);
-  ASSERT_TRUE(writer.ok());
-  auto run = runOnCpuThreads(built->plan, built->graph, gnnOptions(), &*writer);
-  ASSERT_TRUE(run.ok()) << run.error();
-  ASSERT_TRUE(writer->finish(run->status).ok());
-  auto loaded = trace::loadRun(*store, writer->runId());
-  ASSERT_TRUE(loaded.ok()) << loaded.error();
+  const auto loaded = test::recordedRun(dir, "cpu", 2, [&](trace::TraceWriter* writer) {
+    return runOnCpuThreads(built->plan, built->graph, gnnOptions(), writer);
+  });
+  ASSERT_TRUE(loaded.has_value());
   // Steps 0 and 2 of 4 refresh: one FILL per stage each, and stage 0 sends every node's output.
   const auto nodes = static_cast<std::int64_t>(kChunks) * graphModel().rows();
   for (int rank = 0; rank < 2; ++rank) {

@@ -15,37 +15,17 @@
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/Simulator.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 
 namespace ps::runtime {
 namespace {
 
-PlanSpec pipedream(int stages, const std::string& versions) {
-  PlanSpec spec;
-  spec.schedule = "pipedream";
-  spec.stages = stages;
-  spec.microbatches = 4;
-  spec.steps = 6;
-  spec.weightVersions = versions;
-  spec.uniform.paramMb = 64;
-  return spec;
+std::vector<double> losses(const PlanSpec& spec, float beta) {
+  return test::tinySgdLosses(spec, [&](CpuRunOptions& o) { o.weightAverageBeta = beta; });
 }
 
-std::vector<double> losses(const PlanSpec& spec, float beta) {
-  auto built = buildPlan(spec);
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  CpuRunOptions options;
-  options.model.hidden = 8;
-  options.model.seq = 4;
-  options.model.microbatchSize = 2;
-  options.model.ffnMultiplier = 2;
-  options.optimizer.kind = OptimizerKind::Sgd;
-  options.optimizer.lr = 0.2f;
-  options.weightAverageBeta = beta;
-  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
-  EXPECT_TRUE(run.ok()) << run.error();
-  if (!run.ok()) return {};
-  return {run->stepLoss.begin(), run->stepLoss.end()};
+PlanSpec pipedream(int stages, const std::string& versions) {
+  return test::asyncPipedream(stages, versions);
 }
 
 TEST(LayerPipeEma, OneUpdateApartTheRebuiltWeightsAreTheStashedOnes) {

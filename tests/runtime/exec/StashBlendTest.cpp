@@ -13,37 +13,14 @@
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/run/PlanBuilder.h"
 #include "runtime/sim/Simulator.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 
 namespace ps::runtime {
 namespace {
 
-PlanSpec pipedream(const std::string& versions) {
-  PlanSpec spec;
-  spec.schedule = "pipedream";
-  spec.stages = 4;
-  spec.microbatches = 4;
-  spec.steps = 6;
-  spec.weightVersions = versions;
-  spec.uniform.paramMb = 64;
-  return spec;
-}
-
 std::vector<double> losses(const std::string& versions, float decay) {
-  auto built = buildPlan(pipedream(versions));
-  EXPECT_TRUE(built.ok()) << built.error();
-  if (!built.ok()) return {};
-  CpuRunOptions options;
-  options.model.hidden = 8;
-  options.model.seq = 4;
-  options.model.microbatchSize = 2;
-  options.model.ffnMultiplier = 2;
-  options.optimizer.kind = OptimizerKind::Sgd;
-  options.optimizer.lr = 0.2f;
-  options.stashBlendDecay = decay;
-  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
-  EXPECT_TRUE(run.ok()) << run.error();
-  if (!run.ok()) return {};
-  return {run->stepLoss.begin(), run->stepLoss.end()};
+  return test::tinySgdLosses(test::asyncPipedream(4, versions),
+                             [&](CpuRunOptions& o) { o.stashBlendDecay = decay; });
 }
 
 double largestGap(const std::vector<double>& a, const std::vector<double>& b) {
@@ -68,7 +45,7 @@ TEST(StashBlend, RunsBetweenTheStashAndTheLiveWeights) {
 
 TEST(StashBlend, KeepsTheStashInMemory) {
   const auto peak = [](const std::string& versions) {
-    auto built = buildPlan(pipedream(versions));
+    auto built = buildPlan(test::asyncPipedream(4, versions));
     EXPECT_TRUE(built.ok()) << built.error();
     auto sim = simulate(built->plan, built->graph, built->cost);
     EXPECT_TRUE(sim.ok()) << sim.error();
