@@ -190,7 +190,10 @@ INSTANTIATE_TEST_SUITE_P(
         ProcsCase{
             "GraphHistoryRefresh",
             {"--schedule", "interleaved-1f1b", "--stages", "4", "--chunks", "2", "--microbatches",
-             "4", "--layers", "8", "--steps", "2", "--model", "gnn", "--history-refresh", "1"}}),
+             "4", "--layers", "8", "--steps", "2", "--model", "gnn", "--history-refresh", "1"}},
+        // I-TiMePReSt: PipeDream's stash blended with the live weights at each backward.
+        ProcsCase{"StashBlend",
+                  {"--preset", "timeprest", "--steps", "4", "--weight-versions", "blend"}}),
     [](const auto& named) { return named.param.name; });
 
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {
