@@ -86,6 +86,15 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
 void warnAboutTheRun(const runtime::BackendInfo& row, const runtime::Plan& plan,
                      const runtime::CpuRunOptions& options) {
   if (!row.computesOnHostCores) return;
+  // --graph-nodes sizes the simulator's graph; the model's graph is a chunk of B·S nodes a
+  // micro-batch.
+  const long modelNodes = static_cast<long>(options.model.rows()) * plan.numMicrobatches();
+  if (options.model.block == runtime::BlockType::Gnn && plan.graphNodes > 0 &&
+      plan.graphNodes != modelNodes)
+    std::cerr << "pipescope-cli: note: the gnn model's graph has " << modelNodes
+              << " nodes (--mb-size x --seq a chunk, " << plan.numMicrobatches()
+              << " chunks), not --graph-nodes " << plan.graphNodes
+              << ", which sizes the simulator's halo bytes\n";
   const unsigned cores = std::thread::hardware_concurrency();
   if (cores && static_cast<unsigned>(plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << plan.numRanks << " ranks on " << cores

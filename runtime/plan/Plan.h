@@ -157,6 +157,8 @@ struct Plan {
   // weights (K = 1: staleness 0, the full graph's forward); 0: never (a neighbour in a later
   // chunk is read from the last step's forward).
   int historyRefresh = 0;
+  // GNNPipe (--graph-nodes): the nodes of the graph the halo bytes were read off; 0 = none.
+  int graphNodes = 0;
 
   std::vector<std::vector<StagePlacement>> placement;  // [replica][stage]
   std::vector<std::vector<int>> stagePreds;            // [stage]; empty = chain

@@ -77,6 +77,7 @@ Status applyGraphNodes(const PlanSpec& spec, Plan& plan, const CostModel& cost,
   }
   auto halo = graphHalo(split, spec.graphNodes);
   if (!halo) return std::move(halo).takeError();
+  plan.graphNodes = spec.graphNodes;
   // --act-mb is one micro-batch's (chunk's) embeddings: N / M nodes.
   const std::int64_t bytesPerNode =
       std::max<std::int64_t>(1, chunkBytes * plan.numMicrobatches() / spec.graphNodes);

@@ -158,6 +158,26 @@ TEST(CliRun, Bf16OrSmSplitOnTheCpuBackendExitsTwoNamingTheFlag) {
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
+// --graph-nodes sizes the simulator's graph; a gnn model whose chunks make another says so.
+TEST(CliRun, AGraphModelNamesItsOwnNodeCountBesideGraphNodes) {
+  TempDir dir;
+  const std::string db = dir.file("gnn.sqlite");
+  const std::vector<std::string> plan = {
+      "run", "--schedule", "1f1b", "--stages", "2", "--microbatches", "2", "--model",
+      "gnn", "--hidden",   "8",    "--seq",    "4", "--mb-size",      "2", "--act-mb",
+      "1",   "--db",       db};
+  std::vector<std::string> other = plan, same = plan;
+  other.insert(other.end(), {"--graph-nodes", "64"});
+  same.insert(same.end(), {"--graph-nodes", "16"});
+  const auto differs = cli(other);
+  ASSERT_EQ(differs.exit_code, 0) << differs.err;
+  EXPECT_THAT(differs.err, HasSubstr("the gnn model's graph has 16 nodes (--mb-size x --seq a "
+                                     "chunk, 2 chunks), not --graph-nodes 64"));
+  const auto agrees = cli(same);
+  ASSERT_EQ(agrees.exit_code, 0) << agrees.err;
+  EXPECT_THAT(agrees.err, Not(HasSubstr("the gnn model's graph")));
+}
+
 TEST(CliRun, RecordsBackendDtypeAndSmSplitInTheConfig) {
   TempDir dir;
   const std::string db = dir.file("config.sqlite");
