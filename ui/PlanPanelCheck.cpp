@@ -137,7 +137,15 @@ std::optional<KnobProblem> checkRequest(const runtime::RunPlanRequest& request,
   // The mapping search simulates dozens of plans: too slow for every keystroke. Checked in
   // rank order (every mapping builds alike); the run searches.
   if (oneStep.mapping == "auto") oneStep.mapping.clear();
+  // Reading the halo off a graph of a million nodes takes a second: checked on a node a chunk
+  // (M nodes), which fails where the real graph would; a failure is named from the real one.
+  if (oneStep.graphNodes > 0 && oneStep.graphNodes % m == 0)
+    oneStep.graphNodes = static_cast<int>(m);
   auto built = runtime::buildPlan(oneStep);
+  if (!built && oneStep.graphNodes != spec.graphNodes) {
+    oneStep.graphNodes = spec.graphNodes;
+    built = runtime::buildPlan(oneStep);
+  }
   if (!built) return problem(built.error());
   const auto model = request.exec.model;
   if (refusals)

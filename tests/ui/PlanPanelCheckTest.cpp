@@ -174,5 +174,29 @@ TEST(PlanPanel, ABadTopologyMarksItsFieldAndTheMappingSearchIsLeftToTheRun) {
   EXPECT_FALSE(checkRequest(r, "")) << "checked in rank order";
 }
 
+// A graph's halo is read off a node a chunk while a knob changes (a million nodes take a
+// second); a problem is still named with the real --graph-nodes.
+TEST(PlanPanel, GraphNodesAreCheckedOnASmallGraphButNamedAsGiven) {
+  runtime::RunPlanRequest r;
+  r.backend = runtime::Backend::Sim;
+  r.spec.schedule = "1f1b";
+  r.spec.stages = 4;
+  r.spec.microbatches = 16;
+  r.spec.uniform.actMb = 64;
+  r.spec.uniform.linkGbps = 100;
+  r.spec.graphNodes = 1 << 20;
+  EXPECT_FALSE(checkRequest(r, ""));
+  r.spec.schedule = "chimera";
+  auto problem = checkRequest(r, "");
+  ASSERT_TRUE(problem);
+  EXPECT_THAT(problem->message, ::testing::HasSubstr("--graph-nodes 1048576: the graph's parts "
+                                                     "are --dp replicas, not chimera's"));
+  r.spec.schedule = "1f1b";
+  r.spec.graphNodes = 1000;
+  problem = checkRequest(r, "");
+  ASSERT_TRUE(problem);
+  EXPECT_THAT(problem->message, ::testing::HasSubstr("--graph-nodes 1000: expected a multiple"));
+}
+
 }  // namespace
 }  // namespace ps::ui
