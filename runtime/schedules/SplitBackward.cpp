@@ -14,9 +14,8 @@ Status checkSplittable(const Plan& plan) {
   if (plan.splitBackward)
     return Error{kFlag + ": " + plan.schedule +
                  " splits its backward into I and W already (give it without the flag)"};
-  if (plan.versioning != WeightVersioning::Synchronous || plan.steps != 1)
-    return Error{kFlag + ": " + plan.schedule +
-                 " is asynchronous; the split applies to synchronous schedules (gpipe, 1f1b, ...)"};
+  if (plan.versioning == WeightVersioning::Synchronous && plan.steps != 1)
+    return Error{kFlag + ": " + plan.schedule + " is already repeated over its steps"};
   for (const auto& program : plan.programs)
     for (const Action& a : program) {
       if (a.overlapNext)
@@ -130,12 +129,43 @@ class BubbleFiller {
 
 }  // namespace
 
+// An asynchronous plan (PipeDream and its weight versions) has no flush whose bubbles could take
+// the W: each backward becomes its I and, right after it, its W, still before anything else of
+// the rank and before its update. The input gradient leaves for the stage before without waiting
+// for the weight gradient (LayerPipe's intra-layer half inside its inter-layer pipeline).
+Plan splitInPlace(const Plan& plan) {
+  Plan out = plan;
+  out.splitBackward = true;
+  for (auto& program : out.programs) {
+    std::vector<Action> split;
+    split.reserve(program.size() + program.size() / 2);
+    for (Action a : program) {
+      if (a.kind != OpKind::B) {
+        split.push_back(a);
+        continue;
+      }
+      a.kind = OpKind::I;
+      split.push_back(a);
+      a.kind = OpKind::W;
+      split.push_back(a);
+    }
+    program = std::move(split);
+  }
+  return out;
+}
+
 Result<Plan> splitBackwardIntoBubbles(const Plan& plan, int maxDeferredW) {
   PS_TRY(checkSplittable(plan));
   if (maxDeferredW < 0)
     return Error{"--max-deferred-w " + std::to_string(maxDeferredW) +
                  ": expected 0 (no bound) "
                  "or more"};
+  if (plan.versioning != WeightVersioning::Synchronous) {
+    if (maxDeferredW > 0)
+      return Error{"--max-deferred-w " + std::to_string(maxDeferredW) + ": " + plan.schedule +
+                   " is asynchronous: each W runs right after its I (nothing to bound)"};
+    return splitInPlace(plan);
+  }
   auto programs = BubbleFiller(plan, maxDeferredW).run();
   if (!programs) return std::move(programs).takeError();
   Plan out = plan;

@@ -65,5 +65,53 @@ TEST(LayerPipeEma, TwoCopiesOfTheWeightsInPlaceOfTheStash) {
   EXPECT_LT(trained.back(), trained.front());
 }
 
+// LayerPipe's two halves together: an asynchronous pipeline whose backwards are split, each I
+// first and its W right after it. The weights and losses are the unsplit pipeline's (the same
+// arithmetic in the same order), under every way of keeping weight versions; the input gradient
+// leaves W earlier, so at F = I = W the pipeline's span is shorter.
+TEST(LayerPipeEma, AnAsynchronousPipelineSplitsItsBackwardWithoutChangingWhatItLearns) {
+  for (const std::string versions : {"stash", "latest", "ema", "blend"}) {
+    SCOPED_TRACE(versions);
+    PlanSpec split = pipedream(4, versions);
+    split.splitBackward = true;
+    const auto whole = losses(pipedream(4, versions), 0.9f), halves = losses(split, 0.9f);
+    ASSERT_EQ(whole.size(), 6u);
+    ASSERT_EQ(halves.size(), 6u);
+    for (std::size_t k = 0; k < 6; ++k)
+      EXPECT_NEAR(halves[k], whole[k], 1e-6 * whole[k]) << k;
+  }
+  const auto span = [](bool splitBackward) {
+    PlanSpec spec = pipedream(4, "stash");
+    spec.uniform.fwdUs = 100;
+    spec.uniform.bwdUs = 200;
+    spec.uniform.wgradUs = 100;
+    spec.splitBackward = splitBackward;
+    auto built = buildPlan(spec);
+    EXPECT_TRUE(built.ok()) << built.error();
+    if (!built.ok()) return std::int64_t{-1};
+    for (const auto& program : built->plan.programs)  // each I followed by its own W
+      for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i].kind == OpKind::I) {
+          EXPECT_LT(i + 1, program.size());
+          if (i + 1 < program.size()) {
+            EXPECT_EQ(program[i + 1].kind, OpKind::W);
+            EXPECT_EQ(program[i + 1].microbatch, program[i].microbatch);
+          }
+        }
+    auto sim = simulate(built->plan, built->graph, built->cost);
+    EXPECT_TRUE(sim.ok()) << sim.error();
+    return sim.ok() ? sim->makespan : -1;
+  };
+  EXPECT_LT(span(true), span(false));
+  PlanSpec bounded = pipedream(4, "stash");
+  bounded.splitBackward = true;
+  bounded.maxDeferredW = 2;
+  auto refused = buildPlan(bounded);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("--max-deferred-w 2: pipedream is asynchronous"),
+            std::string::npos)
+      << refused.error();
+}
+
 }  // namespace
 }  // namespace ps::runtime
