@@ -97,6 +97,22 @@ inline bool trainAgainstReference(const runtime::BuiltPlan& built,
   return run.stepLoss.size() == ref.losses.size() && !run.stepLoss.empty();
 }
 
+// The executor tests' small model (hidden 8, 4 tokens of 2 sequences a micro-batch, FFN ×2) of
+// `block`, its weights and data from `seed`, under Adam at lr 0.01.
+inline runtime::CpuRunOptions smallAdamRun(runtime::BlockType block = runtime::BlockType::Mlp,
+                                           std::uint64_t seed = 7) {
+  runtime::CpuRunOptions options;
+  options.model.block = block;
+  options.model.hidden = 8;
+  options.model.seq = 4;
+  options.model.microbatchSize = 2;
+  options.model.ffnMultiplier = 2;
+  options.model.seed = seed;
+  options.optimizer.kind = runtime::OptimizerKind::Adam;
+  options.optimizer.lr = 0.01f;
+  return options;
+}
+
 // A run recorded into a fresh trace file in `dir` and loaded back: `train(writer)` runs it (on any
 // backend) and returns its result. nullopt, the failure reported, when any part fails.
 template <typename Train>
@@ -145,11 +161,7 @@ std::vector<double> tinySgdLosses(const runtime::PlanSpec& spec, Tweak&& tweak) 
   auto built = runtime::buildPlan(spec);
   EXPECT_TRUE(built.ok()) << built.error();
   if (!built.ok()) return {};
-  runtime::CpuRunOptions options;
-  options.model.hidden = 8;
-  options.model.seq = 4;
-  options.model.microbatchSize = 2;
-  options.model.ffnMultiplier = 2;
+  runtime::CpuRunOptions options = smallAdamRun(runtime::BlockType::Mlp, 42);
   options.optimizer.kind = runtime::OptimizerKind::Sgd;
   options.optimizer.lr = 0.2f;
   tweak(options);

@@ -56,14 +56,8 @@ PlanSpec nestpipe(int steps) {
 }
 
 CpuRunOptions smallModel() {
-  CpuRunOptions options;
-  options.model.hidden = 8;
-  options.model.seq = 4;
-  options.model.microbatchSize = 2;
-  options.model.ffnMultiplier = 2;
+  CpuRunOptions options = test::smallAdamRun(BlockType::Mlp, 42);
   options.model.embeddingRows = 64;
-  options.optimizer.kind = OptimizerKind::Adam;
-  options.optimizer.lr = 0.01f;
   return options;
 }
 

@@ -34,16 +34,7 @@ PlanSpec piper(const std::string& schedule, int dp) {
 }
 
 CpuRunOptions moeOptions() {
-  CpuRunOptions options;
-  options.model.block = BlockType::Moe;
-  options.model.hidden = 8;
-  options.model.seq = 4;
-  options.model.microbatchSize = 2;
-  options.model.ffnMultiplier = 2;
-  options.model.seed = 7;
-  options.optimizer.kind = OptimizerKind::Adam;
-  options.optimizer.lr = 0.01f;
-  return options;
+  return test::smallAdamRun(BlockType::Moe);
 }
 
 struct EpCase {

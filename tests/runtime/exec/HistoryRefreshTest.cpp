@@ -23,14 +23,8 @@ using ::testing::HasSubstr;
 constexpr int kChunks = 4;
 
 ModelConfig graphModel() {
-  ModelConfig c;
-  c.block = BlockType::Gnn;
+  ModelConfig c = test::smallAdamRun(BlockType::Gnn, 11).model;
   c.layers = 3;
-  c.hidden = 8;
-  c.seq = 4;
-  c.microbatchSize = 2;
-  c.ffnMultiplier = 2;
-  c.seed = 11;
   return c;
 }
 
@@ -85,10 +79,8 @@ PlanSpec refreshed(const char* schedule, int chunks, int refresh) {
 }
 
 CpuRunOptions gnnOptions() {
-  CpuRunOptions options;
+  CpuRunOptions options = test::smallAdamRun(BlockType::Gnn, 11);
   options.model = graphModel();
-  options.optimizer.kind = OptimizerKind::Adam;
-  options.optimizer.lr = 0.01f;
   return options;
 }
 

@@ -10,6 +10,7 @@
 #include "runtime/model/Layer.h"
 #include "runtime/model/Rng.h"
 #include "tests/kernels/GradCheck.h"
+#include "tests/runtime/model/LayerGradCheck.h"
 
 namespace ps::runtime {
 namespace {
@@ -93,17 +94,7 @@ TEST(GnnBlock, GradientsMatchFiniteDifferencesWithNeighboursInAndOutOfTheChunk) 
   const auto r = test::checkGradient(
       c.x, dIn, [&] { return c.loss(); }, 1e-2f, test::scaleFloor(dIn));
   EXPECT_LT(r.maxError, test::kGradTolerance) << test::describe(r);
-  for (const ParamSlice& s : c.layer->layout().slices()) {
-    std::vector<float> slice(c.params.begin() + s.offset, c.params.begin() + s.offset + s.size);
-    const std::vector<float> analytic(grads.begin() + s.offset, grads.begin() + s.offset + s.size);
-    const auto loss = [&] {
-      std::copy(slice.begin(), slice.end(), c.params.begin() + s.offset);
-      return c.loss();
-    };
-    const auto w = test::checkGradient(slice, analytic, loss, 1e-2f, test::scaleFloor(analytic));
-    std::copy(slice.begin(), slice.end(), c.params.begin() + s.offset);
-    EXPECT_LT(w.maxError, test::kGradTolerance) << s.name << ": " << test::describe(w);
-  }
+  test::expectWeightGradients(c.params, grads, c.layer->layout(), [&] { return c.loss(); });
   // The history now holds the chunk's inputs.
   ActivationStash st = c.stash();
   std::vector<float> out(c.n);

@@ -5,6 +5,7 @@
 #include "runtime/model/Layer.h"
 #include "runtime/model/Rng.h"
 #include "tests/kernels/GradCheck.h"
+#include "tests/runtime/model/LayerGradCheck.h"
 
 namespace ps::runtime {
 namespace {
@@ -83,17 +84,8 @@ TEST_P(BlockGradTest, WeightGradientsMatchFiniteDifferences) {
   std::vector<float> grads;
   c.backward(grads);
   // Checked per parameter tensor so that a failure names it.
-  for (const ParamSlice& s : c.layer->layout().slices()) {
-    std::vector<float> slice(c.params.begin() + s.offset, c.params.begin() + s.offset + s.size);
-    const std::vector<float> analytic(grads.begin() + s.offset, grads.begin() + s.offset + s.size);
-    const auto loss = [&] {
-      std::copy(slice.begin(), slice.end(), c.params.begin() + s.offset);
-      return c.loss();
-    };
-    const auto r = test::checkGradient(slice, analytic, loss, kEps, test::scaleFloor(analytic));
-    std::copy(slice.begin(), slice.end(), c.params.begin() + s.offset);
-    EXPECT_LT(r.maxError, test::kGradTolerance) << s.name << ": " << test::describe(r);
-  }
+  test::expectWeightGradients(
+      c.params, grads, c.layer->layout(), [&] { return c.loss(); }, kEps);
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, BlockGradTest,

@@ -15,6 +15,7 @@
 #include "runtime/synth/Synthesise.h"
 #include "tests/common/TestPaths.h"
 #include "tests/common/TestUtil.h"
+#include "tests/runtime/ExecutorTestUtil.h"
 
 namespace ps::runtime::synth {
 namespace {
@@ -157,14 +158,7 @@ TEST(Synth, ASynthesisedScheduleTrainsOnCpuAsTheUnpipelinedModel) {
   spec.steps = 3;
   auto built = buildPlan(spec);
   ASSERT_TRUE(built.ok()) << built.error();
-  CpuRunOptions options;
-  options.model.hidden = 8;
-  options.model.seq = 4;
-  options.model.microbatchSize = 2;
-  options.model.ffnMultiplier = 2;
-  options.model.seed = 7;
-  options.optimizer.kind = OptimizerKind::Adam;
-  options.optimizer.lr = 0.01f;
+  const CpuRunOptions options = test::smallAdamRun();
   auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
   ASSERT_TRUE(run.ok()) << run.error();
   ModelConfig whole = options.model;
