@@ -5,6 +5,7 @@
 #include "runtime/exec/ActionMessages.h"
 #include "runtime/exec/ComputeStretch.h"
 #include "runtime/exec/CpuExecutor.h"
+#include "runtime/exec/OpLanes.h"
 #include "runtime/exec/OpRange.h"
 
 namespace ps::runtime {
@@ -97,6 +98,18 @@ void RankWorker::sampleMemory(int step) {
   pending_[step].memory.push_back({rank_, stamp(), bytes});
 }
 
+Result<Tensor> RankWorker::awaitTensor(const MessageKey& key, int fromRank, std::int64_t* arrived) {
+  OpLanes::Wait wait;  // the other lane computes meanwhile
+  auto tensor = s_.transport->receive(key, fromRank, rank_, memory_);
+  if (arrived) *arrived = stamp();
+  return tensor;
+}
+
+bool RankWorker::awaitBarrier() {
+  OpLanes::Wait wait;
+  return s_.transport->barrier(rank_);
+}
+
 Result<Tensor> RankWorker::receive(const MessageKey& key, int fromRank, OpKind recvKind,
                                    const Action& a) {
   // Same rank: a hand-over, not a transfer; no stamp (a device clock's stamp must be recorded,
@@ -104,9 +117,10 @@ Result<Tensor> RankWorker::receive(const MessageKey& key, int fromRank, OpKind r
   const bool transfer = fromRank != rank_;
   ScopedRange range(transfer ? clock_ : nullptr, recvKind, a);
   const std::int64_t start = transfer ? stamp() : 0;
-  auto tensor = s_.transport->receive(key, fromRank, rank_, memory_);
+  std::int64_t end = 0;
+  auto tensor = awaitTensor(key, fromRank, transfer ? &end : nullptr);
   if (!tensor || !transfer) return tensor;
-  record(recvKind, a, start, stamp(), fromRank, tensor->bytes());
+  record(recvKind, a, start, end, fromRank, tensor->bytes());
   return tensor;
 }
 
@@ -233,14 +247,14 @@ Status RankWorker::optimizer(const Action& a) {
   const bool wave = plan.waveStaleness >= 0;
   const bool replicated = plan.numReplicas() > 1 && !wave;
   if ((plan.optimizerSync == OptimizerSync::Barrier && !wave) || replicated)
-    if (!s_.transport->barrier(rank_)) return Error{"aborted"};
+    if (!awaitBarrier()) return Error{"aborted"};
   if (replicated) {
     // Replicas of a stage hold the same weights: exchange (sum) their gradients.
     ScopedRange range(clock_, OpKind::AR, a);
     const std::int64_t start = stamp();
     PS_TRY(s_.transport->sumReplicaGradients(rank_, stages_));
     record(OpKind::AR, a, start, stamp());
-    if (!s_.transport->barrier(rank_)) return Error{"aborted"};
+    if (!awaitBarrier()) return Error{"aborted"};
   }
   ScopedRange range(clock_, OpKind::OPT, a);
   const std::int64_t start = stamp();
@@ -319,6 +333,29 @@ void RankWorker::salvageDeferred() {
   }
 }
 
+bool RankWorker::runOp(const std::vector<Action>& program, std::size_t i) {
+  const Action& a = program[i];
+  if (s_.abort) return false;
+  Status status;
+  try {
+    if (s_.options->beforeAction) s_.options->beforeAction(rank_, a);
+    // GNNPipe's staleness bound: the graph's history made current before the step's first op.
+    if (i == 0 || program[i - 1].step != a.step) status = refreshGraphHistory(a.step);
+    if (status) status = execute(a);
+    // An inference step has no OPT to end it: it ends with the rank's last op of the step.
+    if (status && s_.plan->forwardOnly &&
+        (i + 1 == program.size() || program[i + 1].step != a.step))
+      status = endInferenceStep(a.step);
+  } catch (const std::exception& e) {
+    status = Error{e.what()};
+  } catch (...) {
+    status = Error{"unknown exception"};
+  }
+  if (!status && !s_.abort)
+    s_.fail("rank " + std::to_string(rank_) + ": " + actionLabel(a) + ": " + status.error());
+  return static_cast<bool>(status);
+}
+
 void RankWorker::run() {
   // Clocks are pinned to the run's start, made after the stages: read here, not at creation.
   if (s_.clocks.size() > static_cast<std::size_t>(rank_)) clock_ = s_.clocks[rank_];
@@ -326,30 +363,18 @@ void RankWorker::run() {
   pending_[0].memory.push_back({rank_, clock_ ? clock_->mark() : 0, lastMemory_});
   const std::vector<Action>& program = s_.plan->programs[rank_];
   sendEmbeddingRows(0);  // NestPipe: the first step's rows to stage 0
-  for (std::size_t i = 0; i < program.size(); ++i) {
-    const Action& a = program[i];
-    if (s_.abort) return salvageDeferred();
-    Status status;
-    try {
-      if (s_.options->beforeAction) s_.options->beforeAction(rank_, a);
-      // GNNPipe's staleness bound: the graph's history made current before the step's first op.
-      if (i == 0 || program[i - 1].step != a.step) status = refreshGraphHistory(a.step);
-      if (status) status = execute(a);
-      // An inference step has no OPT to end it: it ends with the rank's last op of the step.
-      if (status && s_.plan->forwardOnly &&
-          (i + 1 == program.size() || program[i + 1].step != a.step))
-        status = endInferenceStep(a.step);
-    } catch (const std::exception& e) {
-      status = Error{e.what()};
-    } catch (...) {
-      status = Error{"unknown exception"};
+  bool ran = true;
+  if (overlapsExchanges()) {
+    if (Status lanes = s_.transport->allowsLanes(); !lanes) {
+      s_.fail("rank " + std::to_string(rank_) + ": " + lanes.error());
+      return;
     }
-    if (!status) {
-      if (!s_.abort)
-        s_.fail("rank " + std::to_string(rank_) + ": " + actionLabel(a) + ": " + status.error());
-      return salvageDeferred();
-    }
+    ran = OpLanes(program, s_.abort).run([&](std::size_t i) { return runOp(program, i); });
+  } else {
+    for (std::size_t i = 0; i < program.size() && ran; ++i)
+      ran = runOp(program, i);
   }
+  if (!ran) return salvageDeferred();
   // Steps a device still held, then (plans without OPT) everything else.
   Status status = handOverDeferred(0, std::nullopt);
   if (status && !pending_.empty()) {

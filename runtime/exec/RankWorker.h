@@ -33,6 +33,10 @@ class RankWorker {
   StageModel* stage(int replica, int stage) const;
 
  private:
+  // Runs program[i] (with the step's GNN refresh before it and an inference step's hand-over
+  // after it); false when the run ends (this op failed, reported through ExecShared::fail, or the
+  // run aborted).
+  bool runOp(const std::vector<Action>& program, std::size_t i);
   Status execute(const Action& a);
   Status forward(const Action& a, StageModel& model);
   Status backwardInput(const Action& a, StageModel& model, bool full);
@@ -44,6 +48,9 @@ class RankWorker {
   std::map<std::pair<int, int>, std::unique_ptr<StageExperts>> experts_;  // (replica, stage)
   void shareOutExperts(ModelConfig& config, int replica) const;
   void attachExperts(int replica, int stage, StageModel& model);
+  // Overlapped all-to-alls (Plan::expertAllToAll.overlap) of experts this rank shares out: its
+  // program runs on two OpLanes, one micro-batch's exchange in flight while the next computes.
+  bool overlapsExchanges() const;
   // NestPipe's embedding table, sharded over the ranks (RankWorkerEmbedding.cpp): each rank
   // sends stage 0 its rows for a step's tokens once the previous step's update is done; F of
   // stage 0 assembles its input from them, its backward sends each shard its rows' gradients,
@@ -70,6 +77,11 @@ class RankWorker {
   // a cpu). Nothing for activations that stay.
   Status moveActivations(const Action& a, StageModel& model, bool away);
   Result<Tensor> receive(const MessageKey& key, int fromRank, OpKind recvKind, const Action& a);
+  // Every wait of the rank for a message or the barrier: outside its lane's hold on the compute
+  // (OpLanes::Wait). `arrived`: set to the stamp when the tensor came (before the lane computes
+  // again).
+  Result<Tensor> awaitTensor(const MessageKey& key, int fromRank, std::int64_t* arrived = nullptr);
+  bool awaitBarrier();
   void deliver(const MessageKey& key, int toRank, Tensor tensor, OpKind sendKind, const Action& a);
   // A received activation or gradient of `expected` floats, or an error naming both ranks.
   [[nodiscard]] Status checkReceived(const Tensor& got, long expected, int peer,

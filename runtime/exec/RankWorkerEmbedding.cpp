@@ -68,8 +68,7 @@ Result<Tensor> RankWorker::embeddingInput(const Action& a, const StageModel& mod
   std::int64_t bytes = 0;
   for (int r = 0; r < shards; ++r) {
     if (r == rank_) continue;
-    auto rows =
-        s_.transport->receive(embeddingKey(false, a.microbatch, a.step, r), r, rank_, memory_);
+    auto rows = awaitTensor(embeddingKey(false, a.microbatch, a.step, r), r);
     if (!rows) return std::move(rows).takeError();
     bytes += rows->bytes();
     std::vector<float> packed(rows->data(), rows->data() + rows->size());
@@ -98,7 +97,7 @@ Status RankWorker::updateEmbedding(const Action& opt) {
   for (int m = 0; m < plan.numMicrobatches(); ++m) {
     const int from = plan.rankOf(0, m);
     if (from == rank_) continue;  // added at its backward
-    auto grads = s_.transport->receive(embeddingKey(true, m, opt.step, from), from, rank_, memory_);
+    auto grads = awaitTensor(embeddingKey(true, m, opt.step, from), from);
     if (!grads) return std::move(grads).takeError();
     embedding_->addGradients(tokenIds(opt.step, m), grads->data());
   }

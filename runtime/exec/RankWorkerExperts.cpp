@@ -2,8 +2,11 @@
 // copy of a stage holds experts/R of every MoE layer's experts, and the layer's all-to-all runs
 // between the copies of its stage over the transport, inside the F and I ops that need it. The
 // replicas run the same program, so the copies of a stage reach each exchange of the same
-// micro-batch (the i-th of each replica) in the same order.
+// micro-batch (the i-th of each replica) in the same order. Overlapped (--a2a overlap), the rank
+// runs its program on two OpLanes: while one micro-batch waits for its exchange, the next
+// computes.
 
+#include <algorithm>
 #include <string>
 
 #include "kernels/ComputeDevice.h"
@@ -37,15 +40,16 @@ class RankWorker::StageExperts final : public ExpertExchange {
                             std::move(t));
     }
     std::vector<std::vector<float>> got(static_cast<std::size_t>(replicas));
+    std::int64_t arrived = start;
     for (int o = 0; o < replicas; ++o) {
       if (o == replica_) continue;
       const int from = plan.placement[o][stage_].rank;
-      auto t = w_.s_.transport->receive(keyOf(o, local + o * perReplica, key.step, layer, phase),
-                                        from, w_.rank_, w_.memory_);
+      auto t =
+          w_.awaitTensor(keyOf(o, local + o * perReplica, key.step, layer, phase), from, &arrived);
       if (!t) throw kernels::DeviceError(t.error());
       got[static_cast<std::size_t>(o)].assign(t->data(), t->data() + t->size());
     }
-    w_.record(OpKind::A2A, a, start, w_.stamp(), replicas == 2 ? peer : -1, bytes);
+    w_.record(OpKind::A2A, a, start, arrived, replicas == 2 ? peer : -1, bytes);
     return got;
   }
 
@@ -67,6 +71,13 @@ void RankWorker::shareOutExperts(ModelConfig& config, int replica) const {
     return;
   config.expertShards = plan.numReplicas();
   config.expertShard = replica;
+}
+
+bool RankWorker::overlapsExchanges() const {
+  // Lanes need host stamps: a device clock's stamps follow one issuing thread's order.
+  return s_.plan->expertAllToAll.overlap && !clock_ &&
+         std::any_of(stages_.begin(), stages_.end(),
+                     [](const auto& s) { return s.second->config().expertShards >= 2; });
 }
 
 void RankWorker::attachExperts(int replica, int stage, StageModel& model) {

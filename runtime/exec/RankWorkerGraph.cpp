@@ -5,6 +5,7 @@
 // previous step is done, so the refresh sees the updated weights and waits on nothing of that
 // step; the step's forwards then read no neighbour computed on older weights.
 
+#include "runtime/exec/OpRange.h"
 #include "runtime/exec/RankWorker.h"
 
 namespace ps::runtime {
@@ -26,7 +27,7 @@ Status RankWorker::refreshGraphHistory(int step) {
     Tensor input = std::move(carried);
     if (stage > 0 && input.empty()) {
       const int from = plan.placement[0][stage - 1].rank;
-      auto received = s_.transport->receive(refreshKey(stage, step), from, rank_, memory_);
+      auto received = awaitTensor(refreshKey(stage, step), from);
       if (!received) return std::move(received).takeError();
       input = std::move(*received);
     }

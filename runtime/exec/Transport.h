@@ -44,6 +44,9 @@ class Transport {
   // Bidirectional plans: after it, both copies of every replicated stage that `rank` holds carry
   // the sum of the two copies' gradients (an all-reduce between the twins).
   virtual Status sumReplicaGradients(int rank, const RankStages& stages) = 0;
+  // Whether a rank may call it from two threads (OpLanes), one call at a time; an error that
+  // says why not.
+  [[nodiscard]] virtual Status allowsLanes() const { return {}; }
   // Wakes every waiter (called after the abort flag was set).
   virtual void wakeAll() = 0;
 };

@@ -9,7 +9,9 @@ namespace ps::runtime::mpi {
 
 MpiSession::MpiSession() {
   int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  // Serialized: a rank that overlaps its all-to-alls (OpLanes) calls MPI from two threads, never
+  // at once (MpiTransport locks every call).
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
 }

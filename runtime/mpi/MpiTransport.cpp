@@ -4,6 +4,7 @@
 #include <chrono>
 #include <optional>
 #include <span>
+#include <string>
 #include <thread>
 
 #include "runtime/exec/CpuExecutor.h"
@@ -77,6 +78,7 @@ void MpiTransport::backoff(int& spins) {
 }
 
 void MpiTransport::releaseCompleted() {
+  Lock lock(calls_);
   for (auto it = pending_.begin(); it != pending_.end();) {
     int done = 0;
     MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
@@ -85,6 +87,7 @@ void MpiTransport::releaseCompleted() {
 }
 
 bool MpiTransport::poll() {
+  Lock calls(calls_);
   if (onPoll) onPoll();
   if (s_.abort) return true;
   int flag = 0;
@@ -121,6 +124,7 @@ bool MpiTransport::poll() {
 }
 
 void MpiTransport::broadcastFailure(const std::string& message, bool cancelled) {
+  Lock lock(calls_);
   if (fromPeer_) return;
   for (int r = 0; r < size_; ++r) {
     if (r == rank_) continue;
@@ -135,15 +139,19 @@ void MpiTransport::broadcastFailure(const std::string& message, bool cancelled) 
 bool MpiTransport::wait(MPI_Request& request) {
   int spins = 0;
   for (;;) {
-    int done = 0;
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return true;
-    if (poll()) return false;
+    {
+      Lock lock(calls_);
+      int done = 0;
+      MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done) return true;
+      if (poll()) return false;
+    }
     backoff(spins);
   }
 }
 
 TransferStamps MpiTransport::send(const MessageKey& key, int fromRank, int toRank, Tensor tensor) {
+  Lock lock(calls_);
   const std::int64_t called = s_.nowNs();
   if (toRank == fromRank) {
     local_[key] = std::move(tensor);
@@ -180,6 +188,7 @@ TransferStamps MpiTransport::send(const MessageKey& key, int fromRank, int toRan
 Result<Tensor> MpiTransport::receive(const MessageKey& key, int fromRank, int toRank,
                                      const std::shared_ptr<MemoryCounter>& memory) {
   if (fromRank == toRank) {
+    Lock lock(calls_);
     auto it = local_.find(key);
     if (it == local_.end()) return Error{"a stage of this rank has not produced its input yet"};
     Tensor t = std::move(it->second);
@@ -192,21 +201,28 @@ Result<Tensor> MpiTransport::receive(const MessageKey& key, int fromRank, int to
   MPI_Status status;
   int spins = 0;
   for (;;) {
-    int flag = 0;
-    MPI_Improbe(fromRank, tag, data_, &flag, &message, &status);
-    if (flag) break;
-    if (poll()) return Error{"aborted"};
+    {
+      Lock lock(calls_);
+      int flag = 0;
+      MPI_Improbe(fromRank, tag, data_, &flag, &message, &status);
+      if (flag) break;
+      if (poll()) return Error{"aborted"};
+    }
     backoff(spins);
   }
   int count = 0;
   MPI_Get_count(&status, MPI_FLOAT, &count);
   Tensor tensor(memory, static_cast<std::size_t>(count));
-  MPI_Mrecv(tensor.data(), count, MPI_FLOAT, &message, MPI_STATUS_IGNORE);
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::int64_t deliverAt = 0;
+  {
+    Lock lock(calls_);
+    MPI_Mrecv(tensor.data(), count, MPI_FLOAT, &message, MPI_STATUS_IGNORE);
+    if (emulatesLink()) MPI_Irecv(&deliverAt, 1, MPI_INT64_T, fromRank, tag, meta_, &request);
+  }
   if (emulatesLink()) {
-    std::int64_t deliverAt = 0;
-    MPI_Request request;
-    MPI_Irecv(&deliverAt, 1, MPI_INT64_T, fromRank, tag, meta_, &request);
     if (!wait(request)) {
+      Lock lock(calls_);
       MPI_Cancel(&request);
       MPI_Request_free(&request);
       return Error{"aborted"};
@@ -221,10 +237,23 @@ Result<Tensor> MpiTransport::receive(const MessageKey& key, int fromRank, int to
   return tensor;
 }
 
+Status MpiTransport::allowsLanes() const {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level >= MPI_THREAD_SERIALIZED) return {};
+  return Error{
+      "--a2a overlap on --procs calls MPI from two threads of a rank, but this MPI "
+      "gives only thread level " +
+      std::to_string(level) + " (MPI_THREAD_SERIALIZED needed): give --a2a serial"};
+}
+
 bool MpiTransport::barrier(int rank) {
   if (dataPlane_) return !poll() && dataPlane_->barrier(rank);
   MPI_Request request;
-  MPI_Ibarrier(sync_, &request);
+  {
+    Lock lock(calls_);
+    MPI_Ibarrier(sync_, &request);
+  }
   // On abort the barrier stays pending: the processes that fail never reach it, and MPI_Finalize
   // does not wait for it.
   return wait(request);
@@ -232,6 +261,7 @@ bool MpiTransport::barrier(int rank) {
 
 Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
   if (dataPlane_) return dataPlane_->sumReplicaGradients(rank, stages);
+  Lock lock(calls_);  // an OPT: no other op of this rank is in flight
   // Each replicated stage's copies live on two processes (the "twins"): each sends the other its
   // gradients and both add, so both hold g0 + g1 as the threaded backend computes it.
   const Plan& plan = *s_.plan;
@@ -300,6 +330,7 @@ Status MpiTransport::sumReplicaGradients(int rank, const RankStages& stages) {
 }
 
 std::int64_t MpiTransport::syncClock() {
+  Lock lock(calls_);
   // Cristian's algorithm against rank 0, one process at a time: r sends its time t1, rank 0
   // answers with its own T, r reads t2; the offset is T − (t1 + t2) / 2 for the fastest round.
   constexpr int kRounds = 16;
@@ -331,6 +362,7 @@ std::int64_t MpiTransport::syncClock() {
 }
 
 void MpiTransport::sendRecords(std::vector<char> bytes) {
+  Lock lock(calls_);
   Pending& p = pending_.emplace_back();
   p.bytes = std::move(bytes);
   p.records = true;
@@ -339,6 +371,7 @@ void MpiTransport::sendRecords(std::vector<char> bytes) {
 }
 
 bool MpiTransport::tryReceiveRecords(std::vector<char>& bytes) {
+  Lock lock(calls_);
   int flag = 0;
   MPI_Status status;
   MPI_Iprobe(MPI_ANY_SOURCE, kRecordsTag, records_, &flag, &status);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <list>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,7 @@ class MpiTransport final : public Transport {
                          const std::shared_ptr<MemoryCounter>& memory) override;
   bool barrier(int rank) override;
   Status sumReplicaGradients(int rank, const RankStages& stages) override;
+  Status allowsLanes() const override;
   void wakeAll() override {
     if (dataPlane_) dataPlane_->wakeAll();
   }
@@ -111,6 +113,10 @@ class MpiTransport final : public Transport {
   std::map<MessageKey, Tensor> local_;  // hand-overs between stages of this rank
   std::int64_t clockOffsetNs_ = 0;
   bool fromPeer_ = false;
+  // Held around every MPI call and the state above: a rank's two OpLanes may both send and
+  // wait (MPI_THREAD_SERIALIZED). Recursive: poll() fails the run, which tells the others.
+  mutable std::recursive_mutex calls_;
+  using Lock = std::lock_guard<std::recursive_mutex>;
   Transport* dataPlane_ = nullptr;
 };
 

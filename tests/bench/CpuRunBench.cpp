@@ -4,7 +4,8 @@
 //  - simulator fidelity: 2 ranks, costs calibrated on this backend, 1f1b and zb-h1 at m = 8;
 //    predicted vs measured step time (goal <= 5 % error) and bubble (goal <= 3 points apart);
 //  - kernels: the unpipelined model's GEMM throughput vs one rank's OpenBLAS sgemm peak and vs
-//    sgemm at the model's own GEMM shape (model_over_sgemm, issue 16: goal >= 0.6).
+//    sgemm at the model's own GEMM shape (model_over_sgemm, issue 16: goal >= 0.6);
+//  - Piper: a mixture of experts' all-to-alls overlapped against serial (overlap_over_serial).
 // Build with the default (Release) preset and run build/default/tests/bench/bench_cpu_run.
 
 #include <benchmark/benchmark.h>
@@ -326,6 +327,55 @@ void BM_ModelVsGemmPeak(benchmark::State& state) {
       modelRate / shapePeak);
 }
 BENCHMARK(BM_ModelVsGemmPeak)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+// Piper on the cpu backend (issue 35): the piper preset's shape (GPipe p 4 x 2 expert-parallel
+// replicas, m 16) training a mixture of experts, each all-to-all overlapped (two lanes a rank)
+// against serial, over an emulated link of the given latency. Ratio < 1: overlap is faster.
+void BM_PiperOverlapOnCpu(benchmark::State& state) {
+  const double latencyUs = static_cast<double>(state.range(0));
+  std::vector<double> seconds[2];
+  for (auto _ : state) {
+    for (int mode = 0; mode < 2; ++mode) {
+      PlanSpec spec;
+      spec.schedule = "gpipe";
+      spec.stages = 4;
+      spec.microbatches = 16;
+      spec.dataParallel = 2;
+      spec.steps = 4;
+      spec.a2aMb = 16;
+      spec.a2a = mode == 0 ? "overlap" : "serial";
+      spec.uniform.linkGbps = 100;
+      auto built = buildPlan(spec);
+      if (!built) return state.SkipWithError(built.error().c_str());
+      CpuRunOptions options;
+      options.model.block = BlockType::Moe;
+      options.optimizer = benchOptimizer();
+      options.linkLatencyUs = latencyUs;
+      std::vector<Clock::time_point> written;
+      options.onStepWritten = [&](int) { written.push_back(Clock::now()); };
+      auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
+      if (!run || run->status != trace::RunStatus::Complete || written.size() < 2)
+        return state.SkipWithError(run ? run->message.c_str() : run.error().c_str());
+      seconds[mode].push_back(
+          std::chrono::duration<double>(written.back() - written.front()).count() /
+          static_cast<double>(written.size() - 1));
+    }
+  }
+  const double overlapped = median(seconds[0]), serial = median(seconds[1]);
+  state.counters["overlap_ms"] = overlapped * 1e3;
+  state.counters["serial_ms"] = serial * 1e3;
+  state.counters["overlap_over_serial"] = overlapped / serial;
+  std::printf(
+      "piper on cpu (moe, gpipe p4 x dp2, m16, link latency %.0f us): overlapped %.1f ms "
+      "a step vs serial %.1f ms: ratio %.3f\n",
+      latencyUs, overlapped * 1e3, serial * 1e3, overlapped / serial);
+}
+BENCHMARK(BM_PiperOverlapOnCpu)
+    ->Arg(0)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -2,12 +2,18 @@
 // an all-to-all (--a2a-mb), each replica's copy of a stage holds experts/R of each MoE layer's
 // experts and the tokens reach the others' through the transport. The model is the same as with
 // every expert in one place: the run lands on the unpipelined model's losses and weights, and
-// each F and I of a stage records its all-to-alls.
+// each F and I of a stage records its all-to-alls. Overlapped, one micro-batch's all-to-all waits
+// while the next one computes.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "runtime/exec/CpuExecutor.h"
 #include "runtime/model/ReferenceTrainer.h"
@@ -65,6 +71,87 @@ INSTANTIATE_TEST_SUITE_P(Cpu, ExpertParallel,
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });
+
+// Piper's overlap: with --a2a overlap each rank runs its program on two lanes, one micro-batch's
+// all-to-all in flight while the next computes; serial, an op holds the rank until its tokens
+// are back. A slow link's latency (3 ms a message) makes every exchange wait.
+struct OverlapRun {
+  std::vector<double> losses;
+  std::optional<trace::RunTrace> trace;
+};
+
+OverlapRun gpipeOverExperts(const std::string& a2a, const test::TempDir& dir) {
+  PlanSpec spec = piper("gpipe", 2);
+  spec.a2a = a2a;
+  spec.steps = 2;
+  auto built = buildPlan(spec);
+  EXPECT_TRUE(built.ok()) << built.error();
+  if (!built.ok()) return {};
+  CpuRunOptions options = moeOptions();
+  options.linkLatencyUs = 3000;
+  OverlapRun out;
+  out.trace = test::recordedRun(dir, a2a, built->plan.numRanks, [&](trace::TraceWriter* writer) {
+    auto run = runOnCpuThreads(built->plan, built->graph, options, writer);
+    if (run.ok()) out.losses = run->stepLoss;
+    return run;
+  });
+  return out;
+}
+
+// Pairs (i, j) of a rank's ops of micro-batches i != j whose times overlap, `earlier` of kind
+// `a` and `later` of kind `b`, over every rank.
+int overlappingPairs(const trace::RunTrace& run, trace::Lane laneA, OpKind a, OpKind b) {
+  int pairs = 0;
+  for (const auto& rank : run.ranks) {
+    const trace::OpColumns& as = rank.lane(laneA);
+    const trace::OpColumns& bs = rank.lane(trace::Lane::Compute);
+    for (std::size_t i = 0; i < as.size(); ++i)
+      for (std::size_t j = 0; j < bs.size(); ++j)
+        if (as.kind[i] == a && bs.kind[j] == b && as.microbatch[i] != bs.microbatch[j] &&
+            as.start[i] < bs.end[j] && bs.start[j] < as.end[i])
+          ++pairs;
+  }
+  return pairs;
+}
+
+TEST(ExpertParallelOverlap, OneMicrobatchsAllToAllRunsBesideTheNextOnesCompute) {
+  test::TempDir dir;
+  const OverlapRun overlapped = gpipeOverExperts("overlap", dir);
+  const OverlapRun serial = gpipeOverExperts("serial", dir);
+  ASSERT_TRUE(overlapped.trace && serial.trace);
+  // Overlapped: a forward starts while another's exchange is out; an all-to-all of one
+  // micro-batch waits while another micro-batch's F computes.
+  EXPECT_GT(overlappingPairs(*overlapped.trace, trace::Lane::Compute, OpKind::F, OpKind::F), 0);
+  EXPECT_GT(overlappingPairs(*overlapped.trace, trace::Lane::Collective, OpKind::A2A, OpKind::F),
+            0);
+  // Serial: nothing of another micro-batch runs while an op waits for its tokens.
+  for (OpKind k : {OpKind::F, OpKind::B})
+    EXPECT_EQ(overlappingPairs(*serial.trace, trace::Lane::Compute, k, k), 0);
+  EXPECT_EQ(overlappingPairs(*serial.trace, trace::Lane::Collective, OpKind::A2A, OpKind::F), 0);
+  // The same training either way (gradients may add up in another order).
+  ASSERT_EQ(overlapped.losses.size(), 2u);
+  ASSERT_EQ(serial.losses.size(), 2u);
+  for (std::size_t s = 0; s < 2; ++s)
+    EXPECT_NEAR(overlapped.losses[s], serial.losses[s], 1e-6 * serial.losses[s]);
+}
+
+TEST(ExpertParallelOverlap, AnOpThatFailsBesideAWaitingOneEndsTheRunWithItsMessage) {
+  auto built = buildPlan(piper("gpipe", 2));
+  ASSERT_TRUE(built.ok()) << built.error();
+  CpuRunOptions options = moeOptions();
+  options.linkLatencyUs = 3000;
+  // F of micro-batch 1 starts while micro-batch 0's tokens are still on the slow link.
+  options.beforeAction = [](int rank, const Action& a) {
+    if (rank == 0 && a.kind == OpKind::F && a.microbatch == 1)
+      throw std::runtime_error("expert shard lost");
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto run = runOnCpuThreads(built->plan, built->graph, options, nullptr);
+  ASSERT_TRUE(run.ok()) << run.error();
+  EXPECT_EQ(run->status, trace::RunStatus::Failed);
+  EXPECT_THAT(run->message, HasSubstr("rank 0: 0F1: expert shard lost"));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+}
 
 TEST(ExpertParallelPlans, TheAllToAllNeedsAMixtureOfExpertsThatSharesOut) {
   auto built = buildPlan(piper("gpipe", 2));
