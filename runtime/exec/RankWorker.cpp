@@ -23,6 +23,7 @@ Status RankWorker::createStages() {
   config.layers = plan.numLayers;
   config.embeddingRows = embeddingRowsFor(plan, config);
   config.historyRefresh = plan.historyRefresh;
+  if (plan.clusterKeys) config.clusterKeys = plan.numMicrobatches();
   for (int r = 0; r < plan.numReplicas(); ++r)
     for (int st = 0; st < plan.numStages; ++st) {
       const StagePlacement& place = plan.placement[r][st];

@@ -4,7 +4,9 @@
 // rank knows which of its rows each micro-batch needs: a rank sends them to stage 0 for a whole
 // step as soon as its rows are up to date (the run's start, then its OPT), stage 0's F gathers
 // them, its backward returns each shard its rows' gradients, and the shard updates its rows at
-// its OPT. Same weights and losses as the whole table in one place (the reference trainer).
+// its OPT. A row crosses once per micro-batch however many of its tokens use it (its gradient
+// summed over them first), so key-centric clustering (Plan::clusterKeys) moves fewer bytes. Same
+// weights and losses as the whole table in one place (the reference trainer).
 
 #include "runtime/exec/RankWorker.h"
 
@@ -50,7 +52,8 @@ void RankWorker::sendEmbeddingRows(int step) {
     const int to = plan.rankOf(0, m);
     if (to == rank_) continue;
     const Action a{OpKind::A2A, 0, m, step};
-    Tensor rows = Tensor::fromHost(memory_, embedding_->gather(tokenIds(step, m)));
+    const std::vector<int> keys = heldKeys(tokenIds(step, m), plan.numRanks, rank_);
+    Tensor rows = Tensor::fromHost(memory_, embedding_->gather(keys));
     const std::int64_t bytes = rows.bytes();
     const TransferStamps t =
         s_.transport->send(embeddingKey(false, m, step, rank_), rank_, to, std::move(rows));
@@ -63,16 +66,18 @@ Result<Tensor> RankWorker::embeddingInput(const Action& a, const StageModel& mod
   const std::vector<int> ids = tokenIds(a.step, a.microbatch);
   Tensor input = model.newBoundaryTensor({a.step, a.microbatch});
   const int hidden = s_.options->model.hidden, shards = s_.plan->numRanks;
-  unpackShard(ids, embedding_->gather(ids), hidden, shards, rank_, input.data());
+  const std::vector<int> own = heldKeys(ids, shards, rank_);
+  scatterRows(ids, own, embedding_->gather(own).data(), hidden, input.data());
   const std::int64_t start = stamp();
   std::int64_t bytes = 0;
   for (int r = 0; r < shards; ++r) {
     if (r == rank_) continue;
     auto rows = awaitTensor(embeddingKey(false, a.microbatch, a.step, r), r);
     if (!rows) return std::move(rows).takeError();
+    const std::vector<int> keys = heldKeys(ids, shards, r);
+    PS_TRY(checkReceived(*rows, static_cast<long>(keys.size()) * hidden, r, a));
     bytes += rows->bytes();
-    std::vector<float> packed(rows->data(), rows->data() + rows->size());
-    unpackShard(ids, packed, hidden, shards, r, input.data());
+    scatterRows(ids, keys, rows->data(), hidden, input.data());
   }
   record(OpKind::A2A, {OpKind::A2A, 0, a.microbatch, a.step}, start, stamp(), -1, bytes);
   return input;
@@ -81,12 +86,15 @@ Result<Tensor> RankWorker::embeddingInput(const Action& a, const StageModel& mod
 void RankWorker::scatterEmbeddingGradients(const Action& a, const Tensor& dInput) {
   if (!embedding_ || a.stage != 0 || dInput.empty()) return;
   const std::vector<int> ids = tokenIds(a.step, a.microbatch);
-  const int shards = s_.plan->numRanks;
-  auto parts = packByShard(ids, dInput.data(), s_.options->model.hidden, shards);
-  embedding_->addGradients(ids, parts[static_cast<std::size_t>(rank_)].data());
+  const int shards = s_.plan->numRanks, hidden = s_.options->model.hidden;
   for (int r = 0; r < shards; ++r) {
-    if (r == rank_) continue;
-    Tensor t = Tensor::fromHost(memory_, parts[static_cast<std::size_t>(r)]);
+    const std::vector<int> keys = heldKeys(ids, shards, r);
+    std::vector<float> sums = sumRowsByKey(ids, keys, dInput.data(), hidden);
+    if (r == rank_) {
+      embedding_->addGradients(keys, sums.data());
+      continue;
+    }
+    Tensor t = Tensor::fromHost(memory_, sums);
     s_.transport->send(embeddingKey(true, a.microbatch, a.step, rank_), rank_, r, std::move(t));
   }
 }
@@ -99,7 +107,10 @@ Status RankWorker::updateEmbedding(const Action& opt) {
     if (from == rank_) continue;  // added at its backward
     auto grads = awaitTensor(embeddingKey(true, m, opt.step, from), from);
     if (!grads) return std::move(grads).takeError();
-    embedding_->addGradients(tokenIds(opt.step, m), grads->data());
+    const std::vector<int> keys = heldKeys(tokenIds(opt.step, m), plan.numRanks, rank_);
+    PS_TRY(checkReceived(*grads, static_cast<long>(keys.size()) * s_.options->model.hidden, from,
+                         opt));
+    embedding_->addGradients(keys, grads->data());
   }
   embedding_->step();
   if (opt.step + 1 < plan.steps) sendEmbeddingRows(opt.step + 1);

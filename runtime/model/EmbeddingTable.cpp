@@ -61,25 +61,43 @@ void EmbeddingTable::step() {
   std::fill(grads_.data(), grads_.data() + grads_.size(), 0.0f);
 }
 
-std::vector<std::vector<float>> packByShard(const std::vector<int>& ids, const float* full,
-                                            int hidden, int shards) {
-  std::vector<std::vector<float>> parts(static_cast<std::size_t>(shards));
-  for (std::size_t t = 0; t < ids.size(); ++t) {
-    const float* row = full + t * static_cast<std::size_t>(hidden);
-    auto& part = parts[static_cast<std::size_t>(ids[t] % shards)];
-    part.insert(part.end(), row, row + hidden);
-  }
-  return parts;
+std::vector<int> heldKeys(const std::vector<int>& ids, int shards, int shard) {
+  std::vector<int> keys;
+  for (int id : ids)
+    if (id % shards == shard) keys.push_back(id);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
 }
 
-void unpackShard(const std::vector<int>& ids, const std::vector<float>& packed, int hidden,
-                 int shards, int shard, float* full) {
-  const float* src = packed.data();
+namespace {
+
+// The index of `id` in `keys` (ascending), or -1.
+long indexOf(const std::vector<int>& keys, int id) {
+  const auto it = std::lower_bound(keys.begin(), keys.end(), id);
+  return it != keys.end() && *it == id ? it - keys.begin() : -1;
+}
+
+}  // namespace
+
+void scatterRows(const std::vector<int>& ids, const std::vector<int>& keys, const float* rows,
+                 int hidden, float* full) {
   for (std::size_t t = 0; t < ids.size(); ++t)
-    if (ids[t] % shards == shard) {
-      std::copy_n(src, hidden, full + t * static_cast<std::size_t>(hidden));
-      src += hidden;
+    if (const long k = indexOf(keys, ids[t]); k >= 0)
+      std::copy_n(rows + k * hidden, hidden, full + t * static_cast<std::size_t>(hidden));
+}
+
+std::vector<float> sumRowsByKey(const std::vector<int>& ids, const std::vector<int>& keys,
+                                const float* full, int hidden) {
+  std::vector<float> sums(keys.size() * static_cast<std::size_t>(hidden), 0.0f);
+  for (std::size_t t = 0; t < ids.size(); ++t)
+    if (const long k = indexOf(keys, ids[t]); k >= 0) {
+      const float* row = full + t * static_cast<std::size_t>(hidden);
+      float* sum = sums.data() + k * hidden;
+      for (int j = 0; j < hidden; ++j)
+        sum[j] += row[j];
     }
+  return sums;
 }
 
 }  // namespace ps::runtime

@@ -43,11 +43,16 @@ class EmbeddingTable {
   std::unique_ptr<Optimizer> optimizer_;
 };
 
-// Packs, for each shard, the rows of `full` ([tokens × H]) whose ids it holds, in token order;
-// unpack does the reverse into `full` (the tokens of every shard).
-std::vector<std::vector<float>> packByShard(const std::vector<int>& ids, const float* full,
-                                            int hidden, int shards);
-void unpackShard(const std::vector<int>& ids, const std::vector<float>& packed, int hidden,
-                 int shards, int shard, float* full);
+// What moves between the shards and the first stage: one row per distinct key, not per token.
+// The distinct ids among `ids` that shard `shard` of `shards` holds, ascending.
+std::vector<int> heldKeys(const std::vector<int>& ids, int shards, int shard);
+// Into each token of `ids` whose id is among `keys` (ascending): that key's row of `rows`
+// ([keys × H]); other tokens are left as they are.
+void scatterRows(const std::vector<int>& ids, const std::vector<int>& keys, const float* rows,
+                 int hidden, float* full);
+// Per key of `keys` (ascending), the sum of the rows of `full` ([tokens × H]) of the tokens with
+// that id: [keys × H].
+std::vector<float> sumRowsByKey(const std::vector<int>& ids, const std::vector<int>& keys,
+                                const float* full, int hidden);
 
 }  // namespace ps::runtime

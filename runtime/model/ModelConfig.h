@@ -49,6 +49,10 @@ struct ModelConfig {
   // first stage's input the table's rows for them (EmbeddingTable, sharded over the ranks);
   // each id's synthetic features, which the targets come from, are a function of the id alone.
   int embeddingRows = 0;
+  // NestPipe's key-centric sample clustering: > 0 regroups each step's clusterKeys·B samples
+  // into micro-batches by shared keys (SyntheticData::tokenIds; Plan::clusterKeys sets it to
+  // the plan's micro-batches per step).
+  int clusterKeys = 0;
   int graphLinks = 3;  // gnn: edges each new node of the power-law graph adds
   // gnn: a full-graph refresh of the historical embeddings before every K-th step (0: never;
   // StageModel::refreshHistory, Plan::historyRefresh).

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <vector>
 
+#include "runtime/model/KeyClustering.h"
 #include "runtime/model/Rng.h"
 
 namespace ps::runtime {
@@ -12,12 +15,53 @@ void SyntheticData::input(MicrobatchKey key, float* out) const {
   inputRange(key, out, 0, config_.activationElems());
 }
 
-void SyntheticData::tokenIds(MicrobatchKey key, int* out) const {
-  Rng rng(Rng::key(config_.seed, 0x1d500000ULL + static_cast<std::uint64_t>(key.step),
-                   static_cast<std::uint64_t>(key.microbatch)));
+struct SyntheticData::ClusterCache {
+  std::mutex mutex;
+  std::map<int, std::vector<int>> orderOfStep;  // the latest few steps
+};
+
+SyntheticData::SyntheticData(const ModelConfig& config)
+    : config_(config), clusters_(std::make_shared<ClusterCache>()) {}
+
+void SyntheticData::sampleKeys(int step, int sample, int* out) const {
+  Rng rng(Rng::key(config_.seed, 0x1d500000ULL + static_cast<std::uint64_t>(step),
+                   static_cast<std::uint64_t>(sample)));
   const auto rows = static_cast<std::uint64_t>(std::max(1, config_.embeddingRows));
-  for (int t = 0; t < config_.rows(); ++t)
-    out[t] = static_cast<int>(rng.next() % rows);
+  const std::uint64_t topics = std::max<std::uint64_t>(1, rows / kKeysPerTopic);
+  const std::uint64_t topic = rng.next() % topics;
+  for (int t = 0; t < config_.seq; ++t) {
+    const bool onTopic = rng.next() % 4 != 0;
+    const std::uint64_t key =
+        onTopic ? topic * kKeysPerTopic + rng.next() % kKeysPerTopic : rng.next() % rows;
+    out[t] = static_cast<int>(std::min(key, rows - 1));
+  }
+}
+
+std::vector<int> SyntheticData::clusteredSamples(int step) const {
+  std::lock_guard lock(clusters_->mutex);
+  auto& cache = clusters_->orderOfStep;
+  if (auto it = cache.find(step); it != cache.end()) return it->second;
+  const int samples = config_.clusterKeys * config_.microbatchSize;
+  std::vector<std::vector<int>> keys(static_cast<std::size_t>(samples),
+                                     std::vector<int>(static_cast<std::size_t>(config_.seq)));
+  for (int s = 0; s < samples; ++s)
+    sampleKeys(step, s, keys[static_cast<std::size_t>(s)].data());
+  std::vector<int> order = clusterSamplesByKey(keys, config_.microbatchSize);
+  if (cache.size() >= 4) cache.erase(cache.begin());
+  cache.emplace(step, order);
+  return order;
+}
+
+void SyntheticData::tokenIds(MicrobatchKey key, int* out) const {
+  const int B = config_.microbatchSize;
+  std::vector<int> order;
+  if (config_.clusterKeys > 0) order = clusteredSamples(key.step);
+  for (int b = 0; b < B; ++b) {
+    const int sample = key.microbatch * B + b;
+    const bool clustered = static_cast<std::size_t>(sample) < order.size();
+    sampleKeys(key.step, clustered ? order[static_cast<std::size_t>(sample)] : sample,
+               out + b * config_.seq);
+  }
 }
 
 void SyntheticData::inputRange(MicrobatchKey key, float* out, long begin, long end) const {

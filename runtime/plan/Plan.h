@@ -157,6 +157,10 @@ struct Plan {
   // weights (K = 1: staleness 0, the full graph's forward); 0: never (a neighbour in a later
   // chunk is read from the last step's forward).
   int historyRefresh = 0;
+  // NestPipe's key-centric sample clustering (--cluster-keys, the cpu backend's embedding table):
+  // each step's samples regrouped into its micro-batches by shared keys, so that each gather
+  // moves fewer distinct rows (ModelConfig::clusterKeys).
+  bool clusterKeys = false;
   // GNNPipe (--graph-nodes): the nodes of the graph the halo bytes were read off; 0 = none.
   int graphNodes = 0;
 

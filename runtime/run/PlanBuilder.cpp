@@ -227,6 +227,11 @@ Result<FinishedPlan> finishPlan(const PlanSpec& spec, const Plan& generated, con
                    plan->schedule + ")"};
     plan->historyRefresh = spec.historyRefresh;
   }
+  if (spec.clusterKeys && spec.fetchMb <= 0)
+    return Error{
+        "--cluster-keys regroups each step's samples by their embedding keys: give "
+        "--fetch-mb for the table"};
+  plan->clusterKeys = spec.clusterKeys;
   if (spec.frozenUs > 0)
     PS_TRY(fillFrozenWork(*plan, cost,
                           spec.fill == "before" ? FillPlacement::Before : FillPlacement::Bubbles));
@@ -341,6 +346,10 @@ Result<BuiltPlan> buildPlan(const PlanSpec& spec, const std::atomic<bool>* cance
     built.notes.push_back("--history-refresh " + std::to_string(spec.historyRefresh) +
                           ": the cpu backend's gnn model refreshes its history before every " +
                           "such step; the simulator does not time that pass");
+  if (spec.clusterKeys)
+    built.notes.push_back(
+        "--cluster-keys: the cpu backend's gathers move each micro-batch's "
+        "distinct rows; the simulator's stay --fetch-mb each");
   built.configJson = planConfigJson(spec, finished->plan, *cost, *deviceOf);
   built.plan = std::move(finished->plan);
   built.cost = std::move(*opCost);

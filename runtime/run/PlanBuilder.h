@@ -112,6 +112,8 @@ struct PlanSpec {
   // GNNPipe's staleness bound: a full-graph refresh of the historical embeddings before every
   // K-th step (Plan::historyRefresh; cpu backend, --model gnn); 0 = never.
   int historyRefresh = 0;
+  // NestPipe's key-centric sample clustering (Plan::clusterKeys; with --fetch-mb).
+  bool clusterKeys = false;
   // Luo et al.: "NxG", N nodes of G devices (N·G = every rank); inter-node transfers take
   // interGbps / interLatencyUs and share one link per pair of nodes; within a node the link flags.
   std::string topology;

@@ -71,6 +71,16 @@ constexpr PlanKnob kMechanismKnobs[] = {
      .max = 1000,
      .written = [](const PlanSpec& s) { return s.historyRefresh > 0; },
      .panel = {.label = "History refresh", .none = "never"}},
+    {.key = "cluster_keys",
+     .flag = "--cluster-keys",
+     .label = "key clustering",
+     .help = "NestPipe's key-centric sample clustering (--fetch-mb, cpu backend): each step's "
+             "samples regrouped into micro-batches by shared embedding keys, so each gather "
+             "moves fewer distinct rows; the step trains on the same samples",
+     .field = field<&PlanSpec::clusterKeys>(),
+     .format = F::Flag,
+     .written = [](const PlanSpec& s) { return s.clusterKeys; },
+     .panel = {.label = "Cluster samples by key"}},
 };
 
 }  // namespace

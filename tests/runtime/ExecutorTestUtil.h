@@ -80,6 +80,7 @@ inline bool trainAgainstReference(const runtime::BuiltPlan& built,
   runtime::ModelConfig whole = options.model;
   whole.layers = built.plan.numLayers;
   whole.historyRefresh = built.plan.historyRefresh;
+  whole.clusterKeys = built.plan.clusterKeys ? built.plan.numMicrobatches() : 0;
   const ps::Status features = runtime::checkModelFeatures(built.plan, whole);
   EXPECT_TRUE(features.ok()) << features.error();
   auto trained = runtime::runOnCpuThreads(built.plan, built.graph, options, nullptr);

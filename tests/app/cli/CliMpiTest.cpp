@@ -203,6 +203,10 @@ INSTANTIATE_TEST_SUITE_P(
         ProcsCase{"EmbeddingTable",
                   {"--schedule", "1f1b", "--stages", "4", "--microbatches", "4", "--steps", "2",
                    "--fetch-mb", "1", "--link-gbps", "100"}},
+        // Its key-centric clustering: every process regroups the step's samples alike.
+        ProcsCase{"ClusteredKeys",
+                  {"--schedule", "1f1b", "--stages", "4", "--microbatches", "4", "--steps", "2",
+                   "--fetch-mb", "1", "--link-gbps", "100", "--cluster-keys", "--mb-size", "8"}},
         // GNNPipe's graph model: every process builds the same graph from the seed.
         ProcsCase{"GraphModel",
                   {"--schedule", "1f1b", "--stages", "4", "--microbatches", "4", "--layers", "8",
