@@ -17,6 +17,7 @@
 #include "ui/RunHistoryPanel.h"
 #include "ui/RunLibrary.h"
 #include "ui/StageEditor.h"
+#include "ui/WheelGuard.h"
 #include "ui/import/ImportRequest.h"
 
 namespace ps::ui {
@@ -67,6 +68,7 @@ PlanDock::PlanDock(const RunLibrary& library, QWidget* parent)
   keys_->setFullText(kStageEditorKeys);
   layout->addWidget(keys_);
   layout->addStretch(1);
+  guardWheel(box);  // scrolling the dock leaves its knobs as they are
   // The editor follows Layers and the stage count as they change, not only after a run: a drag
   // then never sends boundaries of another layer count (issue 34 item 4).
   connect(plan_, &PlanPanel::shapeChanged, this, [this] {
