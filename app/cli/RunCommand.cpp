@@ -67,7 +67,7 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
   options.model.microbatchSize = o.mbSize;
   options.model.heads = o.heads;
   options.model.seed = o.seed;
-  options.model.layers = plan.numLayers;
+  runtime::fitModelToPlan(plan, options.model);
   auto kind = runtime::parseOptimizerKind(o.optimizer);
   if (!kind) return Error{"--optimizer: " + kind.error()};
   options.optimizer.kind = *kind;
@@ -84,17 +84,15 @@ Result<runtime::CpuRunOptions> executorOptions(const RunOptions& o, const runtim
 // What the numbers of a run on the host's cores will include: contention, emulated latencies,
 // which kernels.
 void warnAboutTheRun(const runtime::BackendInfo& row, const runtime::Plan& plan,
-                     const runtime::CpuRunOptions& options) {
+                     const runtime::CpuRunOptions& options, const RunOptions& o) {
   if (!row.computesOnHostCores) return;
-  // --graph-nodes sizes the simulator's graph; the model's graph is a chunk of B·S nodes a
-  // micro-batch.
-  const long modelNodes = static_cast<long>(options.model.rows()) * plan.numMicrobatches();
-  if (options.model.block == runtime::BlockType::Gnn && plan.graphNodes > 0 &&
-      plan.graphNodes != modelNodes)
-    std::cerr << "pipescope-cli: note: the gnn model's graph has " << modelNodes
-              << " nodes (--mb-size x --seq a chunk, " << plan.numMicrobatches()
-              << " chunks), not --graph-nodes " << plan.graphNodes
-              << ", which sizes the simulator's halo bytes\n";
+  // --graph-nodes gives the gnn model the simulator's graph: its chunks are N/M nodes, whatever
+  // --mb-size x --seq asked for.
+  const long asked = static_cast<long>(o.mbSize) * o.seq * plan.numMicrobatches();
+  if (o.model == "gnn" && plan.graphNodes > 0 && plan.graphNodes != asked)
+    std::cerr << "pipescope-cli: note: the gnn model trains the graph of --graph-nodes "
+              << plan.graphNodes << ": " << plan.graphNodes / plan.numMicrobatches()
+              << " nodes a chunk, not --mb-size x --seq = " << o.mbSize * o.seq << '\n';
   const unsigned cores = std::thread::hardware_concurrency();
   if (cores && static_cast<unsigned>(plan.numRanks) > cores)
     std::cerr << "pipescope-cli: warning: " << plan.numRanks << " ranks on " << cores
@@ -194,7 +192,7 @@ int runModel(RunOptions& o) {
   if (auto v = runtime::checkModelRequest(backend, o.procs, *built, *options); !v)
     return fail(v.error());
 
-  if (root) warnAboutTheRun(*row, built->plan, *options);
+  if (root) warnAboutTheRun(*row, built->plan, *options, o);
 
   // Calibration (--compare-sim, --calibrate-out): before the file is touched.
   auto calibrated =

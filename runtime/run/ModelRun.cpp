@@ -23,10 +23,18 @@ Status checkModelOptions(Backend backend, const CpuRunOptions& options) {
   return {};
 }
 
+void fitModelToPlan(const Plan& plan, ModelConfig& model) {
+  model.layers = plan.numLayers;
+  const int chunks = plan.numMicrobatches();
+  if (model.block != BlockType::Gnn || plan.graphNodes <= 0 || chunks <= 0) return;
+  model.microbatchSize = plan.graphNodes / chunks;  // buildPlan checked that M divides N
+  model.seq = 1;
+}
+
 Result<CostModel> modelCostModel(const BuiltPlan& built, const CpuRunOptions& options,
                                  const CostModel* calibrated) {
   ModelConfig model = options.model;
-  model.layers = built.plan.numLayers;
+  fitModelToPlan(built.plan, model);
   CostModel cost;
   if (calibrated) {
     cost = *calibrated;

@@ -13,6 +13,10 @@
 
 namespace ps::runtime {
 
+// The model a plan trains: the plan's layers, and with --graph-nodes N a gnn model's graph is
+// the simulator's, N nodes in the plan's M chunks (N/M nodes a micro-batch: B = N/M, S = 1).
+void fitModelToPlan(const Plan& plan, ModelConfig& model);
+
 // An invalid model or optimizer (the message names the field), or an option the backend cannot
 // honour: bf16 on the cpu backend, --sm-split on anything but cuda. `options.model.layers` must
 // already be the plan's.

@@ -147,7 +147,7 @@ Result<RunPlanResult> runModel(const RunPlanRequest& request, const RunTarget& t
   const Plan& plan = built.plan;
   const BackendInfo& row = backendInfo(request.backend);  // what it runs on, and its hooks
   CpuRunOptions options = request.exec;
-  options.model.layers = plan.numLayers;
+  fitModelToPlan(plan, options.model);
   // --rank-speed: the cpu backend stretches a slow rank's compute (the cuda one cannot).
   if (row.prepare) row.prepare(built, options);
   auto tokens = checkModelRequest(request.backend, request.executor.run != nullptr, built, options);
@@ -243,7 +243,7 @@ Result<std::shared_ptr<const TokenLayouts>> checkModelRequest(Backend backend, b
                                                               const BuiltPlan& built,
                                                               const CpuRunOptions& options) {
   ModelConfig model = options.model;
-  model.layers = built.plan.numLayers;
+  fitModelToPlan(built.plan, model);
   // DynaPipe's groups and TeraPipe's slices: micro-batches of their own shapes.
   auto tokens = tokenLayoutsOf(built, model);
   // The GPUs train one shape: say so before what the cpu backend would need for the layouts.

@@ -159,7 +159,7 @@ TEST(CliRun, Bf16OrSmSplitOnTheCpuBackendExitsTwoNamingTheFlag) {
 }
 
 // --graph-nodes sizes the simulator's graph; a gnn model whose chunks make another says so.
-TEST(CliRun, AGraphModelNamesItsOwnNodeCountBesideGraphNodes) {
+TEST(CliRun, AGraphModelTrainsTheGraphOfGraphNodes) {
   TempDir dir;
   const std::string db = dir.file("gnn.sqlite");
   const std::vector<std::string> plan = {
@@ -171,11 +171,18 @@ TEST(CliRun, AGraphModelNamesItsOwnNodeCountBesideGraphNodes) {
   same.insert(same.end(), {"--graph-nodes", "16"});
   const auto differs = cli(other);
   ASSERT_EQ(differs.exit_code, 0) << differs.err;
-  EXPECT_THAT(differs.err, HasSubstr("the gnn model's graph has 16 nodes (--mb-size x --seq a "
-                                     "chunk, 2 chunks), not --graph-nodes 64"));
+  EXPECT_THAT(differs.err, HasSubstr("the gnn model trains the graph of --graph-nodes 64: 32 "
+                                     "nodes a chunk, not --mb-size x --seq = 8"));
   const auto agrees = cli(same);
   ASSERT_EQ(agrees.exit_code, 0) << agrees.err;
-  EXPECT_THAT(agrees.err, Not(HasSubstr("the gnn model's graph")));
+  EXPECT_THAT(agrees.err, Not(HasSubstr("the gnn model trains")));
+  // The first run's model: 32 nodes a chunk, recorded so that a rerun trains the same graph.
+  auto store = trace::TraceStore::open(db, trace::TraceStore::Mode::ReadOnly);
+  ASSERT_TRUE(store.ok()) << store.error();
+  auto runs = store->listRuns();
+  ASSERT_TRUE(runs.ok() && runs->size() == 2u);
+  EXPECT_THAT((*runs)[0].config_json, HasSubstr("\"seq\":1,\"mb_size\":32"));
+  EXPECT_THAT((*runs)[1].config_json, HasSubstr("\"seq\":1,\"mb_size\":8"));
 }
 
 TEST(CliRun, RecordsBackendDtypeAndSmSplitInTheConfig) {
