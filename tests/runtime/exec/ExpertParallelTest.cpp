@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <optional>
@@ -80,8 +81,9 @@ struct OverlapRun {
   std::optional<trace::RunTrace> trace;
 };
 
-OverlapRun gpipeOverExperts(const std::string& a2a, const test::TempDir& dir) {
-  PlanSpec spec = piper("gpipe", 2);
+OverlapRun overExperts(const std::string& schedule, const std::string& a2a,
+                       const test::TempDir& dir) {
+  PlanSpec spec = piper(schedule, 2);
   spec.a2a = a2a;
   spec.steps = 2;
   auto built = buildPlan(spec);
@@ -90,11 +92,12 @@ OverlapRun gpipeOverExperts(const std::string& a2a, const test::TempDir& dir) {
   CpuRunOptions options = moeOptions();
   options.linkLatencyUs = 3000;
   OverlapRun out;
-  out.trace = test::recordedRun(dir, a2a, built->plan.numRanks, [&](trace::TraceWriter* writer) {
-    auto run = runOnCpuThreads(built->plan, built->graph, options, writer);
-    if (run.ok()) out.losses = run->stepLoss;
-    return run;
-  });
+  out.trace =
+      test::recordedRun(dir, schedule + a2a, built->plan.numRanks, [&](trace::TraceWriter* writer) {
+        auto run = runOnCpuThreads(built->plan, built->graph, options, writer);
+        if (run.ok()) out.losses = run->stepLoss;
+        return run;
+      });
   return out;
 }
 
@@ -114,10 +117,12 @@ int overlappingPairs(const trace::RunTrace& run, trace::Lane laneA, OpKind a, Op
   return pairs;
 }
 
-TEST(ExpertParallelOverlap, OneMicrobatchsAllToAllRunsBesideTheNextOnesCompute) {
+class ExpertParallelOverlap : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ExpertParallelOverlap, OneMicrobatchsAllToAllRunsBesideTheNextOnesCompute) {
   test::TempDir dir;
-  const OverlapRun overlapped = gpipeOverExperts("overlap", dir);
-  const OverlapRun serial = gpipeOverExperts("serial", dir);
+  const OverlapRun overlapped = overExperts(GetParam(), "overlap", dir);
+  const OverlapRun serial = overExperts(GetParam(), "serial", dir);
   ASSERT_TRUE(overlapped.trace && serial.trace);
   // Overlapped: a forward starts while another's exchange is out; an all-to-all of one
   // micro-batch waits while another micro-batch's F computes.
@@ -125,7 +130,7 @@ TEST(ExpertParallelOverlap, OneMicrobatchsAllToAllRunsBesideTheNextOnesCompute) 
   EXPECT_GT(overlappingPairs(*overlapped.trace, trace::Lane::Collective, OpKind::A2A, OpKind::F),
             0);
   // Serial: nothing of another micro-batch runs while an op waits for its tokens.
-  for (OpKind k : {OpKind::F, OpKind::B})
+  for (OpKind k : {OpKind::F, OpKind::B, OpKind::I})
     EXPECT_EQ(overlappingPairs(*serial.trace, trace::Lane::Compute, k, k), 0);
   EXPECT_EQ(overlappingPairs(*serial.trace, trace::Lane::Collective, OpKind::A2A, OpKind::F), 0);
   // The same training either way (gradients may add up in another order).
@@ -135,7 +140,14 @@ TEST(ExpertParallelOverlap, OneMicrobatchsAllToAllRunsBesideTheNextOnesCompute) 
     EXPECT_NEAR(overlapped.losses[s], serial.losses[s], 1e-6 * serial.losses[s]);
 }
 
-TEST(ExpertParallelOverlap, AnOpThatFailsBesideAWaitingOneEndsTheRunWithItsMessage) {
+INSTANTIATE_TEST_SUITE_P(Cpu, ExpertParallelOverlap, ::testing::Values("gpipe", "1f1b", "zb-h1"),
+                         [](const auto& c) {
+                           std::string n = c.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
+
+TEST(ExpertParallelOverlapFailure, AnOpThatFailsBesideAWaitingOneEndsTheRunWithItsMessage) {
   auto built = buildPlan(piper("gpipe", 2));
   ASSERT_TRUE(built.ok()) << built.error();
   CpuRunOptions options = moeOptions();
