@@ -224,7 +224,7 @@ constexpr PlanKnob kKnobs[] = {
     {.key = "weight_versions",
      .flag = "--weight-versions",
      .label = "weight versions",
-     .help = "pipedream: stash (each in-flight micro-batch keeps its forward's weights, the "
+     .help = "pipedream, nf1b: stash (each in-flight micro-batch keeps its forward's weights, the "
              "default), latest (V-TiMePReSt, pipelined backprop: no stash), predict (XPipe: F "
              "on weights predicted from the optimizer's moments), ema (LayerPipe2: backwards on "
              "weights rebuilt from a moving average of the updates) or blend (I-TiMePReSt: "

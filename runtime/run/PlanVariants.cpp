@@ -144,7 +144,7 @@ Status applyWeightVersions(const PlanSpec& spec, Plan& plan) {
   if (spec.weightVersions.empty() || spec.weightVersions == "stash") return {};
   const std::string flag = "--weight-versions " + spec.weightVersions + ": ";
   if (plan.versioning != WeightVersioning::Stashed)
-    return Error{flag + "replaces PipeDream's weight stash (--schedule pipedream), not " +
+    return Error{flag + "replaces PipeDream's weight stash (--schedule pipedream or nf1b), not " +
                  plan.schedule + "'s versions"};
   if (spec.weightVersions == "latest")
     plan.versioning = WeightVersioning::Latest;

@@ -26,5 +26,6 @@ Result<Plan> generateBitPipe(const ScheduleParams& params);
 // asynchronous
 Result<Plan> generatePipeDream(const ScheduleParams& params);
 Result<Plan> generatePipeDream2BW(const ScheduleParams& params);
+Result<Plan> generateNF1B(const ScheduleParams& params);
 
 }  // namespace ps::runtime

@@ -48,6 +48,11 @@ const std::vector<ScheduleInfo>& scheduleRegistry() {
       {"pipedream-2bw", "asynchronous",
        "1F1B without flushes, two weight versions updated every m micro-batches (PipeDream-2BW)",
        "m >= p", true, generatePipeDream2BW},
+      {"nf1b", "asynchronous",
+       "TiMePReSt's nF1B (Dutta et al. 2024): asynchronous 1F1B over whole mini-batches, the m "
+       "forwards of one then the backward of the oldest and its update; --weight-versions latest "
+       "drops the stash",
+       "none", true, generateNF1B},
   };
   return registry;
 }

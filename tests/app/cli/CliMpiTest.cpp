@@ -219,7 +219,9 @@ INSTANTIATE_TEST_SUITE_P(
              "4", "--layers", "8", "--steps", "2", "--model", "gnn", "--history-refresh", "1"}},
         // I-TiMePReSt: PipeDream's stash blended with the live weights at each backward.
         ProcsCase{"StashBlend",
-                  {"--preset", "timeprest", "--steps", "4", "--weight-versions", "blend"}}),
+                  {"--preset", "timeprest", "--steps", "4", "--weight-versions", "blend"}},
+        // Its nF1B order: whole mini-batches forwarded before the oldest one's backward.
+        ProcsCase{"NF1B", {"--preset", "timeprest", "--schedule", "nf1b", "--steps", "4"}}),
     [](const auto& named) { return named.param.name; });
 
 TEST(CliMpi, ProcsOutsideMpirunNamesBothSizes) {

@@ -23,7 +23,8 @@ TEST(ScheduleRegistry, ListsEveryGeneratorWithItsFamily) {
       {"dualpipe-v", "bidirectional"},
       {"bitpipe", "bidirectional"},
       {"pipedream", "asynchronous"},
-      {"pipedream-2bw", "asynchronous"}};
+      {"pipedream-2bw", "asynchronous"},
+      {"nf1b", "asynchronous"}};
   const auto& reg = scheduleRegistry();
   ASSERT_EQ(reg.size(), expected.size());
   for (std::size_t i = 0; i < reg.size(); ++i) {
