@@ -7,10 +7,9 @@
 
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QTest>
-#include <QToolButton>
 
 #include "tests/common/TestUtil.h"
+#include "tests/ui/PlanMoreOpened.h"
 #include "ui/MainWindow.h"
 
 namespace ps::ui {
@@ -21,15 +20,8 @@ TEST(PlanMoreWidth, TheOpenedMoreKnobsFitTheDockWithoutAHorizontalScrollbar) {
     SCOPED_TRACE(std::to_string(size.width()) + "x" + std::to_string(size.height()));
     test::TempDir dir;
     MainWindow w;
-    w.resize(size);
-    w.show();
-    ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("more.sqlite"))));
-    auto* plan = w.findChild<QScrollArea*>("planScroll");
-    auto* more = w.findChild<QToolButton*>("moreToggle");
+    QScrollArea* plan = openPlanMore(w, size, dir.file("more.sqlite"));
     ASSERT_NE(plan, nullptr);
-    ASSERT_NE(more, nullptr);
-    more->click();
-    QTest::qWait(50);
     EXPECT_FALSE(plan->horizontalScrollBar()->isVisible())
         << "needs " << plan->widget()->width() << " px in " << plan->viewport()->width();
   }

@@ -8,10 +8,10 @@
 #include <QDoubleSpinBox>
 #include <QScrollArea>
 #include <QTest>
-#include <QToolButton>
 #include <QWheelEvent>
 
 #include "tests/common/TestUtil.h"
+#include "tests/ui/PlanMoreOpened.h"
 #include "ui/MainWindow.h"
 
 namespace ps::ui {
@@ -31,15 +31,8 @@ bool wheelDown(QWidget* w) {
 TEST(PlanWheelGuard, TheWheelOverAnUnfocusedKnobScrollsTheDockAndLeavesTheKnob) {
   test::TempDir dir;
   MainWindow w;
-  w.resize(1280, 720);
-  w.show();
-  ASSERT_TRUE(w.openDemo(QString::fromStdString(dir.file("wheel.sqlite"))));
-  auto* plan = w.findChild<QScrollArea*>("planScroll");
-  auto* more = w.findChild<QToolButton*>("moreToggle");
+  QScrollArea* plan = openPlanMore(w, QSize(1280, 720), dir.file("wheel.sqlite"));
   ASSERT_NE(plan, nullptr);
-  ASSERT_NE(more, nullptr);
-  more->click();
-  QTest::qWait(50);
   QDoubleSpinBox* knob = nullptr;
   for (auto* s : plan->findChildren<QDoubleSpinBox*>())
     if (s->isVisible() && s->isEnabled() && s->value() > s->minimum()) knob = s;
