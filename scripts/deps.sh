@@ -9,7 +9,7 @@ PIPESCOPE_DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev libsimdjson-dev libre2-dev
   libopenblas-dev libopenmpi-dev openmpi-bin
-  qt6-base-dev libqt6svg6-dev libqt6charts6-dev libgl-dev
+  qt6-base-dev qt6-svg-dev qt6-charts-dev libgl-dev
   xvfb xauth fonts-dejavu-core
   clang clang-format libclang-rt-14-dev
   ccache lld
